@@ -1,0 +1,1 @@
+"""Benchmarks: one module each; they build probes and compute the published metric."""

@@ -1,0 +1,73 @@
+"""Data files: canonical URL, sha256, a local cache, and local overrides.
+
+Lookup order: an explicit path; ``$BIASATLAS_DATA_DIR`` (searched recursively by file
+name, so a copy of the shared data tree works as is); the user cache; finally a download
+from the canonical URL, verified against the sha256 before it is kept. Nothing is
+fetched at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DataError
+
+
+@dataclass(frozen=True)
+class DataFile:
+    name: str
+    url: str
+    sha256: str
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("BIASATLAS_CACHE_DIR")
+    if root:
+        return Path(root)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("biasatlas"))
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def locate(spec: DataFile) -> Path:
+    """A local path holding ``spec``'s bytes, downloading and verifying it if needed."""
+    data_dir = os.environ.get("BIASATLAS_DATA_DIR")
+    if data_dir:
+        found = sorted(Path(data_dir).rglob(spec.name))
+        if found:
+            return found[0]
+    cached = cache_dir() / "data" / spec.sha256[:12] / spec.name
+    if cached.is_file():
+        return cached
+    return _download(spec, cached)
+
+
+def _download(spec: DataFile, target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with urllib.request.urlopen(spec.url, timeout=60) as response:  # noqa: S310 (fixed URL)
+            payload = response.read()
+    except OSError as exc:
+        raise DataError(f"cannot download {spec.url} ({exc}); set BIASATLAS_DATA_DIR to a folder "
+                        f"holding {spec.name}, or pass the file path", path=spec.name) from exc
+    got = hashlib.sha256(payload).hexdigest()
+    if got != spec.sha256:
+        raise DataError(f"checksum mismatch for {spec.url}: expected {spec.sha256}, got {got}",
+                        path=spec.name)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        tmp.write(payload)
+    os.replace(tmp.name, target)  # atomic: a half-written file is never found
+    return target

@@ -1,0 +1,105 @@
+"""Resolve a model name to weights we can trust, and fingerprint them for provenance.
+
+METHODS.md §4, "Random heads": a checkpoint without masked-LM head weights (an ELECTRA
+discriminator, a sentence encoder) loads with a freshly initialised head and produces
+confident nonsense. We load with ``output_loading_info=True`` and refuse any missing
+head weight. ``trust_remote_code`` stays off unless the user asks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".model", ".json", ".txt")
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Where a model's files are, and the name the user gave it."""
+
+    name: str
+    location: str  # a local folder or a hub id
+    packaged: bool = False
+
+
+def resolve(name: str) -> ResolvedModel:
+    """Map a user's ``--model`` to a local folder or hub id (packaged names are converted once)."""
+    from .packaged import is_packaged_model, resolve_packaged_model
+
+    if is_packaged_model(name):
+        return ResolvedModel(name, str(resolve_packaged_model(name)), packaged=True)
+    path = Path(name).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise ModelError(f"{path} is not a model folder: it has no config.json")
+        return ResolvedModel(name, str(path.resolve()))
+    if name.startswith((".", "/", "~")):
+        raise ModelError(f"model folder {name} does not exist")
+    return ResolvedModel(name, name)
+
+
+def check_head_loaded(name: str, model: Any, info: dict[str, Any]) -> None:
+    """Refuse a model whose language-model head was freshly initialised.
+
+    Weights outside the base model (``model.base_model_prefix``) are the head; any of
+    them missing from the checkpoint means random head weights.
+    """
+    prefix = getattr(model, "base_model_prefix", "") + "."
+    missing = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(prefix))
+    if missing:
+        shown = ", ".join(missing[:4]) + (" …" if len(missing) > 4 else "")
+        raise ModelError(
+            f"{name} has no trained language-model head: {len(missing)} head weight(s) are "
+            f"missing from the checkpoint ({shown}) and would be freshly initialised. "
+            "This is typical of ELECTRA discriminators and sentence encoders; use a checkpoint "
+            "with a masked- or causal-LM head (e.g. an ELECTRA generator)."
+        )
+
+
+def file_hashes(location: str) -> dict[str, str]:
+    """sha256 of every weight, config and tokenizer file in a local model folder."""
+    folder = Path(location)
+    if not folder.is_dir():
+        return {}
+    return {
+        p.name: _sha256(p)
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.suffix in _WEIGHT_SUFFIXES and p.name != "biasatlas-packaged.json"
+    }
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) -> dict[str, Any]:
+    """What identifies the weights: hub revision (commit) or local file hashes."""
+    out: dict[str, Any] = {"model": resolved.name, "location": resolved.location,
+                           "architecture": type(model).__name__}
+    packaged = Path(resolved.location) / "biasatlas-packaged.json"
+    if packaged.is_file():
+        out["packaged"] = json.loads(packaged.read_text())
+    if Path(resolved.location).is_dir():
+        out["file_sha256"] = file_hashes(resolved.location)
+    else:
+        out["revision"] = getattr(model.config, "_commit_hash", None) or revision
+    return out
+
+
+def torch_dtype(name: str) -> Any:
+    import torch
+
+    table = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+    if name not in table:
+        raise ModelError(f"unknown dtype {name!r}; choose one of {', '.join(table)}")
+    return table[name]

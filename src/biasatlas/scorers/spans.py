@@ -1,0 +1,38 @@
+"""Find a filler word's tokens *in context* (METHODS.md §4, "First sub-token only").
+
+``encode(word)[0]`` is wrong for multi-token words, and encoding a word without its
+leading space gives the wrong byte-level BPE (``Ġwhen`` vs ``when``) or SentencePiece
+(``▁``) token. We tokenize the whole filled-in sentence and take the tokens whose
+character spans overlap the filler: exact for every fast tokenizer. Slow tokenizers
+(FlauBERT) have no offsets; there the filler's tokens are the ones that differ from the
+same sentence with the filler replaced by the mask token (a difflib alignment).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import UnsupportedProbe
+from .alignment import shared_positions
+
+
+def filler_positions(tokenizer: Any, left: str, filler: str, right: str) -> tuple[list[int], list[int]]:
+    """Token ids of ``left + filler + right`` and the positions of the filler's tokens."""
+    text = left + filler + right
+    if getattr(tokenizer, "is_fast", False):
+        enc = tokenizer(text, add_special_tokens=True, return_offsets_mapping=True)
+        start, end = len(left), len(left) + len(filler)
+        positions = [i for i, (s, e) in enumerate(enc["offset_mapping"])
+                     if e > s and s < end and e > start]
+        ids = list(enc["input_ids"])
+    else:
+        ids = list(tokenizer(text, add_special_tokens=True)["input_ids"])
+        other = tokenizer(left + tokenizer.mask_token + right, add_special_tokens=True)["input_ids"]
+        shared, _ = shared_positions(ids, other)
+        keep = set(shared)
+        positions = [i for i in range(len(ids)) if i not in keep]
+    if not positions:
+        raise UnsupportedProbe(f"filler {filler!r} has no token of its own in {text!r}")
+    if positions != list(range(positions[0], positions[-1] + 1)):
+        raise UnsupportedProbe(f"filler {filler!r} is not one contiguous token span in {text!r}")
+    return ids, positions
