@@ -1,0 +1,113 @@
+"""How the shipped census tables were made from the statistics agencies' files.
+
+The CSVs in ``tables/`` are the output of these functions on the copies documented in
+``tables/SOURCES.md``; the test suite re-derives them from the shared copies and checks
+that nothing drifted. Run them by hand only to rebuild a table::
+
+    rows = derive_us_bls("cpsaat11_2021.xlsx")
+    Path("us_bls_2021.csv").write_text(census_csv(rows, US_COLUMNS), encoding="utf-8")
+
+Reading the BLS workbook needs ``openpyxl`` (imported lazily; the package never needs
+it at run time).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .table import CensusRow, decode_csv_bytes, normalise_name
+
+US_COLUMNS = ("occupation", "female_pct", "total_employed")
+FR_COLUMNS = ("occupation", "female_pct", "total_employed", "source_code")
+NO_COLUMNS = ("occupation", "female_pct")
+
+#: cpsaat11 2021: data rows run from the "Total" row (8) to the last occupation (607).
+_US_FIRST_ROW, _US_LAST_ROW = 8, 607
+#: Not occupations: "not stated" and an aggregate of T2A60 + T2B60 (PROVENANCE.md).
+_FR_DROPPED_CODES = frozenset({"ZZZZZ", "T2Z60"})
+
+
+def derive_us_bls(xlsx: str | Path) -> list[CensusRow]:
+    """Detailed BLS occupations with a published share of women (354 rows for 2021).
+
+    The hierarchy exists only as cell indentation, so a row is a detailed occupation
+    when the next row is not indented deeper (a leaf); the "Total" row and rows whose
+    share is a dash (base under 50,000) are dropped.
+    """
+    import openpyxl  # only needed to rebuild the table
+
+    sheet = openpyxl.load_workbook(xlsx)["cpsaat11"]
+    lines = [(sheet.cell(r, 1).value, sheet.cell(r, 1).alignment.indent or 0,
+              sheet.cell(r, 2).value, sheet.cell(r, 3).value)
+             for r in range(_US_FIRST_ROW, _US_LAST_ROW + 1)]
+    lines = [line for line in lines if line[0] and str(line[0]).strip()]
+    rows = []
+    for here, after in zip(lines, lines[1:] + [None]):
+        label, indent, total, women = here
+        is_leaf = after is None or after[1] <= indent
+        if not is_leaf or str(label).startswith("Total,") or not isinstance(women, (int, float)):
+            continue
+        rows.append(CensusRow(occupation=normalise_name(str(label)),
+                              female_pct=round(float(women), 1),
+                              total_employed=round(float(total) * 1000)))
+    return rows
+
+
+def derive_fr_dares(part_femmes: str | Path, effectifs: str | Path) -> list[CensusRow]:
+    """The 225 FAP-2009 métiers détaillés, share of women averaged over 2017–2019.
+
+    Where the source repeats the code in place of a label (FAP-87 families with one
+    FAP-225 child), the family label is used. Employment is the centre year (2018) of
+    the window, in thousands in the source.
+    """
+    employed = _fr_employment(Path(effectifs))
+    text = decode_csv_bytes(Path(part_femmes).read_bytes(), str(part_femmes))
+    rows = []
+    for rec in csv.DictReader(io.StringIO(text, newline="")):
+        code = rec["Fap3"]
+        if rec["Annee"] != "2017-2019" or len(code) != 5 or code in _FR_DROPPED_CODES:
+            continue
+        label = rec["libelle"] if rec["libelle"] != code else rec["libelle_fap_agregee"]
+        rows.append(CensusRow(occupation=normalise_name(label),
+                              female_pct=round(float(rec["Part"]), 2),
+                              total_employed=round(employed[code] * 1000),
+                              source_code=code))
+    return sorted(rows, key=lambda row: row.source_code or "")
+
+
+def _fr_employment(path: Path) -> dict[str, float]:
+    text = decode_csv_bytes(path.read_bytes(), str(path))
+    for rec in csv.DictReader(io.StringIO(text, newline="")):
+        if rec["Annee"] == "2018":
+            return {code: float(value) for code, value in rec.items()
+                    if code != "Annee" and value not in ("", "NA")}
+    raise ValueError(f"{path}: no row for 2018 (the 2017-2019 window)")
+
+
+def derive_no_ssb(gold_csv: str | Path) -> list[CensusRow]:
+    """The 417 Norwegian occupations of Touileb et al. (2022), % women as stored."""
+    text = decode_csv_bytes(Path(gold_csv).read_bytes(), str(gold_csv))
+    return [CensusRow(occupation=normalise_name(rec["occupations"]),
+                      female_pct=float(rec["female"]))
+            for rec in csv.DictReader(io.StringIO(text, newline=""))]
+
+
+def census_csv(rows: Iterable[CensusRow], columns: Sequence[str]) -> str:
+    """The shipped CSV format: UTF-8, ``\\n`` line ends, minimal quoting."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(getattr(row, column)) for column in columns])
+    return out.getvalue()
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)  # shortest round-trip form: 29.1, not 29.100000000000001
+    return str(value)
