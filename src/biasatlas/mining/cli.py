@@ -1,0 +1,83 @@
+"""``biasatlas mine``: a typer command function; the main CLI registers it.
+
+Errors are not caught here: the library raises typed errors (DataError …) and the main
+CLI translates them once, as for every other command.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from biasatlas.mining.lexicon import DEFAULT_PAIRS, load_pairs
+from biasatlas.mining.pipeline import MiningConfig, MiningReport, run_pipeline
+
+
+class EngineChoice(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
+class FormatChoice(str, Enum):
+    text = "text"
+    jsonl = "jsonl"
+
+
+def mine_command(
+    corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus file (repeatable).",
+                                               exists=True, dir_okay=False)],
+    out: Annotated[Path, typer.Option("--out", help="Output folder (reruns resume here).")],
+    workers: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 1,
+    engine: Annotated[EngineChoice, typer.Option(help="local processes or Ray Data.")] = EngineChoice.local,
+    pairs: Annotated[Optional[Path], typer.Option(help="Keyword pairs file, one 'male/female' a line.",
+                                                  exists=True, dir_okay=False)] = None,
+    format: Annotated[FormatChoice, typer.Option("--format", help="text: a document per line; jsonl: a 'text' field per row.")] = FormatChoice.text,
+    text_field: Annotated[str, typer.Option(help="JSONL field holding the text.")] = "text",
+    min_len: Annotated[int, typer.Option(min=1, help="Shortest sentence kept (characters).")] = 10,
+    max_len: Annotated[int, typer.Option(min=1, help="Longest sentence kept (characters).")] = 128,
+    vocab: Annotated[Optional[Path], typer.Option(help="Tokenizer vocab.txt for the coverage figure.",
+                                                  exists=True, dir_okay=False)] = None,
+    export_annotation: Annotated[bool, typer.Option("--export-annotation", help="Write one CSV per annotator.")] = False,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", help="Filled annotator CSV (repeat per annotator).",
+                                                              exists=True, dir_okay=False)] = None,
+    name_gold: Annotated[Optional[Path], typer.Option(help="CoNLL BIO file: measure the name filter on it.",
+                                                      exists=True, dir_okay=False)] = None,
+    no_simplify: Annotated[bool, typer.Option("--no-simplify", help="Skip traditional → simplified conversion.")] = False,
+) -> MiningReport:
+    """Mine gender-neutral candidate sentences from a raw Chinese corpus (SlguSet-style)."""
+    config = MiningConfig(
+        pairs=load_pairs(pairs) if pairs else DEFAULT_PAIRS, fmt=format.value,
+        text_field=text_field, simplify=not no_simplify, min_len=min_len, max_len=max_len,
+        workers=workers, engine=engine.value, vocab=vocab, export_annotation=export_annotation,
+        annotations=tuple(annotations or ()), name_gold=name_gold)
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        ids: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in ids:
+                ids[stage] = bar.add_task(stage, total=total)
+            bar.update(ids[stage], completed=done)
+
+        report = run_pipeline(corpus, out, config, progress)
+    _render(report, Console())
+    return report
+
+
+def _render(report: MiningReport, console: Console) -> None:
+    table = Table(title=f"biasatlas mine → {report.out_dir}")
+    for column in ("stage", "in", "out", "status"):
+        table.add_column(column)
+    for stage, counts in report.card["stages"].items():
+        status = "reused" if stage in report.stages_skipped else "ran"
+        table.add_row(stage, str(counts.get("in", "")), str(counts.get("out", "")), status)
+    console.print(table)
+    console.print(f"{report.n_candidates} candidate sentences → {report.candidates_path}")
+    console.print(f"dataset card → {report.card_markdown}")

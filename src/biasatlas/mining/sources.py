@@ -1,0 +1,152 @@
+"""Corpus sources: plan shards over plain-text or JSONL files, stream their documents,
+and convert traditional to simplified characters (OpenCC ``t2s``).
+
+A shard is a byte range that starts and ends on a line boundary, so any file, however
+large, is read in pieces by independent workers and never held in memory. The planner
+counts newlines once (chunked ``bytes.count``) to know each shard's first line number,
+which keeps ``source = file:line`` exact whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from biasatlas.errors import DataError
+from biasatlas.mining.records import Document
+
+Format = Literal["text", "jsonl"]
+_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """Lines of ``path`` whose first byte lies in ``[start, end)``; the first is ``first_line``."""
+
+    path: str
+    start: int
+    end: int
+    first_line: int
+
+    def identity(self) -> dict:
+        """What the shard's content depends on (size and mtime stand in for a full hash)."""
+        stat = os.stat(self.path)
+        return {"path": os.path.abspath(self.path), "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns, "start": self.start, "end": self.end}
+
+
+def _count_newlines(handle, start: int, end: int) -> int:
+    handle.seek(start)
+    count, left = 0, end - start
+    while left > 0:
+        chunk = handle.read(min(_CHUNK, left))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        left -= len(chunk)
+    return count
+
+
+def plan_file(path: str, shard_bytes: int) -> list[Shard]:
+    """Cut one file into shards of about ``shard_bytes``, each ending just after a newline."""
+    size = os.path.getsize(path)
+    shards: list[Shard] = []
+    with open(path, "rb") as handle:
+        start, line = 0, 1
+        while start < size:
+            handle.seek(min(start + shard_bytes, size))
+            if handle.tell() < size:
+                handle.readline()  # move to the end of the line the cut fell in
+            end = handle.tell()
+            shards.append(Shard(path, start, end, line))
+            line += _count_newlines(handle, start, end)
+            start = end
+    return shards
+
+
+def plan_shards(paths: list[str], shard_bytes: int) -> tuple[Shard, ...]:
+    """Shards of all corpus files in order; a missing file is a DataError."""
+    if shard_bytes < 1:
+        raise ValueError(f"shard_bytes must be positive, got {shard_bytes}")
+    out: list[Shard] = []
+    for path in paths:
+        if not os.path.isfile(path):
+            raise DataError("corpus file not found", path=path)
+        out.extend(plan_file(path, shard_bytes))
+    return tuple(out)
+
+
+def _lines(shard: Shard) -> Iterator[tuple[int, str]]:
+    """(line number, decoded line) of the shard; undecodable bytes become U+FFFD so one bad
+    byte in a huge corpus costs one sentence (the noise rule drops it), not the run."""
+    with open(shard.path, "rb") as handle:
+        handle.seek(shard.start)
+        position, number = shard.start, shard.first_line
+        while position < shard.end:
+            raw = handle.readline()
+            if not raw:
+                break
+            position += len(raw)
+            text = raw.decode("utf-8", errors="replace")
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            yield number, text.strip()
+            number += 1
+
+
+def read_documents(shard: Shard, fmt: Format = "text", field: str = "text") -> Iterator[Document]:
+    """Stream the documents of a shard: each non-empty line, or each JSONL row's ``field``."""
+    source = shard.path
+    for number, text in _lines(shard):
+        if not text:
+            continue
+        if fmt == "text":
+            yield Document(source, number, text)
+            continue
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not JSON: {exc.msg}", path=source, line=number) from exc
+        value = row.get(field) if isinstance(row, dict) else None
+        if not isinstance(value, str):
+            raise DataError("missing or not a string", path=source, line=number, field=field)
+        if value.strip():
+            yield Document(source, number, value)
+
+
+class Simplifier:
+    """OpenCC ``t2s`` that skips text with no convertible character.
+
+    The pure-Python OpenCC is slow, and a simplified corpus needs no conversion. The
+    trigger set holds every character of every dictionary key that converts to something
+    else; text containing none of them cannot match such a key, so ``t2s`` would return
+    it unchanged and skipping is exact, not an approximation.
+    """
+
+    def __init__(self) -> None:
+        from opencc import OpenCC
+
+        self._converter = OpenCC("t2s")
+        self._triggers = frozenset(self._trigger_chars())
+
+    @staticmethod
+    def _trigger_chars() -> set[str]:
+        import opencc
+
+        folder = Path(opencc.__file__).parent / "dictionary"
+        chars: set[str] = set()
+        for name in ("TSCharacters.txt", "TSPhrases.txt"):
+            for raw in (folder / name).read_text(encoding="utf-8").splitlines():
+                key, _, values = raw.partition("\t")
+                if key and values.split(" ")[0] != key:
+                    chars.update(key)
+        return chars
+
+    def __call__(self, text: str) -> str:
+        if self._triggers.isdisjoint(text):
+            return text
+        return self._converter.convert(text)
