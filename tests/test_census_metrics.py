@@ -30,7 +30,8 @@ T = [TemplateProbs("t1", (0.2, 0.4), (0.1,)), TemplateProbs("t2", (0.1, 0.1), (0
 
 
 def test_equations_1_and_2():
-    # eq. 1: proba_F(t1) = (0.2+0.4)/2 = 0.3, proba_M(t1) = 0.1; proba_F(t2) = 0.1, proba_M(t2) = 0.3
+    # eq. 1: proba_F(t1) = (0.2+0.4)/2 = 0.3, proba_M(t1) = 0.1;
+    #        proba_F(t2) = (0.1+0.1)/2 = 0.1, proba_M(t2) = 0.3
     assert (T[0].proba_f, T[0].proba_m, T[1].proba_f, T[1].proba_m) == pytest.approx(
         (0.3, 0.1, 0.1, 0.3))
     # eq. 2: score_F = (0.3+0.1)/2 = 0.2, score_M = (0.1+0.3)/2 = 0.2
@@ -80,7 +81,8 @@ def test_normative_descriptive_and_per_class():
 
 def test_summary_bootstrap_and_correlations():
     s = summarise(CENSUS, MODEL, n_resamples=2000, seed=7)
-    assert (s.n_occupations, s.normative, s.descriptive) == (5, pytest.approx(20), pytest.approx(40))
+    assert (s.n_occupations, s.normative, s.descriptive) == (
+        5, pytest.approx(20), pytest.approx(40))
     assert (s.census_counts.female, s.census_counts.male, s.census_counts.balanced) == (2, 2, 1)
     assert (s.model_counts.female, s.model_counts.male, s.model_counts.balanced) == (1, 3, 1)
     assert s.descriptive_ci.low <= 40 <= s.descriptive_ci.high

@@ -45,7 +45,7 @@ def derive_us_bls(xlsx: str | Path) -> list[CensusRow]:
              for r in range(_US_FIRST_ROW, _US_LAST_ROW + 1)]
     lines = [line for line in lines if line[0] and str(line[0]).strip()]
     rows = []
-    for here, after in zip(lines, lines[1:] + [None]):
+    for here, after in zip(lines, lines[1:] + [None], strict=True):
         label, indent, total, women = here
         is_leaf = after is None or after[1] <= indent
         if not is_leaf or str(label).startswith("Total,") or not isinstance(women, (int, float)):

@@ -70,12 +70,15 @@ def compute_gebnlp_metrics(table: CensusTable,
     by_id = answers if isinstance(answers, Mapping) else {a.id: a for a in answers}
     rows, skipped, flags = [], [], []
     probes = build_gebnlp_probes(table, template_set)
-    for occupation, probe in zip(table.occupations, probes):
+    for occupation, probe in zip(table.occupations, probes, strict=True):
         answer = by_id.get(probe.id)
         if answer is None:
             skipped.append(Skip(occupation, f"no answer for probe {probe.id}"))
             continue
-        probs = dict(zip(probe.fillers, (math.exp(lp) for lp in answer.logprobs)))
+        if len(answer.logprobs) != len(PRONOUNS):
+            raise ValueError(f"answer {answer.id} has {len(answer.logprobs)} log-probabilities "
+                             f"for {len(PRONOUNS)} pronouns")
+        probs = dict(zip(probe.fillers, (math.exp(lp) for lp in answer.logprobs), strict=True))
         female = sum(p for w, p in probs.items() if w in _FEMALE)
         male = sum(p for w, p in probs.items() if w not in _FEMALE)
         if not female + male > 0:
@@ -100,7 +103,7 @@ def _multi_token(probes: list[SlotProbe],
     seen: dict[str, int] = {}
     for probe in probes:
         if probe.id in answers:
-            for filler, n in zip(probe.fillers, answers[probe.id].n_tokens):
+            for filler, n in zip(probe.fillers, answers[probe.id].n_tokens, strict=False):
                 if n > 1:
                     seen[filler] = max(n, seen.get(filler, 0))
     return tuple(sorted(seen.items()))

@@ -148,7 +148,8 @@ def _source(override: str | Path | None, folder: Traversable | Path,
     return Path(override) if override is not None else folder.joinpath(name)
 
 
-def _rows(source: Traversable | Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def _rows(source: Traversable | Path,
+          required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(line, row) pairs of a UTF-8/cp1252 CSV, checking that ``required`` columns exist."""
     name = str(source)
     try:

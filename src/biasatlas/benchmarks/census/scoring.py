@@ -173,13 +173,14 @@ def _template_probs(template: str, members: list[tuple[Cell, list[float]]],
     return TemplateProbs(template=template, female=tuple(probs["f"]), male=tuple(probs["m"]))
 
 
-def _multi_token(plan: CensusPlan, answers: Mapping[str, SlotAnswer]) -> tuple[tuple[str, int], ...]:
+def _multi_token(plan: CensusPlan,
+                 answers: Mapping[str, SlotAnswer]) -> tuple[tuple[str, int], ...]:
     seen: dict[str, int] = {}
     for probe in plan.probes:
         answer = answers.get(probe.id)
         if answer is None:
             continue
-        for filler, n in zip(probe.fillers, answer.n_tokens):
+        for filler, n in zip(probe.fillers, answer.n_tokens, strict=False):
             if n > 1:
                 seen[filler] = max(n, seen.get(filler, 0))
     return tuple(sorted(seen.items()))
