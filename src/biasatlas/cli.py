@@ -3,69 +3,19 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
+from .cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, Out, Revision,
+                          ScorerName, ScorerOptions, Trust, Variant, execute)
 from .errors import BiasAtlasError
 
 app = typer.Typer(help="Measure social bias in language models, exactly as the papers did.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 run_app = typer.Typer(help="Run a benchmark on a model and write a run folder.", no_args_is_help=True)
 app.add_typer(run_app, name="run")
-
-DEFAULT_MODEL = "gemma-3-270m"
-Model = Annotated[str, typer.Option("--model", "-m", help="Hub id, local folder, packaged name "
-                                    "(gemma-3-270m, smollm2-135m) or 'fake'.")]
-ScorerName = Annotated[str, typer.Option("--scorer", help="auto | masked-lm | causal-lm | seq2seq | fake")]
-Variant = Annotated[Optional[str], typer.Option("--variant", help="Pair-scoring variant (see 'biasatlas list').")]
-BatchSize = Annotated[int, typer.Option("--batch-size", help="Rows (masked copies or sentences) per forward pass.")]
-Device = Annotated[str, typer.Option("--device", help="cpu, cuda, cuda:1, mps …")]
-Dtype = Annotated[str, typer.Option("--dtype", help="float32 (default), or bfloat16/float16 on GPU.")]
-Revision = Annotated[Optional[str], typer.Option("--revision", help="Hub revision (commit, tag, branch).")]
-Trust = Annotated[bool, typer.Option("--trust-remote-code", help="Allow a hub model's own code to run.")]
-Out = Annotated[Optional[Path], typer.Option("--out", "-o", help="Run folder to write.")]
-Limit = Annotated[Optional[int], typer.Option("--limit", help="Only the first N items (for a quick look).")]
-
-
-@dataclass(frozen=True)
-class ScorerOptions:
-    model: str
-    scorer: str
-    variant: str | None
-    batch_size: int
-    device: str
-    dtype: str
-    revision: str | None
-    trust_remote_code: bool
-
-    def build(self) -> Any:
-        from .registry import load_scorer
-
-        kw: dict[str, Any] = {"variant": self.variant}
-        if self.model != "fake" and self.scorer != "fake":
-            kw.update(batch_size=self.batch_size, device=self.device, dtype=self.dtype,
-                      revision=self.revision, trust_remote_code=self.trust_remote_code)
-        return load_scorer(self.model, self.scorer, **kw)
-
-
-def execute(benchmark: Any, options: ScorerOptions, out: Path | None) -> None:
-    """Score, write the run folder, print the benchmark's table."""
-    from rich.console import Console
-
-    from .pipeline import evaluate
-    from .results import write_run
-
-    console = Console(stderr=True)
-    console.print(f"[bold]{benchmark.name}[/] · loading model {options.model} …")
-    run = evaluate(benchmark, options.build(), progress=True)
-    Console().print(benchmark.table(run.summary))
-    if out is not None:
-        write_run(run, out)
-        console.print(f"run folder: {out}")
-
 
 @run_app.command("crows-pairs")
 def crows_pairs(
