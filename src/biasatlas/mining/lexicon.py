@@ -94,7 +94,9 @@ class Lexicon:
         """Every gendered word (keywords first, so they win over a cue of the same spelling)."""
         genders: dict[str, Gender] = {w: "male" for w in MALE_CUES}
         genders.update({w: "female" for w in FEMALE_CUES})
-        for pair in self.pairs:
+        # The default terms stay cues when a custom pair list leaves them out (她 still
+        # tells the gender in 她的母亲 when only 父亲/母亲 is mined).
+        for pair in DEFAULT_PAIRS + self.pairs:
             genders[pair.male], genders[pair.female] = "male", "female"
         return genders
 

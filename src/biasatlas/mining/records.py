@@ -53,24 +53,23 @@ class Sentence:
 
 @dataclass(frozen=True, slots=True)
 class Segmented:
-    """A sentence with exactly one whole-word keyword and its jieba ``(word, flag)`` tokens."""
+    """A sentence with exactly one whole-word keyword and its jieba words."""
 
     source: str
     line: int
     text: str
     keyword: str
     offset: int
-    tokens: tuple[tuple[str, str], ...]
+    tokens: tuple[str, ...]
 
     def to_row(self) -> dict:
         return {"source": self.source, "line": self.line, "text": self.text,
-                "keyword": self.keyword, "offset": self.offset,
-                "tokens": [list(t) for t in self.tokens]}
+                "keyword": self.keyword, "offset": self.offset, "tokens": list(self.tokens)}
 
     @classmethod
     def from_row(cls, row: dict) -> Segmented:
-        tokens = tuple((w, f) for w, f in row["tokens"])
-        return cls(row["source"], row["line"], row["text"], row["keyword"], row["offset"], tokens)
+        return cls(row["source"], row["line"], row["text"], row["keyword"], row["offset"],
+                   tuple(row["tokens"]))
 
 
 CANDIDATE_FIELDS = ("id", "sentence", "keyword", "offset", "pair", "source")

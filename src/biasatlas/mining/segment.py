@@ -1,4 +1,4 @@
-"""Word segmentation with ``jieba.posseg`` and the whole-word keyword rules.
+"""Word segmentation with jieba and the whole-word keyword rules.
 
 SlguSet keeps a keyword only when it is a whole word (他 inside 其他 is "other", not
 "he"). After segmentation a sentence must hold exactly one whole-word keyword: with two
@@ -17,21 +17,34 @@ from biasatlas.mining.records import Segmented, Sentence
 
 
 def build_tokenizer(lexicon: Lexicon):
-    """A private jieba POS tokenizer that knows every multi-character gendered word.
+    """A private jieba tokenizer that knows every multi-character gendered word.
 
     A private instance keeps our added words out of the user's global jieba. Adding a
     word with no frequency lets jieba pick the lowest frequency that still keeps it whole,
     so 男童 is one token while longer dictionary words (男童装) still win.
     """
     import jieba
-    import jieba.posseg
 
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     for word in lexicon.gender_map():
         if len(word) > 1:
             tokenizer.add_word(word, tag="n")
+    return tokenizer
+
+
+def pos_tagger(tokenizer):
+    """``jieba.posseg`` over the same dictionary, for the name filter's ``nr`` tags."""
+    import jieba.posseg
+
     return jieba.posseg.POSTokenizer(tokenizer)
+
+
+def words(tokenizer, text: str) -> tuple[str, ...]:
+    """Plain segmentation (HMM on for unknown words). The POS tagger's Viterbi over
+    character × tag states costs about five times more, so only the name filter pays it,
+    on the sentences that survive this stage."""
+    return tuple(tokenizer.cut(text, HMM=True))
 
 
 def tokenize(pos_tokenizer, text: str) -> tuple[tuple[str, str], ...]:
@@ -50,7 +63,7 @@ class GenderedToken:
 def gendered_tokens(tokens, genders: dict[str, Gender], keywords: frozenset[str]):
     """Every whole-word gendered token with its character offset."""
     out, offset = [], 0
-    for word, _flag in tokens:
+    for word in tokens:
         gender = genders.get(word)
         if gender is not None:
             out.append(GenderedToken(word, offset, gender, word in keywords))
@@ -75,10 +88,10 @@ def keyword_verdict(found: list[GenderedToken]) -> GenderedToken | str:
     return kept
 
 
-def segment_sentence(sentence: Sentence, pos_tokenizer, genders: dict[str, Gender],
+def segment_sentence(sentence: Sentence, tokenizer, genders: dict[str, Gender],
                      keywords: frozenset[str]) -> Segmented | str:
     """Segment one sentence and keep it when exactly one whole-word keyword remains."""
-    tokens = tokenize(pos_tokenizer, sentence.text)
+    tokens = words(tokenizer, sentence.text)
     verdict = keyword_verdict(gendered_tokens(tokens, genders, keywords))
     if isinstance(verdict, str):
         return verdict

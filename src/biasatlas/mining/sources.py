@@ -58,9 +58,9 @@ def plan_file(path: str, shard_bytes: int) -> list[Shard]:
     with open(path, "rb") as handle:
         start, line = 0, 1
         while start < size:
-            handle.seek(min(start + shard_bytes, size))
-            if handle.tell() < size:
-                handle.readline()  # move to the end of the line the cut fell in
+            # End the shard with the line that holds its last wanted byte.
+            handle.seek(min(start + shard_bytes, size) - 1)
+            handle.readline()
             end = handle.tell()
             shards.append(Shard(path, start, end, line))
             line += _count_newlines(handle, start, end)
@@ -121,10 +121,11 @@ def read_documents(shard: Shard, fmt: Format = "text", field: str = "text") -> I
 class Simplifier:
     """OpenCC ``t2s`` that skips text with no convertible character.
 
-    The pure-Python OpenCC is slow, and a simplified corpus needs no conversion. The
-    trigger set holds every character of every dictionary key that converts to something
-    else; text containing none of them cannot match such a key, so ``t2s`` would return
-    it unchanged and skipping is exact, not an approximation.
+    The pure-Python OpenCC is slow, and a simplified corpus needs no conversion. For every
+    dictionary entry that changes its key, the trigger set holds the key's characters at
+    the positions that change (keys and values have equal length in the t2s tables; where
+    not, all the key's characters). A text that holds none of them cannot contain any
+    changing key, so ``t2s`` would return it unchanged: skipping is exact.
     """
 
     def __init__(self) -> None:
@@ -142,8 +143,13 @@ class Simplifier:
         for name in ("TSCharacters.txt", "TSPhrases.txt"):
             for raw in (folder / name).read_text(encoding="utf-8").splitlines():
                 key, _, values = raw.partition("\t")
-                if key and values.split(" ")[0] != key:
+                value = values.split(" ")[0]
+                if not key or value == key:
+                    continue
+                if len(value) != len(key):
                     chars.update(key)
+                else:
+                    chars.update(k for k, v in zip(key, value) if k != v)
         return chars
 
     def __call__(self, text: str) -> str:

@@ -25,12 +25,12 @@ from biasatlas.mining.lexicon import BIO_CUES, DEFAULT_PAIRS, KeywordPair, Lexic
 from biasatlas.mining.match import KeywordMatcher
 from biasatlas.mining.names import detect_person_name, plain_word_test
 from biasatlas.mining.records import Document, Segmented, Sentence, iter_rows, write_row
-from biasatlas.mining.segment import build_tokenizer, segment_sentence
+from biasatlas.mining.segment import build_tokenizer, pos_tagger, segment_sentence, tokenize
 from biasatlas.mining.sources import Format, Shard, Simplifier, read_documents
 from biasatlas.mining.split import split_sentences
 
 SHARD_STAGES = ("match", "rules", "segment", "names")
-STAGE_VERSION = {"match": 1, "rules": 1, "segment": 1, "names": 1}
+STAGE_VERSION = {"match": 1, "rules": 1, "segment": 2, "names": 2}
 
 
 @dataclass(frozen=True)
@@ -83,12 +83,18 @@ class Resources:
         self.genders = self.lexicon.gender_map()
         self.keywords = frozenset(self.lexicon.keywords)
         self.pair_of = {k: self.lexicon.pair_of(k) for k in self.lexicon.keywords}
-        self._pos = None
+        self._tokenizer = self._pos = None
+
+    @property
+    def tokenizer(self):
+        if self._tokenizer is None:
+            self._tokenizer = build_tokenizer(self.lexicon)
+        return self._tokenizer
 
     @property
     def pos_tokenizer(self):
         if self._pos is None:
-            self._pos = build_tokenizer(self.lexicon)
+            self._pos = pos_tagger(self.tokenizer)
             self.is_plain_word = plain_word_test(self._pos)
         return self._pos
 
@@ -115,12 +121,12 @@ def rules_sentence(sentence: Sentence, res: Resources) -> Sentence | str:
 
 
 def segment_record(sentence: Sentence, res: Resources) -> Segmented | str:
-    return segment_sentence(sentence, res.pos_tokenizer, res.genders, res.keywords)
+    return segment_sentence(sentence, res.tokenizer, res.genders, res.keywords)
 
 
 def names_record(record: Segmented, res: Resources) -> Segmented | str:
-    res.pos_tokenizer  # noqa: B018 - loads is_plain_word
-    reason = detect_person_name(record.text, record.tokens, res.is_plain_word, record.keyword)
+    tokens = tokenize(res.pos_tokenizer, record.text)
+    reason = detect_person_name(record.text, tokens, res.is_plain_word, record.keyword)
     return record if reason is None else reason
 
 
