@@ -1,0 +1,210 @@
+"""Sequence-to-sequence scorer: BART / BARThez / mBART-style infilling likelihoods.
+
+A denoising seq2seq model reads a corrupted text (a span replaced by the mask token)
+and writes the original. Touileb et al. (EACL 2023, §4) probe BARThez this way: the
+identifier is masked in the encoder input and the decoder's job is to write the whole
+sentence back.
+
+Slot probes: for each filler, ``log P(left + filler + right | left + <mask> + right)``,
+the sum over *every* decoder target token (special tokens included: BART's ``<s>`` …
+``</s>``, mBART's ``… </s> <lang>``) of ``log softmax(decoder logits)[target]``. The
+target is the tokenizer's own ``text_target`` encoding and the decoder input comes from
+the model's own ``prepare_decoder_input_ids_from_labels`` (BART: ``</s>`` as decoder
+start; mBART: the language code wrapped to the front), so each model family is read
+the way it was trained. This is a sentence log-likelihood, not a probability of the
+filler: benchmarks normalise over their candidate fillers (census ``template``).
+
+Sentence probes: ``log P(text | <mask>)``, the text written from an input that is the
+mask token alone (BART's text-infilling objective with the whole text as one masked
+span). It is the infilling model's nearest analogue of an unconditional
+log-likelihood; reconstructing the text from the text itself would be a near-certain
+copy and say nothing. Pair probes are not answered (:class:`UnsupportedProbe`).
+
+Speed (DESIGN.md, "Performance stance"): every filler of a probe shares one encoder
+input, so requests are sorted by (encoder input, decoder length) and batched; the
+encoder runs once per distinct input in a batch and its states are reused by every
+decoder row that reads them; identical requests are computed once; all under
+``torch.inference_mode``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ModelError, UnsupportedProbe
+from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from .base import Progress, Scorer
+from .batching import chunks
+from .loading import check_head_loaded, model_provenance, resolve, torch_dtype
+from .spans import filler_positions
+
+VARIANTS = ("sentence-ll",)
+
+
+@dataclass(frozen=True)
+class Seq2SeqRow:
+    """One decoder pass: the encoder input, the decoder input and the target at each step."""
+
+    encoder: tuple[int, ...]
+    decoder: tuple[int, ...]
+    targets: tuple[int, ...]  # targets[t] is predicted from decoder position t
+
+
+class Seq2SeqScorer(Scorer):
+    name = "seq2seq"
+
+    def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: int = 32,
+                 device: str = "cpu", dtype: str = "float32", revision: str | None = None,
+                 trust_remote_code: bool = False) -> None:
+        if variant not in VARIANTS:
+            raise UnsupportedProbe(f"seq2seq variant {variant!r} unknown; choose one of "
+                                   f"{', '.join(VARIANTS)}")
+        self.variant, self.batch_size = variant, int(batch_size)
+        self.device, self.dtype, self.revision = device, dtype, revision
+        self.resolved = resolve(model)
+        self.model, self.tokenizer = _load(self.resolved.location, self.resolved.name, revision,
+                                           trust_remote_code, dtype, device)
+        self.counters = {"rows_requested": 0, "rows_computed": 0, "encoder_rows": 0,
+                         "batches": 0}
+
+    # -- probes -------------------------------------------------------------------------
+    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[PairAnswer]:
+        raise UnsupportedProbe("the seq2seq scorer does not answer pair probes: CrowS-Pairs "
+                               "is defined for masked LMs (use masked-lm) or as sentence "
+                               "likelihoods (use causal-lm)")
+
+    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[SlotAnswer]:
+        answers = []
+        for chunk in chunks(probes, 256):  # bounded memory, steady progress
+            masked = [self._encode_source(p.left + self.tokenizer.mask_token + p.right)
+                      for p in chunk]
+            rows = [[self._row(enc, p.left + f + p.right) for f in p.fillers]
+                    for p, enc in zip(chunk, masked)]
+            values = iter(self.logprob_sums([r for plan in rows for r in plan]))
+            for probe, plan in zip(chunk, rows):
+                answers.append(SlotAnswer(probe.id, tuple(next(values) for _ in plan),
+                                          tuple(self._filler_tokens(probe, f) for f in probe.fillers)))
+            tick(len(chunk))
+        return answers
+
+    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
+        source = self._encode_source(self.tokenizer.mask_token)
+        rows = [self._row(source, p.text) for p in probes]
+        values = self.logprob_sums(rows)
+        tick(len(probes))
+        return [SentenceAnswer(p.id, v, len(r.targets)) for p, v, r in zip(probes, values, rows)]
+
+    def _filler_tokens(self, probe: SlotProbe, filler: str) -> int:
+        """The filler's token count in the filled sentence (for reporting only)."""
+        try:
+            return len(filler_positions(self.tokenizer, probe.left, filler, probe.right)[1])
+        except UnsupportedProbe:
+            return 0
+
+    # -- requests -----------------------------------------------------------------------
+    def _encode_source(self, text: str) -> tuple[int, ...]:
+        ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
+        self._check_length(len(ids), text)
+        return tuple(ids)
+
+    def _row(self, encoder: tuple[int, ...], text: str) -> Seq2SeqRow:
+        """The decoder row that scores ``text`` as the model's output for ``encoder``."""
+        import torch
+
+        targets = list(self.tokenizer(text_target=text, add_special_tokens=True)["input_ids"])
+        self._check_length(len(targets), text)
+        prepare = getattr(self.model, "prepare_decoder_input_ids_from_labels", None)
+        if prepare is not None:
+            decoder = prepare(labels=torch.tensor([targets]))[0].tolist()  # [T]
+        else:  # the generic teacher-forcing shift
+            decoder = [self.model.config.decoder_start_token_id, *targets[:-1]]
+        return Seq2SeqRow(encoder, tuple(decoder), tuple(targets))
+
+    def _check_length(self, n: int, text: str) -> None:
+        limit = getattr(self.model.config, "max_position_embeddings", None)
+        if limit and n > limit:
+            raise UnsupportedProbe(f"{n} tokens exceed the model's {limit}: {text[:60]!r}")
+
+    # -- engine -------------------------------------------------------------------------
+    def logprob_sums(self, rows: Sequence[Seq2SeqRow]) -> list[float]:
+        """Σ_t log P(targets[t] | encoder, decoder[:t+1]) for each row, in order."""
+        distinct = list(dict.fromkeys(rows))
+        self.counters["rows_requested"] += len(rows)
+        # Rows of one encoder input sit together, so a batch runs each encoder input once.
+        order = sorted(distinct, key=lambda r: (len(r.encoder), r.encoder, len(r.decoder)))
+        results: dict[Seq2SeqRow, float] = {}
+        for batch in chunks(order, self.batch_size):
+            results.update(zip(batch, self._batch_sums(batch)))
+            self.counters["rows_computed"] += len(batch)
+            self.counters["batches"] += 1
+        return [results[r] for r in rows]
+
+    def _batch_sums(self, batch: list[Seq2SeqRow]) -> list[float]:
+        import torch
+        from transformers.modeling_outputs import BaseModelOutput
+
+        sources = list(dict.fromkeys(r.encoder for r in batch))
+        self.counters["encoder_rows"] += len(sources)
+        which = {s: i for i, s in enumerate(sources)}
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        enc_ids, enc_mask = _pad(sources, pad)  # [E, Le]
+        dec_ids, dec_mask = _pad([r.decoder for r in batch], pad)  # [B, Ld]
+        targets, _ = _pad([r.targets for r in batch], 0)  # [B, Ld]
+        pick = torch.tensor([which[r.encoder] for r in batch], dtype=torch.long)  # [B]
+        with torch.inference_mode():
+            states = self.model.get_encoder()(input_ids=enc_ids.to(self.device),
+                                              attention_mask=enc_mask.to(self.device))[0]  # [E, Le, H]
+            pick = pick.to(self.device)
+            logits = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states[pick]),
+                                attention_mask=enc_mask.to(self.device)[pick],
+                                decoder_input_ids=dec_ids.to(self.device),
+                                decoder_attention_mask=dec_mask.to(self.device)).logits  # [B, Ld, V]
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            picked = logp.gather(-1, targets.to(self.device).unsqueeze(-1)).squeeze(-1)  # [B, Ld]
+            sums = (picked.double() * dec_mask.to(self.device)).sum(dim=1)  # [B]
+        return [float(v) for v in sums.cpu()]
+
+    def describe(self) -> dict[str, Any]:
+        return {"scorer": self.name, "variant": self.variant, "dtype": self.dtype,
+                "device": self.device, "batch_size": self.batch_size,
+                "slot_input": "left + mask_token + right", "sentence_input": "mask_token",
+                "decoder_start_token_id": self.model.config.decoder_start_token_id,
+                "tokenizer": type(self.tokenizer).__name__,
+                **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _pad(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
+    """Right-padded ids [N, L] and attention mask [N, L]; positions stay absolute."""
+    import torch
+
+    width = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(seqs), width), dtype=torch.long)
+    for i, seq in enumerate(seqs):
+        ids[i, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[i, : len(seq)] = 1
+    return ids, mask
+
+
+def _load(location: str, name: str, revision: str | None, trust_remote_code: bool,
+          dtype: str, device: str) -> tuple[Any, Any]:
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    try:
+        model, info = AutoModelForSeq2SeqLM.from_pretrained(
+            location, revision=revision, trust_remote_code=trust_remote_code,
+            output_loading_info=True, dtype=torch_dtype(dtype))
+        tokenizer = AutoTokenizer.from_pretrained(location, revision=revision,
+                                                  trust_remote_code=trust_remote_code)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelError(f"cannot load {name} as a sequence-to-sequence model: {exc}") from exc
+    check_head_loaded(name, model, info)
+    if tokenizer.mask_token is None:
+        raise ModelError(f"{name}'s tokenizer has no mask token: the seq2seq scorer needs a "
+                         "BART-style infilling model (T5's sentinel tokens are not supported)")
+    if (getattr(model, "prepare_decoder_input_ids_from_labels", None) is None
+            and model.config.decoder_start_token_id is None):
+        raise ModelError(f"{name} has neither a decoder_start_token_id nor its own label shift")
+    return model.to(device).eval(), tokenizer
