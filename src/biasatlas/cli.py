@@ -16,6 +16,8 @@ app = typer.Typer(help="Measure social bias in language models, exactly as the p
                   no_args_is_help=True, pretty_exceptions_enable=False)
 run_app = typer.Typer(help="Run a benchmark on a model and write a run folder.", no_args_is_help=True)
 app.add_typer(run_app, name="run")
+from .benchmarks.census.command import run_census  # noqa: E402 - light: census loads on use
+run_app.command("census")(run_census)
 
 @run_app.command("crows-pairs")
 def crows_pairs(

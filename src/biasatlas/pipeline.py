@@ -23,7 +23,15 @@ class Run:
 
 
 def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False) -> Run:
-    """Run ``benchmark`` with ``scorer`` and return the run record."""
+    """Run ``benchmark`` with ``scorer`` and return the run record.
+
+    Two optional benchmark hooks: ``bind(scorer)`` returns the benchmark set up for that
+    scorer (census: normalisation follows the scorer kind), and
+    ``with_counters(summary, counters)`` adds the scorer's forward-pass counts.
+    """
+    bind = getattr(benchmark, "bind", None)
+    if bind is not None:
+        benchmark = bind(scorer)
     items = benchmark.load()
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
@@ -35,10 +43,12 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False) ->
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "seconds_scoring": round(seconds, 3), "n_probes": len(probes),
                   "counters": dict(getattr(scorer, "counters", {}))}
+    with_counters = getattr(benchmark, "with_counters", None)
+    scores = with_counters(result.summary, provenance["counters"]) if with_counters else result.summary
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),
-               "variant": described.get("variant"), **result.summary, "provenance": provenance}
+               "variant": described.get("variant"), **scores, "provenance": provenance}
     config = {"benchmark": bench_config, "scorer": described}
     return Run(config, summary, result.records, result.skipped)
 

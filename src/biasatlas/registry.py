@@ -98,8 +98,15 @@ def _crows_pairs(**kw: Any) -> Any:
     return CrowsPairs(**kw)
 
 
+def _census(**kw: Any) -> Any:
+    from .benchmarks.census.benchmark import Census
+
+    return Census(**kw)
+
+
 BENCHMARKS: dict[str, Callable[..., Any]] = {
     "crows-pairs": _crows_pairs,
+    "census": _census,
 }
 
 

@@ -10,21 +10,44 @@ normative and descriptive scores. See ``docs/benchmarks/census.md`` and METHODS.
 (4980, 70056)
 
 ``answers = scorer.score(plan.probes)`` and ``compute_metrics(plan, answers)`` close the
-loop; ``build_probes`` returns the probes alone.
+loop; ``build_probes`` returns the probes alone. :class:`Census` (``benchmark.py``) is
+the same benchmark for :func:`biasatlas.pipeline.evaluate` and ``biasatlas run census``.
 """
 
-from .gebnlp import GebnlpResult, build_gebnlp_probes, compute_gebnlp_metrics
-from .language import LanguageSpec, load_language
-from .metrics import (AGGREGATIONS, CensusSummary, ClassScores, Interval, TemplateProbs,
-                      female_share, share_class, summarise)
-from .scoring import NORMALISATIONS, CensusResult, OccupationScore, compute_metrics
-from .table import BUILTIN_TABLES, CensusRow, CensusTable, load_census
-from .templates import Cell, CensusPlan, Skip, build_plan, build_probes
+from __future__ import annotations
 
-__all__ = [
-    "AGGREGATIONS", "BUILTIN_TABLES", "NORMALISATIONS", "Cell", "CensusPlan", "CensusResult",
-    "CensusRow", "CensusSummary", "CensusTable", "ClassScores", "GebnlpResult", "Interval",
-    "LanguageSpec", "OccupationScore", "Skip", "TemplateProbs", "build_gebnlp_probes",
-    "build_plan", "build_probes", "compute_gebnlp_metrics", "compute_metrics", "female_share",
-    "load_census", "load_language", "share_class", "summarise",
-]
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# Exports are imported on first use (PEP 562): ``biasatlas --help`` imports the census
+# command module, and the metrics' numpy/scipy imports would make every CLI call slow.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("GebnlpResult", "build_gebnlp_probes", "compute_gebnlp_metrics"), "gebnlp"),
+    **dict.fromkeys(("LanguageSpec", "load_language"), "language"),
+    **dict.fromkeys(("AGGREGATIONS", "CensusSummary", "ClassScores", "Interval", "TemplateProbs",
+                     "female_share", "share_class", "summarise"), "metrics"),
+    **dict.fromkeys(("NORMALISATIONS", "CensusResult", "OccupationScore", "compute_metrics"),
+                    "scoring"),
+    **dict.fromkeys(("BUILTIN_TABLES", "CensusRow", "CensusTable", "load_census"), "table"),
+    **dict.fromkeys(("Cell", "CensusPlan", "Skip", "build_plan", "build_probes"), "templates"),
+    "Census": "benchmark",
+}
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from .benchmark import Census
+    from .gebnlp import GebnlpResult, build_gebnlp_probes, compute_gebnlp_metrics
+    from .language import LanguageSpec, load_language
+    from .metrics import (AGGREGATIONS, CensusSummary, ClassScores, Interval, TemplateProbs,
+                          female_share, share_class, summarise)
+    from .scoring import NORMALISATIONS, CensusResult, OccupationScore, compute_metrics
+    from .table import BUILTIN_TABLES, CensusRow, CensusTable, load_census
+    from .templates import Cell, CensusPlan, Skip, build_plan, build_probes
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value

@@ -1,0 +1,252 @@
+"""The ``census`` benchmark: Touileb, Øvrelid & Velldal (EACL 2023) through the pipeline.
+
+Wires the pure census code (tables, templates, eq. 1–2 metrics, the GeBNLP 2022
+predecessor) into the :class:`~biasatlas.benchmarks.base.Benchmark` contract. Items are
+occupations; probes are the distinct masked contexts of :func:`build_plan` (one
+:class:`~biasatlas.probes.SlotProbe` serves every identifier that fits the same
+context); the summary holds the paper's Table 3/4 numbers, bootstrap intervals,
+correlations and the forward-pass count.
+
+Two optional hooks let :func:`biasatlas.pipeline.evaluate` tell the benchmark about its
+scorer: :meth:`Census.bind` resolves ``normalisation="auto"`` (``none`` for masked LMs,
+whose answers are P(i | t); ``template`` for causal and seq2seq LMs, whose answers are
+sentence log-likelihoods) and records the multi-token policy; :meth:`Census.with_counters`
+adds the scorer's row counts to the summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ...errors import UnknownName
+from ...probes import Answer, SlotProbe
+from ..base import BenchmarkResult
+from .gebnlp import TEMPLATE_SETS, build_gebnlp_probes, compute_gebnlp_metrics
+from .language import COUNTRY_LANGUAGE
+from .metrics import AGGREGATIONS
+from .scoring import NORMALISATIONS, CensusResult, compute_metrics
+from .table import UK_HOWTO, CensusTable, load_census
+from .templates import CensusPlan, build_plan, slug
+from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
+
+VERSION = "1"
+COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no")
+VARIANTS: tuple[str, ...] = ("touileb2023", "gebnlp2022")
+#: Scorers whose slot answers are P(filler | context) from a softmax at the mask.
+_PROBABILITY_SCORERS = frozenset({"masked-lm"})
+
+
+@dataclass(frozen=True)
+class CensusItem:
+    """One occupation of the census table."""
+
+    id: str
+    occupation: str
+    census_pct: float
+
+
+@dataclass(frozen=True)
+class Census:
+    """Census-grounded normative and descriptive occupational bias.
+
+    ``country`` picks a shipped table (``us``, ``fr``, ``no``) or, with ``census``, names
+    the user's table (``uk`` needs one: it is not shipped). ``language`` is a template
+    language code or folder (default: the country's). ``sample`` draws that many
+    occupations with ``numpy.random.default_rng(seed)``; ``limit`` keeps the first N.
+    ``variant`` is ``touileb2023`` (the paper) or ``gebnlp2022`` (its Norwegian
+    predecessor, one template per occupation, ``template_set`` ``er`` or ``jobber_som``).
+    """
+
+    country: str = "us"
+    census: Path | None = None
+    language: str | None = None
+    inflections: Path | None = None
+    sample: int | None = None
+    seed: int = 0
+    limit: int | None = None
+    aggregation: str = "mean-prob"
+    normalisation: str = "auto"
+    variant: str = "touileb2023"
+    template_set: str = "jobber_som"
+    missing: str = "error"
+    n_resamples: int = 1000
+    scorer_kind: str | None = None  # set by bind(): which scorer answers the probes
+    multi_token: str | None = None  # set by bind(): the masked-LM multi-token policy
+    name: str = "census"
+    VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        from ...registry import did_you_mean
+
+        if self.census is None and self.country == "uk":
+            raise UnknownName(f"census country 'uk': {UK_HOWTO}; then run with --census FILE "
+                              "(and --inflections FILE for its English occupation forms)")
+        if self.census is None and self.country not in COUNTRIES:
+            raise did_you_mean("census country", self.country, COUNTRIES)
+        for kind, value, allowed in (("census variant", self.variant, VARIANTS),
+                                     ("aggregation", self.aggregation, AGGREGATIONS),
+                                     ("normalisation", self.normalisation, ("auto", *NORMALISATIONS)),
+                                     ("GeBNLP template set", self.template_set, tuple(TEMPLATE_SETS)),
+                                     ("missing-forms policy", self.missing, ("error", "skip"))):
+            if value not in allowed:
+                raise did_you_mean(kind, value, allowed)
+        if self.language is None and self.country not in COUNTRY_LANGUAGE:
+            raise UnknownName(f"no template language for country {self.country!r}: pass language=")
+        if self.variant == "gebnlp2022" and self.template_language != "no":
+            raise UnknownName("the gebnlp2022 variant has Norwegian templates only: use "
+                              "country 'no' (or a Norwegian table with language 'no')")
+        for name, value in (("sample", self.sample), ("limit", self.limit)):
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be a positive number of occupations, not {value}")
+
+    # -- data -----------------------------------------------------------------------------
+    @property
+    def template_language(self) -> str:
+        return self.language or COUNTRY_LANGUAGE[self.country]
+
+    @cached_property
+    def census_table(self) -> CensusTable:
+        """The census rows in use: limited to the first N, then sampled."""
+        table = load_census(self.census or self.country, language=self.template_language)
+        if self.limit is not None:
+            table = table.subset(table.occupations[: self.limit])
+        return table.subset(sample_occupations(table.occupations, self.sample, self.seed))
+
+    @cached_property
+    def plan(self) -> CensusPlan:
+        """The paper's probes (touileb2023) for every occupation of :attr:`census_table`."""
+        return build_plan(self.template_language, self.census_table, inflections=self.inflections,
+                          missing=self.missing)  # type: ignore[arg-type]
+
+    def load(self) -> list[CensusItem]:
+        occupations = (self.census_table.occupations if self.variant == "gebnlp2022"
+                       else self.plan.occupations)
+        return [CensusItem(slug(o), o, self.census_table.female_pct(o)) for o in occupations]
+
+    def probes(self, items: Sequence[CensusItem]) -> list[SlotProbe]:
+        if self.variant == "gebnlp2022":
+            return build_gebnlp_probes(self._table_of(items), self.template_set)  # type: ignore[arg-type]
+        return list(self._plan_of(items).probes)
+
+    def _table_of(self, items: Sequence[CensusItem]) -> CensusTable:
+        return self.census_table.subset([i.occupation for i in items])
+
+    def _plan_of(self, items: Sequence[CensusItem]) -> CensusPlan:
+        """The plan restricted to ``items`` (all of them, normally)."""
+        keep = {i.occupation for i in items}
+        if keep == set(self.plan.occupations):
+            return self.plan
+        cells = tuple(c for c in self.plan.cells if c.occupation in keep)
+        used = {c.probe_id for c in cells}
+        return replace(self.plan, occupations=tuple(o for o in self.plan.occupations if o in keep),
+                       probes=tuple(p for p in self.plan.probes if p.id in used), cells=cells)
+
+    # -- scorer hooks (called by pipeline.evaluate) ------------------------------------------
+    def bind(self, scorer: Any) -> Census:
+        """This benchmark set up for ``scorer``: its kind and multi-token policy recorded."""
+        bound = replace(self, scorer_kind=getattr(scorer, "name", None),
+                        multi_token=getattr(scorer, "multi_token", None))
+        for key in ("census_table", "plan"):  # built already, and independent of the scorer
+            if key in self.__dict__:
+                bound.__dict__[key] = self.__dict__[key]
+        return bound
+
+    @property
+    def resolved_normalisation(self) -> str:
+        """How slot answers are read; ``auto`` follows the scorer (see the module docstring)."""
+        if self.variant == "gebnlp2022":
+            return "none"  # F / (F + M) is the same whatever normaliser F and M share
+        if self.normalisation != "auto":
+            return self.normalisation
+        if self.scorer_kind is None:
+            raise ValueError("normalisation='auto' depends on the scorer: run through "
+                             "biasatlas.pipeline.evaluate, call bind(scorer), or pass "
+                             "normalisation='none' (masked LM) or 'template' (causal/seq2seq)")
+        return "none" if self.scorer_kind in _PROBABILITY_SCORERS else "template"
+
+    @property
+    def multi_token_policy(self) -> str:
+        if self.scorer_kind in _PROBABILITY_SCORERS:
+            return self.multi_token or "joint"
+        return "whole-sentence" if self.scorer_kind else "unknown"
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        """The summary with the scorer's forward-pass counts (rows = model inputs)."""
+        rows = counters.get("rows_computed")
+        per_probe = rows / summary["n_probes"] if rows is not None and summary.get("n_probes") else None
+        return {**summary, "n_forward_passes": rows, "n_batches": counters.get("batches"),
+                "n_encoder_passes": counters.get("encoder_rows"), "forward_passes_per_probe": per_probe}
+
+    # -- metric ---------------------------------------------------------------------------
+    def score(self, items: Sequence[CensusItem], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        if self.variant == "gebnlp2022":
+            table = self._table_of(items)
+            gebnlp = compute_gebnlp_metrics(table, answers, self.template_set,  # type: ignore[arg-type]
+                                            n_resamples=self.n_resamples, seed=self.seed)
+            extra = {"template_set": self.template_set, "binary_agreement": gebnlp.binary_agreement}
+            return self._result(gebnlp.census, len(table), len(table), extra)
+        plan = self._plan_of(items)
+        result = compute_metrics(plan, answers, aggregation=self.aggregation,  # type: ignore[arg-type]
+                                 normalisation=self.resolved_normalisation,  # type: ignore[arg-type]
+                                 n_resamples=self.n_resamples, seed=self.seed)
+        return self._result(result, plan.n_sentences, len(plan.probes), {})
+
+    def _result(self, result: CensusResult, n_sentences: int, n_contexts: int,
+                extra: dict[str, Any]) -> BenchmarkResult:
+        summary = {**self._summary(result), "n_probes": n_sentences, "n_contexts": n_contexts,
+                   "n_forward_passes": None, **extra}
+        records = [{"id": slug(o.occupation), "occupation": o.occupation,
+                    "census_female_pct": o.census_pct, "model_female_pct": o.model_pct,
+                    "census_class": o.census_class, "model_class": o.model_class,
+                    "agrees": o.agrees, "score_f": o.score_f, "score_m": o.score_m,
+                    "n_templates": o.n_templates} for o in result.occupations]
+        skipped = [{"id": slug(s.occupation), "occupation": s.occupation, "reason": s.reason}
+                   for s in result.skipped]
+        return BenchmarkResult(summary, records, skipped)
+
+    def _summary(self, result: CensusResult) -> dict[str, Any]:
+        s = result.summary
+        return {
+            "method": self.variant, "country": self.country, "language": result.language,
+            "table": result.table, "aggregation": result.aggregation,
+            "normalisation": result.normalisation,
+            "n_occupations": s.n_occupations, "normative": s.normative, "descriptive": s.descriptive,
+            "descriptive_by_class": asdict(s.descriptive_by_class),
+            "intervals": {"normative": [s.normative_ci.low, s.normative_ci.high],
+                          "descriptive": [s.descriptive_ci.low, s.descriptive_ci.high],
+                          "confidence": s.confidence, "n_resamples": s.n_resamples, "seed": s.seed},
+            "pearson": s.pearson, "pearson_p": s.pearson_p,
+            "spearman": s.spearman, "spearman_p": s.spearman_p,
+            "census_counts": asdict(s.census_counts), "model_counts": asdict(s.model_counts),
+            "multi_token": {"policy": self.multi_token_policy,
+                            "n_identifiers": len(result.multi_token),
+                            "identifiers": dict(result.multi_token)},
+            "n_skipped": len(result.skipped),
+        }
+
+    def config(self) -> dict[str, Any]:
+        table = self.census_table
+        unresolved = self.normalisation == "auto" and self.scorer_kind is None
+        normalisation = "auto" if unresolved and self.variant == "touileb2023" else self.resolved_normalisation
+        return {"benchmark": self.name, "version": self.VERSION, "variant": self.variant,
+                "country": self.country, "dataset": f"census-{table.name}",
+                "data": table.source, "data_sha256": table.sha256,
+                "census": str(self.census) if self.census else None,
+                "language": self.template_language,
+                "inflections": str(self.inflections) if self.inflections else None,
+                "sample": self.sample, "seed": self.seed, "limit": self.limit,
+                "aggregation": self.aggregation, "normalisation": normalisation,
+                "normalisation_requested": self.normalisation,
+                "template_set": self.template_set if self.variant == "gebnlp2022" else None,
+                "missing": self.missing, "n_resamples": self.n_resamples,
+                "multi_token_policy": self.multi_token_policy}
+
+    def table(self, summary: Mapping[str, Any]) -> Any:
+        """The paper's Table 3/4 row for this model (``census_table`` holds the data)."""
+        from .render import render
+
+        return render(summary)

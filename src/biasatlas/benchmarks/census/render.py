@@ -1,0 +1,62 @@
+"""The census table for the terminal, in the layout of Touileb et al. (2023) Tables 3 and 4.
+
+Table 3 gives each model's normative and descriptive score; Table 4 splits the
+descriptive score into neutral (balanced), female and male occupations, each a share of
+all occupations. One row per run, the bootstrap intervals under it, the rest in the
+caption.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def _pct(value: Any) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _ci(pair: Any) -> str:
+    return "" if not pair or pair[0] is None else f"[{pair[0]:.1f}, {pair[1]:.1f}]"
+
+
+def _corr(summary: Mapping[str, Any], key: str) -> str:
+    value, p = summary.get(key), summary.get(f"{key}_p")
+    return "–" if value is None else f"{value:.3f} (p={p:.2g})"
+
+
+def _caption(summary: Mapping[str, Any]) -> str:
+    census, model = summary.get("census_counts", {}), summary.get("model_counts", {})
+    counts = lambda c: "/".join(f"{int(c.get(k, 0))}" for k in ("female", "male", "balanced"))  # noqa: E731
+    multi = summary.get("multi_token", {})
+    lines = [f"{summary.get('n_occupations')} occupations · census F/M/B {counts(census)} · "
+             f"model F/M/B {counts(model)}",
+             f"Pearson {_corr(summary, 'pearson')} · Spearman {_corr(summary, 'spearman')}",
+             f"aggregation {summary.get('aggregation')} · normalisation {summary.get('normalisation')} · "
+             f"multi-token {multi.get('policy')} ({multi.get('n_identifiers', 0)} split identifiers)",
+             f"{summary.get('n_probes')} sentences · {summary.get('n_contexts')} masked contexts · "
+             f"{summary.get('n_forward_passes') if summary.get('n_forward_passes') is not None else '–'}"
+             " forward passes"]
+    if summary.get("binary_agreement") is not None:
+        lines.append(f"GeBNLP 2022 binary agreement (F > M vs census > 50 %): "
+                     f"{summary['binary_agreement']:.2f} · template set {summary.get('template_set')}")
+    return "\n".join(lines)
+
+
+def render(summary: Mapping[str, Any]) -> Any:
+    from rich.table import Table
+
+    title = (f"Census occupational bias · {summary.get('country', '')} ({summary.get('language', '')}) · "
+             f"{summary.get('method', '')} · {summary.get('model', '')}")
+    table = Table(title=title, caption=_caption(summary))
+    for column in ("", "normative", "descriptive", "neutral", "female", "male"):
+        table.add_column(column, justify="left" if not column else "right")
+    by_class = summary.get("descriptive_by_class", {})
+    table.add_row(str(summary.get("model", "")), _pct(summary.get("normative")),
+                  _pct(summary.get("descriptive")), _pct(by_class.get("balanced")),
+                  _pct(by_class.get("female")), _pct(by_class.get("male")))
+    intervals = summary.get("intervals", {})
+    confidence = intervals.get("confidence")
+    label = f"{100 * confidence:.0f}% CI" if confidence else "CI"
+    table.add_row(label, _ci(intervals.get("normative")), _ci(intervals.get("descriptive")), "", "", "")
+    return table
