@@ -1,0 +1,30 @@
+"""Reports over run folders: tables, plots, an HTML page and paired comparisons.
+
+The report reads run folders only (DESIGN.md), never a model::
+
+    from biasatlas.report import load_runs, build_report, render_html
+    runs = load_runs(["runs/camembert", "runs/flaubert"])
+    html = render_html(build_report(runs))
+"""
+
+from __future__ import annotations
+
+from .compare import Comparison, PairedTest, compare_runs, holm, mcnemar_table, mcnemar_test
+from .document import FORMATS, Report, build_report, to_csv_doc, to_json_doc, to_markdown_doc
+from .html import render_html
+from .runs import RunView, load_run, load_runs
+from .tables import Table, leaderboard, metric_rows
+
+__all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", "build_report",
+           "compare_runs", "holm", "leaderboard", "load_run", "load_runs", "mcnemar_table", "mcnemar_test",
+           "metric_rows", "render", "render_html", "to_csv_doc", "to_json_doc", "to_markdown_doc"]
+
+
+def render(report: Report, fmt: str = "html") -> str:
+    """The report in one of :data:`FORMATS`."""
+    if fmt not in FORMATS:
+        from ..registry import did_you_mean
+
+        raise did_you_mean("report format", fmt, FORMATS)
+    renderers = {"html": render_html, "md": to_markdown_doc, "csv": to_csv_doc, "json": to_json_doc}
+    return renderers[fmt](report)

@@ -1,0 +1,111 @@
+"""``biasatlas report`` and ``biasatlas compare``: thin commands over :mod:`biasatlas.report`.
+
+Registered in :mod:`biasatlas.cli`; errors are library errors, translated there once.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json).",
+                                            show_default=False)]
+Seed = Annotated[int, typer.Option(help="Seed of the census paired bootstrap.")]
+Resamples = Annotated[int, typer.Option(help="Resamples of the census paired bootstrap.")]
+_SUFFIX = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json"}
+
+
+def _emit(text: str, out: Optional[Path], what: str) -> None:
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    from ..results import atomic_write
+
+    atomic_write(out, text)
+    typer.echo(f"{what}: {out} ({len(text.encode('utf-8')) / 1024:.0f} KiB)", err=True)
+
+
+def report_command(
+    runs: Runs,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
+    fmt: Annotated[Optional[str], typer.Option("--format", "-f", help="html | md | csv | json "
+                                                "(default: from --out's suffix, else html).")] = None,
+    compare: Annotated[bool, typer.Option(help="Add paired tests of each run against the first of its "
+                                          "benchmark and dataset.")] = True,
+    title: Annotated[str, typer.Option(help="Page title (HTML).")] = "biasatlas report",
+    n_resamples: Resamples = 2000, seed: Seed = 0,
+) -> None:
+    """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV or JSON."""
+    from . import build_report, load_runs, render, render_html
+
+    fmt = fmt or (_SUFFIX.get(out.suffix.lower(), "html") if out else "html")
+    report = build_report(load_runs(runs), compare=compare, n_resamples=n_resamples, seed=seed)
+    text = render_html(report, title) if fmt == "html" else render(report, fmt)
+    _emit(text, out, "report")
+
+
+def compare_command(
+    runs: Runs,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json")] = "terminal",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
+    all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,
+    n_resamples: Resamples = 2000, seed: Seed = 0,
+) -> None:
+    """Paired tests between runs on the same items, Holm-corrected, and a leaderboard."""
+    from ..errors import DataError
+    from . import compare_runs, leaderboard, load_runs
+    from .compare import comparison_pairs, comparison_table
+
+    if len(runs) < 2:
+        raise DataError("compare needs at least two run folders")
+    views = load_runs(runs)
+    pairs = comparison_pairs(views, all_pairs=all_pairs)
+    if not pairs:
+        raise DataError("no two runs share a benchmark and dataset: nothing to pair")
+    tables = leaderboard(views) + [comparison_table(compare_runs(a, b, n_resamples=n_resamples, seed=seed))
+                                   for a, b in pairs]
+    if fmt == "terminal" and out is None:
+        from rich.console import Console
+
+        from .tables import to_rich
+
+        console = Console()
+        for table in tables:
+            console.print(to_rich(table))
+        return
+    _emit(_render_tables(tables, fmt), out, "comparison")
+
+
+def _render_tables(tables: list, fmt: str) -> str:
+    from .tables import to_markdown
+
+    if fmt in ("md", "terminal"):
+        return "\n".join(to_markdown(t) for t in tables)
+    if fmt == "json":
+        import json
+
+        from .document import json_safe
+
+        return json.dumps(json_safe([{"title": t.title, "columns": list(t.columns),
+                                    "rows": [[_plain(c) for c in row] for row in t.rows], "caption": t.caption}
+                                   for t in tables]), indent=2, ensure_ascii=False)
+    if fmt == "html":
+        from .html import render_tables_page
+
+        return render_tables_page(tables, "biasatlas comparison")
+    from ..registry import did_you_mean
+
+    raise did_you_mean("compare format", fmt, ("terminal", "md", "html", "json"))
+
+
+def _plain(cell: object) -> object:
+    from .tables import CI, PValue
+
+    if isinstance(cell, CI):
+        return [cell.low, cell.high]
+    if isinstance(cell, PValue):
+        return cell.value
+    return cell

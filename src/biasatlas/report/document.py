@@ -1,0 +1,108 @@
+"""A report over run folders, and its plain-text forms: Markdown, CSV and JSON.
+
+:func:`build_report` gathers everything but the plots (those are HTML only and drawn in
+:mod:`.html`): the leaderboard across runs, paired comparisons within each group of runs
+that scored the same items, and each run's tables and provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import __version__
+from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
+from .runs import RunView
+from .sections import Provenance, provenance, run_tables
+from .tables import Table, leaderboard, metric_rows, to_csv, to_markdown
+
+FORMATS: tuple[str, ...] = ("html", "md", "csv", "json")
+
+
+@dataclass(frozen=True)
+class RunReport:
+    run: RunView
+    tables: tuple[Table, ...]
+    provenance: Provenance
+    index: int = 0
+
+    @property
+    def anchor(self) -> str:
+        return f"run-{self.index + 1}"
+
+
+@dataclass(frozen=True)
+class Report:
+    runs: tuple[RunReport, ...]
+    leaderboard: tuple[Table, ...]
+    comparisons: tuple[Comparison, ...]
+    version: str = __version__
+
+    @property
+    def comparison_tables(self) -> tuple[Table, ...]:
+        return tuple(comparison_table(c) for c in self.comparisons)
+
+
+def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: int = 2000,
+                 seed: int = 0) -> Report:
+    """Tables, leaderboard and (with ``compare``) paired tests of later runs vs the first per group."""
+    per_run = tuple(RunReport(r, tuple(run_tables(r)), provenance(r), i) for i, r in enumerate(runs))
+    pairs = comparison_pairs(runs) if compare else []
+    comparisons = tuple(compare_runs(a, b, n_resamples=n_resamples, seed=seed) for a, b in pairs)
+    lead = tuple(leaderboard(runs)) if len(runs) > 1 else ()
+    return Report(per_run, lead, comparisons)
+
+
+def title_of(run: RunView) -> str:
+    return f"{run.benchmark} · {run.label} · {run.dataset}"
+
+
+def to_markdown_doc(report: Report) -> str:
+    parts = [f"# biasatlas report\n\n{len(report.runs)} run(s); biasatlas {report.version}.\n"]
+    if report.leaderboard:
+        parts.append("## Leaderboard\n")
+        parts += [to_markdown(t) for t in report.leaderboard]
+    if report.comparisons:
+        parts.append("## Paired comparisons\n")
+        parts += [to_markdown(t) for t in report.comparison_tables]
+    for rr in report.runs:
+        parts.append(f"## {title_of(rr.run)}\n")
+        parts += [to_markdown(t) for t in rr.tables]
+        parts.append("**Provenance**\n\n" + "\n".join(f"- {k}: {v}" for k, v in rr.provenance.facts) + "\n")
+    return "\n".join(parts)
+
+
+def to_csv_doc(report: Report) -> str:
+    """Long form: one row per (run, metric) with its interval and n."""
+    return to_csv(row.as_dict() for rr in report.runs for row in metric_rows(rr.run))
+
+
+def to_json_doc(report: Report) -> str:
+    doc = {
+        "biasatlas": report.version,
+        "runs": [{"path": str(rr.run.path), "label": rr.run.label, "benchmark": rr.run.benchmark,
+                  "dataset": rr.run.dataset, "model": rr.run.model, "variant": rr.run.variant,
+                  "metrics": [m.as_dict() for m in metric_rows(rr.run)],
+                  "provenance": dict(rr.provenance.facts)} for rr in report.runs],
+        "comparisons": [{"benchmark": c.benchmark, "a": c.label_a, "b": c.label_b, "n_paired": c.n_paired,
+                         "notes": list(c.notes),
+                         "tests": [{**t.__dict__, "difference": t.difference} for t in c.tests]}
+                        for c in report.comparisons],
+    }
+    return json.dumps(json_safe(doc), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def json_safe(value: object) -> object:
+    """JSON has no NaN or infinity: write null; numpy scalars become Python numbers."""
+    import math
+
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        value = value.item()  # type: ignore[attr-defined]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value

@@ -1,0 +1,96 @@
+"""The report as one self-contained HTML file: inline SVG plots, inline CSS, no script.
+
+Rendered by jinja2 with autoescaping on, so every dataset sentence, occupation and model
+name is text, never markup. The only unescaped content is the SVG that :mod:`.svg` builds
+with ElementTree (which escapes text itself). A Content-Security-Policy meta tag forbids
+scripts and every network fetch, so even a mistake elsewhere cannot load or run anything.
+The page prints: figures do not split across pages and the navigation is hidden.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .document import Report, RunReport, title_of
+from .tables import Table, cell_text
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+@dataclass(frozen=True)
+class FigureBlock:
+    svg: str
+    caption: str
+
+
+def _environment() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(loader=PackageLoader("biasatlas.report", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["cell"] = cell_text
+    return env
+
+
+def run_figures(rr: RunReport) -> list[FigureBlock]:
+    """Draw and serialise the run's plots (ids prefixed with the run's anchor)."""
+    from markupsafe import Markup
+
+    from .plots import style
+    from .sections import run_plots
+    from .svg import to_svg
+
+    with style():
+        plots = run_plots(rr.run)
+        return [FigureBlock(Markup(to_svg(p, f"{rr.anchor}-f{i}")), p.caption)  # noqa: S704 - built by ElementTree
+                for i, p in enumerate(plots)]
+
+
+def needs_cjk(report: Report) -> bool:
+    """Whether any plot label could hold Chinese (zh-neutral runs, or CJK in the items)."""
+    return any(rr.run.benchmark == "zh-neutral" or _CJK.search(str(rr.run.records[:50]))
+               for rr in report.runs)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A page section of tables only (leaderboard, comparisons)."""
+
+    anchor: str
+    heading: str
+    tables: tuple[Table, ...]
+    note: str = ""
+
+
+_COMPARE_NOTE = ("Runs of the same benchmark and dataset, each against the first: McNemar on CrowS-Pairs "
+                 "outcomes, Wilcoxon signed-rank on zh-neutral b, paired bootstrap on census shares; "
+                 "Holm across categories.")
+
+
+def render_html(report: Report, title: str = "biasatlas report") -> str:
+    from .plots import cjk_font
+
+    blocks = [Block("leaderboard", "Leaderboard", report.leaderboard)] if report.leaderboard else []
+    if report.comparisons:
+        blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, _COMPARE_NOTE))
+    figures = {rr.anchor: run_figures(rr) for rr in report.runs}
+    missing_font = needs_cjk(report) and cjk_font() is None
+    return _page(title, blocks, report.runs, figures, missing_font)
+
+
+def render_tables_page(tables: Sequence[Table], title: str) -> str:
+    """A page of tables alone (``biasatlas compare --format html``)."""
+    return _page(title, [Block("tables", title, tuple(tables))], (), {}, False)
+
+
+def _page(title: str, blocks: Sequence[Block], runs: Sequence[RunReport], figures: dict[str, Any],
+          missing_font: bool) -> str:
+    from .. import __version__
+
+    return _environment().get_template("report.html.j2").render(
+        title=title, blocks=blocks, runs=runs, figures=figures, title_of=title_of,
+        missing_font=missing_font, version=__version__)
+

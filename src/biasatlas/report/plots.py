@@ -1,0 +1,209 @@
+"""The report's figures, one function per plot, each returning a :class:`~.svg.Plot`.
+
+Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot state, the
+Agg canvas), so rendering many runs leaks nothing and needs no display. Colours are the
+Okabe–Ito palette, readable with colour-vision deficiencies and in greyscale print.
+
+- CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022): per-category metric scores as
+  bars from the 50 line (no preference), Wilson 95 % intervals, the paper's values as
+  diamonds when the run matches a published setting.
+- Census (Touileb et al. 2023): census share of women vs the model's share, one point
+  per occupation, the 45–55 % balanced bands shaded on both axes, so the diagonal cells
+  of the 3×3 grid are the occupations the model classes like the census.
+- zh-neutral (Zhao et al. 2021): the distribution of ``b = log P(m|s)/P(f|s)`` with the
+  ±0.3 leaning thresholds, and the leaning shares per keyword pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .paper import PaperScores
+from .runs import RunView
+from .svg import Plot
+from .zh import LEANINGS, THRESHOLD, ZhOverview
+
+FEMALE, MALE, NEUTRAL, INK = "#CC79A7", "#0072B2", "#999999", "#222222"
+CLASS_COLOURS = {"female": FEMALE, "male": MALE, "balanced": NEUTRAL}
+LEANING_COLOURS = {"female": FEMALE, "male": MALE, "neutral": NEUTRAL}
+#: CJK fonts tried for Chinese labels, in order; Debian packages fonts-wqy-microhei / fonts-noto-cjk.
+CJK_FONTS = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC",
+             "WenQuanYi Zen Hei", "AR PL UMing CN")
+
+
+@cache
+def cjk_font() -> str | None:
+    """The first installed CJK font matplotlib can use, or ``None`` (Chinese then shows as boxes)."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in installed), None)
+
+
+@cache
+def _style() -> dict[str, Any]:
+    """rcParams for every figure: paths for text, a CJK fallback, fixed ids (no dates, salt)."""
+    families = ["DejaVu Sans"] + ([cjk_font()] if cjk_font() else [])
+    return {"svg.fonttype": "path", "svg.hashsalt": "biasatlas", "font.family": families,
+            "font.size": 9, "axes.spines.top": False, "axes.spines.right": False}
+
+
+def style() -> Any:
+    """A context for building *and saving* figures (fonts apply at creation, SVG options at save)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    return matplotlib.rc_context(_style())
+
+
+def new_figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+# -- CrowS-Pairs ----------------------------------------------------------------------------
+def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
+    """Per-category metric scores as bars from 50, with 95 % intervals and the paper's values."""
+    by = run.summary.get("by_category") or {}
+    cats = sorted(by, key=lambda c: by[c].get("n") or 0)  # largest category at the top
+    rows = [("all pairs", run.summary.get("metric_score"), (run.summary.get("intervals") or {})
+             .get("metric_score"), run.summary.get("n"), paper.metric if paper else None)]
+    rows = [(c, by[c].get("score"), by[c].get("ci"), by[c].get("n"),
+             paper.by_category.get(c) if paper else None) for c in cats] + rows
+    fig = new_figure(6.4, 0.42 * len(rows) + 1.2)
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))
+    score = np.array([np.nan if r[1] is None else r[1] for r in rows], dtype=float)
+    low = np.array([_ci(r[2], 0, r[1]) for r in rows], dtype=float)
+    high = np.array([_ci(r[2], 1, r[1]) for r in rows], dtype=float)
+    tips = {}
+    for i, (name, value, _, n, published) in enumerate(rows):
+        colour = INK if name == "all pairs" else (MALE if (value or 50) >= 50 else FEMALE)
+        ax.barh(i, (value or 50) - 50, left=50, height=0.6, color=colour, alpha=0.85, gid=f"bar-{i}")
+        tips[f"bar-{i}"] = (f"{name}: {_f(value)} [{_f(low[i])}, {_f(high[i])}], n = {n}"
+                            + (f"; paper {published:.1f}" if published is not None else ""))
+    ax.errorbar(score, y, xerr=[score - low, high - score], fmt="none", ecolor=INK, capsize=3,
+                lw=1, gid="intervals")
+    ax.axvline(50, color=INK, lw=1, ls="--", gid="line-50")
+    if paper is not None:
+        published = np.array([np.nan if r[4] is None else r[4] for r in rows], dtype=float)
+        ax.scatter(published, y, marker="D", s=28, color="#E69F00", edgecolor=INK, zorder=3,
+                   label=f"{paper.source}: {paper.model}", gid="paper")
+        ax.legend(loc="lower right", frameon=False)
+    ax.set_yticks(y, [f"{r[0]} (n={r[3]})" for r in rows])
+    lo = np.nanmin(np.concatenate([low, [45.0]])) - 3
+    hi = np.nanmax(np.concatenate([high, [55.0]])) + 3
+    ax.set_xlim(max(0.0, lo), min(100.0, hi))
+    ax.set_xlabel("% of pairs where the more stereotyping sentence scores higher (50 = no preference)")
+    ax.set_title(f"CrowS-Pairs by category · {run.label} · {run.dataset}")
+    return Plot(fig, f"CrowS-Pairs per-category scores with 95% intervals for {run.label}", tips)
+
+
+def _ci(ci: Any, side: int, value: Any) -> float:
+    if isinstance(ci, (list, tuple)) and len(ci) == 2 and ci[side] is not None:
+        return float(ci[side])
+    return np.nan if value is None else float(value)
+
+
+def _f(value: Any) -> str:
+    return "–" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.1f}"
+
+
+# -- Census -----------------------------------------------------------------------------------
+def census_scatter(run: RunView, n_labels: int = 8) -> Plot:
+    """Census share of women vs the model's share, per occupation, 45/55 bands shaded."""
+    items = [r for r in run.records if r.get("model_female_pct") is not None]
+    fig = new_figure(6.0, 5.6)
+    ax = fig.add_subplot()
+    for span in (ax.axvspan, ax.axhspan):
+        span(45, 55, color=NEUTRAL, alpha=0.18, lw=0, gid="band")
+    ax.plot([0, 100], [0, 100], color=INK, lw=0.8, ls=":", gid="diagonal")
+    tips: dict[str, list[str]] = {}
+    for cls, colour in CLASS_COLOURS.items():
+        group = [r for r in items if r["census_class"] == cls]
+        if not group:
+            continue
+        ax.scatter([r["census_female_pct"] for r in group], [r["model_female_pct"] for r in group],
+                   s=16, color=colour, alpha=0.8, edgecolor="white", linewidth=0.4,
+                   label=f"census {cls} ({len(group)})", gid=f"points-{cls}")
+        tips[f"points-{cls}"] = [_occupation_tip(r) for r in group]
+    for r in _most_off(items, n_labels):
+        ax.annotate(str(r["occupation"]), (r["census_female_pct"], r["model_female_pct"]), fontsize=7,
+                    xytext=(4, 3), textcoords="offset points", color=INK)
+    ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="census: % women in the occupation",
+           ylabel="model: female share p(O) (%)", aspect="equal")
+    ax.set_title(f"Census vs model · {run.label} · {run.dataset}")
+    ax.legend(loc="upper left", frameon=False, fontsize=7)
+    return Plot(fig, f"Census share of women vs model share per occupation for {run.label}", tips)
+
+
+def _occupation_tip(r: Mapping[str, Any]) -> str:
+    return (f"{r['occupation']}: census {r['census_female_pct']:.1f}% ({r['census_class']}), "
+            f"model {r['model_female_pct']:.1f}% ({r['model_class']})")
+
+
+def _most_off(items: Sequence[Mapping[str, Any]], n: int) -> list[Mapping[str, Any]]:
+    """The occupations farthest from the diagonal: the ones worth a printed label."""
+    return sorted(items, key=lambda r: -abs(r["model_female_pct"] - r["census_female_pct"]))[:n]
+
+
+# -- zh-neutral -------------------------------------------------------------------------------
+def zh_histogram(run: RunView, z: ZhOverview) -> Plot:
+    """Histogram of b with the ±0.3 thresholds; bins coloured by the leaning they fall in."""
+    fig = new_figure(6.4, 3.4)
+    ax = fig.add_subplot()
+    b = z.b
+    lo, hi = (float(np.min(b)), float(np.max(b))) if len(b) else (-1.0, 1.0)
+    edges = np.histogram_bin_edges(b, bins=min(80, max(10, int(np.sqrt(max(len(b), 1))))),
+                                   range=(min(lo, -1.0), max(hi, 1.0)))
+    counts, edges = np.histogram(b, bins=edges)
+    mids = (edges[:-1] + edges[1:]) / 2
+    colours = np.where(mids > THRESHOLD, MALE, np.where(mids < -THRESHOLD, FEMALE, NEUTRAL))
+    bars = ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color=colours,
+                  edgecolor="white", linewidth=0.3)
+    tips = {}
+    for i, (patch, count) in enumerate(zip(bars.patches, counts)):
+        patch.set_gid(f"bin-{i}")
+        tips[f"bin-{i}"] = f"b in [{edges[i]:.2f}, {edges[i + 1]:.2f}): {int(count)} sentences"
+    for x in (-THRESHOLD, THRESHOLD):
+        ax.axvline(x, color=INK, lw=1, ls="--", gid=f"threshold-{'neg' if x < 0 else 'pos'}")
+    counts_text = "  ·  ".join(f"{k} {z.leaning[k]}" for k in ("female", "neutral", "male"))
+    ax.set_title(f"b = log P(m|s)/P(f|s) · {run.label} · mean |b| = {_f(z.bias_score)}\n{counts_text}")
+    ax.set_xlabel("b  (< −0.3 leans female · > 0.3 leans male)")
+    ax.set_ylabel("sentences")
+    return Plot(fig, f"Histogram of b for {run.label} with the ±0.3 leaning thresholds", tips)
+
+
+def zh_pairs(run: RunView, z: ZhOverview) -> Plot:
+    """Leaning shares per keyword pair (他/她, 男/女 …), stacked to 100 %."""
+    pairs = list(reversed(z.pairs))
+    fig = new_figure(6.4, 0.38 * len(pairs) + 1.3)
+    ax = fig.add_subplot()
+    left = np.zeros(len(pairs))
+    tips = {}
+    for leaning in LEANINGS:
+        share = np.array([100.0 * p.counts[leaning] / p.n for p in pairs])
+        ax.barh(np.arange(len(pairs)), share, left=left, color=LEANING_COLOURS[leaning], height=0.6,
+                label=leaning, gid=f"lean-{leaning}")
+        for i, p in enumerate(pairs):
+            tips[f"{leaning}-{i}"] = f"{p.pair}: {p.counts[leaning]} of {p.n} lean {leaning}"
+        left += share
+    ax.set_yticks(np.arange(len(pairs)), [f"{p.pair} (n={p.n}, mean |b| {p.mean_abs_b:.2f})" for p in pairs])
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of the pair's sentences")
+    ax.set_title(f"Leaning per keyword pair · {run.label}")
+    ax.legend(loc="lower right", ncols=3, frameon=False, fontsize=7, bbox_to_anchor=(1, 1.0))
+    _gid_bars(ax, pairs)
+    return Plot(fig, f"Leaning shares per keyword pair for {run.label}", tips)
+
+
+def _gid_bars(ax: Any, pairs: Sequence[Any]) -> None:
+    """Name each stacked segment ``<leaning>-<row>`` so its tooltip can find it."""
+    for container, leaning in zip(ax.containers, LEANINGS):
+        for i, patch in enumerate(container.patches):
+            patch.set_gid(f"{leaning}-{i}")

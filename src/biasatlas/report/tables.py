@@ -1,0 +1,228 @@
+"""Tables for the report: one small model, rendered to the terminal, Markdown, CSV and HTML.
+
+A :class:`Table` holds raw values; formatting happens once, in :func:`cell_text`, so the
+terminal, Markdown and HTML show the same digits. Intervals and p-values are typed cells
+(:class:`CI`, :class:`PValue`) because they print differently from plain numbers.
+The headline numbers of each benchmark (:func:`metric_rows`) feed the leaderboard and the
+CSV/JSON outputs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .runs import RunView
+
+
+@dataclass(frozen=True)
+class CI:
+    """A confidence interval, printed ``[low, high]`` with one decimal."""
+
+    low: float | None
+    high: float | None
+
+    def __str__(self) -> str:
+        if self.low is None or self.high is None:
+            return "–"
+        return f"[{self.low:.1f}, {self.high:.1f}]"
+
+
+@dataclass(frozen=True)
+class PValue:
+    """A p-value, printed with three significant digits (``<1e-300`` below float range)."""
+
+    value: float | None
+
+    def __str__(self) -> str:
+        if self.value is None or not math.isfinite(self.value):
+            return "–"
+        return "<1e-300" if self.value == 0 else f"{self.value:.3g}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of raw cells under named columns, with a title and an optional caption."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    caption: str = ""
+    numeric: tuple[bool, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for i, row in enumerate(self.rows):
+            if len(row) != len(self.columns):
+                raise ValueError(f"table {self.title!r}: row {i} has {len(row)} cells, "
+                                 f"expected {len(self.columns)}")
+        if not self.numeric:
+            object.__setattr__(self, "numeric", tuple(_numeric_column(self.rows, i)
+                                                      for i in range(len(self.columns))))
+
+    def text_rows(self) -> list[list[str]]:
+        return [[cell_text(c) for c in row] for row in self.rows]
+
+
+def _numeric_column(rows: Sequence[Sequence[Any]], index: int) -> bool:
+    cells = [r[index] for r in rows if r[index] is not None]
+    return bool(cells) and all(isinstance(c, (int, float, CI, PValue)) and not isinstance(c, bool)
+                               for c in cells)
+
+
+def cell_text(value: Any) -> str:
+    """The one formatting rule: 2 decimals for floats, '–' for missing values."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return "–" if not math.isfinite(value) else f"{value:.2f}"
+    return str(value)
+
+
+# -- renderers ----------------------------------------------------------------------------
+def to_markdown(table: Table) -> str:
+    """A GitHub-flavoured Markdown table; pipes inside cells are escaped."""
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"**{esc(table.title)}**", "", "| " + " | ".join(esc(c) for c in table.columns) + " |",
+             "|" + "|".join("---:" if num else "---" for num in table.numeric) + "|"]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in table.text_rows()]
+    if table.caption:
+        lines += ["", esc(table.caption)]
+    return "\n".join(lines) + "\n"
+
+
+def to_rich(table: Table) -> Any:
+    from rich.table import Table as RichTable
+
+    out = RichTable(title=table.title, caption=table.caption or None)
+    for name, num in zip(table.columns, table.numeric):
+        out.add_column(name, justify="right" if num else "left")
+    for row in table.text_rows():
+        out.add_row(*row)
+    return out
+
+
+def to_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+    rows = list(rows)
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return buffer.getvalue()
+
+
+# -- headline numbers ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MetricRow:
+    """One number of one run, in long form (the CSV and JSON outputs)."""
+
+    run: str
+    path: str
+    benchmark: str
+    dataset: str
+    model: str
+    variant: str | None
+    metric: str
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _interval(summary: Mapping[str, Any], key: str) -> tuple[float | None, float | None]:
+    pair = (summary.get("intervals") or {}).get(key)
+    return (pair[0], pair[1]) if isinstance(pair, (list, tuple)) and len(pair) == 2 else (None, None)
+
+
+def metric_rows(run: RunView) -> list[MetricRow]:
+    """The run's headline numbers with their intervals, by benchmark."""
+    def row(metric: str, value: Any, ci: tuple[Any, Any] = (None, None), n: Any = None) -> MetricRow:
+        return MetricRow(run.label, str(run.path), run.benchmark, run.dataset, run.model, run.variant,
+                         metric, value, ci[0], ci[1], n)
+
+    s = run.summary
+    if run.benchmark == "crows-pairs":
+        out = [row(k, s.get(k), _interval(s, k), s.get(n)) for k, n in
+               (("metric_score", "n"), ("stereo_score", "n_stereo"), ("antistereo_score", "n_antistereo"))]
+        out.append(row("neutral_percent", s.get("neutral_percent"), n=s.get("n")))
+        for cat, c in sorted((s.get("by_category") or {}).items()):
+            ci = c.get("ci") or (None, None)
+            out.append(row(f"category:{cat}", c.get("score"), (ci[0], ci[1]), c.get("n")))
+        return out
+    if run.benchmark == "census":
+        n = s.get("n_occupations")
+        out = [row(k, s.get(k), _interval(s, k), n) for k in ("normative", "descriptive")]
+        out += [row(f"descriptive:{c}", v, n=n) for c, v in (s.get("descriptive_by_class") or {}).items()]
+        out += [row(k, s.get(k), n=n) for k in ("pearson", "spearman")]
+        return out
+    if run.benchmark == "zh-neutral":
+        from .zh import zh_overview
+
+        z = zh_overview(run)
+        out = [row("bias_score", z.bias_score, _interval(s, "bias_score"), z.n)]
+        out += [row(f"leaning:{k}", float(v), n=z.n) for k, v in z.leaning.items()]
+        out += [row(f"pair:{p.pair}:mean_abs_b", p.mean_abs_b, n=p.n) for p in z.pairs]
+        return out
+    return [row(k, v) for k, v in s.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+
+# -- leaderboard ---------------------------------------------------------------------------
+def _lead_crows(runs: Sequence[RunView]) -> Table:
+    rows = [(r.label, r.dataset, r.summary.get("n"), r.summary.get("metric_score"),
+             CI(*_interval(r.summary, "metric_score")), r.summary.get("stereo_score"),
+             r.summary.get("antistereo_score"), r.summary.get("neutral"))
+            for r in sorted(runs, key=lambda r: (r.dataset, -(r.summary.get("metric_score") or 0)))]
+    return Table("CrowS-Pairs leaderboard", ("model", "dataset", "n", "metric", "95% CI", "stereo",
+                                              "anti-stereo", "ties"), tuple(rows),
+                 "Sorted by metric score within each dataset; 50 = no preference.")
+
+
+def _lead_census(runs: Sequence[RunView]) -> Table:
+    def key(r: RunView) -> tuple[str, float]:
+        return r.dataset, -(r.summary.get("descriptive") or 0)
+
+    rows = []
+    for r in sorted(runs, key=key):
+        s, by = r.summary, r.summary.get("descriptive_by_class") or {}
+        rows.append((r.label, r.dataset, s.get("normative"), CI(*_interval(s, "normative")),
+                     s.get("descriptive"), CI(*_interval(s, "descriptive")), by.get("balanced"),
+                     by.get("female"), by.get("male")))
+    return Table("Census leaderboard (Touileb et al. 2023, Tables 3 and 4)",
+                 ("model", "census", "normative", "95% CI", "descriptive", "95% CI", "neutral",
+                  "female", "male"), tuple(rows),
+                 "Neutral/female/male split the descriptive score (shares of all occupations). "
+                 "Sorted by descriptive score within each census.")
+
+
+def _lead_zh(runs: Sequence[RunView]) -> Table:
+    from .zh import zh_overview
+
+    rows = []
+    for r in runs:
+        z = zh_overview(r)
+        rows.append((r.label, r.dataset, z.n, z.bias_score, CI(*_interval(r.summary, "bias_score")),
+                     z.leaning.get("male"), z.leaning.get("female"), z.leaning.get("neutral")))
+    rows.sort(key=lambda x: (x[1], -(x[3] or 0)))
+    return Table("zh-neutral leaderboard (Zhao et al. 2021)",
+                 ("model", "dataset", "n", "mean |b|", "95% CI", "male", "female", "neutral"),
+                 tuple(rows), "Sorted by mean |b| (higher = more gendered); leaning counts at |b| > 0.3.")
+
+
+_LEADERS = {"crows-pairs": _lead_crows, "census": _lead_census, "zh-neutral": _lead_zh}
+
+
+def leaderboard(runs: Sequence[RunView]) -> list[Table]:
+    """One table per benchmark, one row per run (known benchmarks only)."""
+    return [_LEADERS[b]([r for r in runs if r.benchmark == b]) for b in _LEADERS
+            if any(r.benchmark == b for r in runs)]

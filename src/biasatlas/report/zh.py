@@ -1,0 +1,90 @@
+"""zh-neutral numbers for the report, read from a run's items (Zhao et al. 2021, SlguSet).
+
+``b(s) = log(P(m | s) / P(f | s))`` per sentence; the model score is the mean of ``|b|``;
+a sentence leans male if ``b > 0.3``, female if ``b < −0.3``, neutral otherwise
+(METHODS.md §3). The counts and the per-pair breakdown are recomputed from the items,
+which every run has; the headline score is the summary's ``bias_score`` when present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .runs import RunView
+
+THRESHOLD = 0.3
+LEANINGS: tuple[str, ...] = ("male", "neutral", "female")
+
+
+@dataclass(frozen=True)
+class ZhPair:
+    """One keyword pair (e.g. 他/她): how its sentences lean."""
+
+    pair: str
+    n: int
+    mean_b: float
+    mean_abs_b: float
+    counts: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class ZhOverview:
+    n: int
+    bias_score: float | None
+    leaning: Mapping[str, int]
+    pairs: tuple[ZhPair, ...]
+    topics: Mapping[str, tuple[tuple[str, float | None], ...]]
+    b: np.ndarray
+
+
+def zh_overview(run: RunView) -> ZhOverview:
+    records = [r for r in run.records if r.get("b") is not None]
+    b = np.asarray([float(r["b"]) for r in records], dtype=float)
+    leaning = {k: sum(r["leaning"] == k for r in records) for k in LEANINGS}
+    score = run.summary.get("bias_score")
+    if score is None and len(b):
+        score = float(np.abs(b).mean())
+    return ZhOverview(len(records), score, leaning, _pairs(records), topics_of(run.summary), b)
+
+
+def _pairs(records: list[Mapping[str, Any]]) -> tuple[ZhPair, ...]:
+    by: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        by.setdefault(str(r["pair"]), []).append(r)
+    out = []
+    for pair, rs in by.items():
+        b = np.asarray([float(r["b"]) for r in rs])
+        counts = {k: sum(r["leaning"] == k for r in rs) for k in LEANINGS}
+        out.append(ZhPair(pair, len(rs), float(b.mean()), float(np.abs(b).mean()), counts))
+    return tuple(sorted(out, key=lambda p: -p.n))
+
+
+def topics_of(summary: Mapping[str, Any]) -> dict[str, tuple[tuple[str, float | None], ...]]:
+    """Topic words per leaning, whatever the list shape: words, [word, weight] pairs,
+    ``{word: weight}`` maps or ``{"word": …, "score"/"weight": …}`` records."""
+    topics = summary.get("topics") or {}
+    if not isinstance(topics, Mapping):
+        return {}
+    return {str(k): _words(v) for k, v in topics.items()}
+
+
+def _words(value: Any) -> tuple[tuple[str, float | None], ...]:
+    if isinstance(value, Mapping):
+        return tuple((str(w), _num(s)) for w, s in value.items())
+    out = []
+    for item in value or ():
+        if isinstance(item, str):
+            out.append((item, None))
+        elif isinstance(item, Mapping):
+            out.append((str(item.get("word", "")), _num(item.get("score", item.get("weight")))))
+        elif isinstance(item, (list, tuple)) and item:
+            out.append((str(item[0]), _num(item[1]) if len(item) > 1 else None))
+    return tuple(out)
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
