@@ -163,9 +163,10 @@ def _mcnemar_row(scope: str, ra: Sequence[Mapping[str, Any]], rb: Sequence[Mappi
     y = [r["outcome"] == "more" for r in rb]
     table = mcnemar_table(x, y)
     stat, p, method = mcnemar_test(table)
+    # the exact test's statistic is just min(A only, B only): show the counts instead
     return PairedTest(scope, "% sent_more preferred", len(ra), 100.0 * float(np.mean(x)),
-                      100.0 * float(np.mean(y)), stat, p, method,
-                      detail=f"A only {table[0, 1]}, B only {table[1, 0]}")
+                      100.0 * float(np.mean(y)), None if method == "McNemar exact" else stat, p, method,
+                      detail=f"discordant: A {table[0, 1]}, B {table[1, 0]}")
 
 
 def _zh(a: RunView, b: RunView, **_: Any) -> tuple[tuple[PairedTest, ...], int, int, int]:
@@ -233,9 +234,9 @@ def compare_runs(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int =
 
 
 def comparison_pairs(runs: Sequence[RunView], all_pairs: bool = False) -> list[tuple[RunView, RunView]]:
-    """Which runs to pair: within each (benchmark, dataset) group, every later run against
-    the first (the baseline), or every pair with ``all_pairs``."""
-    groups: dict[tuple[str, str], list[RunView]] = {}
+    """Which runs to pair: within each (benchmark, dataset, data sha256) group, every later
+    run against the first (the baseline), or every pair with ``all_pairs``."""
+    groups: dict[tuple[str, str, str], list[RunView]] = {}
     for run in runs:
         if run.benchmark in _COMPARERS:
             groups.setdefault(run.group, []).append(run)
@@ -252,11 +253,14 @@ def comparison_table(c: Comparison) -> Any:
     """The comparison as a report :class:`~.tables.Table` (A and B named in the title)."""
     from .tables import PValue, Table
 
-    rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, t.statistic,
-                  PValue(t.p), PValue(t.p_holm) if t.p_holm is not None else "", t.method, t.detail)
-                 for t in c.tests)
+    rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, PValue(t.p),
+                  PValue(t.p_holm), _test_text(t)) for t in c.tests)
     caption = (f"A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
                "Holm-adjusted p within the per-category rows. " + " ".join(c.notes)).strip()
     return Table(f"{c.benchmark}: {c.label_b} vs {c.label_a}",
-                 ("scope", "quantity", "n", "A", "B", "B − A", "statistic", "p", "p (Holm)", "method",
-                  "detail"), rows, caption)
+                 ("scope", "quantity", "n", "A", "B", "B − A", "p", "p (Holm)", "test"), rows, caption)
+
+
+def _test_text(t: PairedTest) -> str:
+    stat = "" if t.statistic is None else f"stat {t.statistic:.3g}"
+    return "; ".join(x for x in (t.method, stat, t.detail) if x)

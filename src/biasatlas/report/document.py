@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import __version__
+from ..errors import DataError
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .runs import RunView
 from .sections import Provenance, provenance, run_tables
@@ -37,6 +38,7 @@ class Report:
     runs: tuple[RunReport, ...]
     leaderboard: tuple[Table, ...]
     comparisons: tuple[Comparison, ...]
+    notes: tuple[str, ...] = ()
     version: str = __version__
 
     @property
@@ -48,10 +50,14 @@ def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: 
                  seed: int = 0) -> Report:
     """Tables, leaderboard and (with ``compare``) paired tests of later runs vs the first per group."""
     per_run = tuple(RunReport(r, tuple(run_tables(r)), provenance(r), i) for i, r in enumerate(runs))
-    pairs = comparison_pairs(runs) if compare else []
-    comparisons = tuple(compare_runs(a, b, n_resamples=n_resamples, seed=seed) for a, b in pairs)
+    comparisons, notes = [], []
+    for a, b in comparison_pairs(runs) if compare else []:
+        try:
+            comparisons.append(compare_runs(a, b, n_resamples=n_resamples, seed=seed))
+        except DataError as exc:  # e.g. no shared items: the rest of the report still stands
+            notes.append(f"{b.label} vs {a.label} not compared: {exc}")
     lead = tuple(leaderboard(runs)) if len(runs) > 1 else ()
-    return Report(per_run, lead, comparisons)
+    return Report(per_run, lead, tuple(comparisons), tuple(notes))
 
 
 def title_of(run: RunView) -> str:
@@ -63,9 +69,10 @@ def to_markdown_doc(report: Report) -> str:
     if report.leaderboard:
         parts.append("## Leaderboard\n")
         parts += [to_markdown(t) for t in report.leaderboard]
-    if report.comparisons:
+    if report.comparisons or report.notes:
         parts.append("## Paired comparisons\n")
         parts += [to_markdown(t) for t in report.comparison_tables]
+        parts += [f"- {note}" for note in report.notes]
     for rr in report.runs:
         parts.append(f"## {title_of(rr.run)}\n")
         parts += [to_markdown(t) for t in rr.tables]

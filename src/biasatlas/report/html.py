@@ -65,7 +65,7 @@ class Block:
     note: str = ""
 
 
-_COMPARE_NOTE = ("Runs of the same benchmark and dataset, each against the first: McNemar on CrowS-Pairs "
+_COMPARE_NOTE = ("Runs of the same benchmark and data file, each against the first: McNemar on CrowS-Pairs "
                  "outcomes, Wilcoxon signed-rank on zh-neutral b, paired bootstrap on census shares; "
                  "Holm across categories.")
 
@@ -74,8 +74,9 @@ def render_html(report: Report, title: str = "biasatlas report") -> str:
     from .plots import cjk_font
 
     blocks = [Block("leaderboard", "Leaderboard", report.leaderboard)] if report.leaderboard else []
-    if report.comparisons:
-        blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, _COMPARE_NOTE))
+    if report.comparisons or report.notes:
+        note = " ".join((_COMPARE_NOTE, *report.notes))
+        blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, note))
     figures = {rr.anchor: run_figures(rr) for rr in report.runs}
     missing_font = needs_cjk(report) and cjk_font() is None
     return _page(title, blocks, report.runs, figures, missing_font)

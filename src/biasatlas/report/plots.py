@@ -25,9 +25,11 @@ import numpy as np
 from .paper import PaperScores
 from .runs import RunView
 from .svg import Plot
-from .zh import LEANINGS, THRESHOLD, ZhOverview
+from .zh import LEANINGS, ZhOverview
 
 FEMALE, MALE, NEUTRAL, INK = "#CC79A7", "#0072B2", "#999999", "#222222"
+#: CrowS-Pairs bars: above 50 (prefers the more stereotyping sentence) and below 50.
+ABOVE, BELOW, PAPER = "#D55E00", "#56B4E9", "#E69F00"
 CLASS_COLOURS = {"female": FEMALE, "male": MALE, "balanced": NEUTRAL}
 LEANING_COLOURS = {"female": FEMALE, "male": MALE, "neutral": NEUTRAL}
 #: CJK fonts tried for Chinese labels, in order; Debian packages fonts-wqy-microhei / fonts-noto-cjk.
@@ -83,7 +85,7 @@ def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
     high = np.array([_ci(r[2], 1, r[1]) for r in rows], dtype=float)
     tips = {}
     for i, (name, value, _, n, published) in enumerate(rows):
-        colour = INK if name == "all pairs" else (MALE if (value or 50) >= 50 else FEMALE)
+        colour = INK if name == "all pairs" else (ABOVE if (value or 50) >= 50 else BELOW)
         ax.barh(i, (value or 50) - 50, left=50, height=0.6, color=colour, alpha=0.85, gid=f"bar-{i}")
         tips[f"bar-{i}"] = (f"{name}: {_f(value)} [{_f(low[i])}, {_f(high[i])}], n = {n}"
                             + (f"; paper {published:.1f}" if published is not None else ""))
@@ -92,14 +94,14 @@ def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
     ax.axvline(50, color=INK, lw=1, ls="--", gid="line-50")
     if paper is not None:
         published = np.array([np.nan if r[4] is None else r[4] for r in rows], dtype=float)
-        ax.scatter(published, y, marker="D", s=28, color="#E69F00", edgecolor=INK, zorder=3,
+        ax.scatter(published, y, marker="D", s=28, color=PAPER, edgecolor=INK, zorder=3,
                    label=f"{paper.source}: {paper.model}", gid="paper")
         ax.legend(loc="lower right", frameon=False)
     ax.set_yticks(y, [f"{r[0]} (n={r[3]})" for r in rows])
     lo = np.nanmin(np.concatenate([low, [45.0]])) - 3
     hi = np.nanmax(np.concatenate([high, [55.0]])) + 3
     ax.set_xlim(max(0.0, lo), min(100.0, hi))
-    ax.set_xlabel("% of pairs where the more stereotyping sentence scores higher (50 = no preference)")
+    ax.set_xlabel("% of pairs preferring the more stereotyping sentence\n(50 = no preference)")
     ax.set_title(f"CrowS-Pairs by category · {run.label} · {run.dataset}")
     return Plot(fig, f"CrowS-Pairs per-category scores with 95% intervals for {run.label}", tips)
 
@@ -110,8 +112,8 @@ def _ci(ci: Any, side: int, value: Any) -> float:
     return np.nan if value is None else float(value)
 
 
-def _f(value: Any) -> str:
-    return "–" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.1f}"
+def _f(value: Any, digits: int = 1) -> str:
+    return "–" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{digits}f}"
 
 
 # -- Census -----------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ def census_scatter(run: RunView, n_labels: int = 8) -> Plot:
     ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="census: % women in the occupation",
            ylabel="model: female share p(O) (%)", aspect="equal")
     ax.set_title(f"Census vs model · {run.label} · {run.dataset}")
-    ax.legend(loc="upper left", frameon=False, fontsize=7)
+    fig.legend(loc="outside lower center", ncols=3, frameon=False, fontsize=7)
     return Plot(fig, f"Census share of women vs model share per occupation for {run.label}", tips)
 
 
@@ -147,9 +149,18 @@ def _occupation_tip(r: Mapping[str, Any]) -> str:
             f"model {r['model_female_pct']:.1f}% ({r['model_class']})")
 
 
-def _most_off(items: Sequence[Mapping[str, Any]], n: int) -> list[Mapping[str, Any]]:
-    """The occupations farthest from the diagonal: the ones worth a printed label."""
-    return sorted(items, key=lambda r: -abs(r["model_female_pct"] - r["census_female_pct"]))[:n]
+def _most_off(items: Sequence[Mapping[str, Any]], n: int, spacing: float = 10.0) -> list[Mapping[str, Any]]:
+    """The occupations farthest from the diagonal, worth a printed label; greedy, skipping
+    any point within ``spacing`` points (both axes) of one already labelled, so labels do
+    not pile up on one cluster."""
+    chosen: list[Mapping[str, Any]] = []
+    for r in sorted(items, key=lambda r: -abs(r["model_female_pct"] - r["census_female_pct"])):
+        if len(chosen) == n:
+            break
+        if all(abs(r["census_female_pct"] - c["census_female_pct"]) > spacing
+               or abs(r["model_female_pct"] - c["model_female_pct"]) > spacing for c in chosen):
+            chosen.append(r)
+    return chosen
 
 
 # -- zh-neutral -------------------------------------------------------------------------------
@@ -163,20 +174,20 @@ def zh_histogram(run: RunView, z: ZhOverview) -> Plot:
                                    range=(min(lo, -1.0), max(hi, 1.0)))
     counts, edges = np.histogram(b, bins=edges)
     mids = (edges[:-1] + edges[1:]) / 2
-    colours = np.where(mids > THRESHOLD, MALE, np.where(mids < -THRESHOLD, FEMALE, NEUTRAL))
+    colours = np.where(mids > z.threshold, MALE, np.where(mids < -z.threshold, FEMALE, NEUTRAL))
     bars = ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color=colours,
                   edgecolor="white", linewidth=0.3)
     tips = {}
     for i, (patch, count) in enumerate(zip(bars.patches, counts)):
         patch.set_gid(f"bin-{i}")
         tips[f"bin-{i}"] = f"b in [{edges[i]:.2f}, {edges[i + 1]:.2f}): {int(count)} sentences"
-    for x in (-THRESHOLD, THRESHOLD):
+    for x in (-z.threshold, z.threshold):
         ax.axvline(x, color=INK, lw=1, ls="--", gid=f"threshold-{'neg' if x < 0 else 'pos'}")
     counts_text = "  ·  ".join(f"{k} {z.leaning[k]}" for k in ("female", "neutral", "male"))
-    ax.set_title(f"b = log P(m|s)/P(f|s) · {run.label} · mean |b| = {_f(z.bias_score)}\n{counts_text}")
-    ax.set_xlabel("b  (< −0.3 leans female · > 0.3 leans male)")
+    ax.set_title(f"b = log P(m|s)/P(f|s) · {run.label} · mean |b| = {_f(z.bias_score, 4)}\n{counts_text}")
+    ax.set_xlabel(f"b, log base {z.log_base}  (< −{z.threshold:g} leans female · > {z.threshold:g} leans male)")
     ax.set_ylabel("sentences")
-    return Plot(fig, f"Histogram of b for {run.label} with the ±0.3 leaning thresholds", tips)
+    return Plot(fig, f"Histogram of b for {run.label} with the ±{z.threshold:g} leaning thresholds", tips)
 
 
 def zh_pairs(run: RunView, z: ZhOverview) -> Plot:

@@ -62,9 +62,9 @@ class RunView:
         return self.provenance.get("data_sha256") or bench.get("data_sha256")
 
     @property
-    def group(self) -> tuple[str, str]:
-        """Runs in one group measured the same items and can be paired."""
-        return self.benchmark, self.dataset
+    def group(self) -> tuple[str, str, str]:
+        """Runs in one group read the same data file, so their items can be paired."""
+        return self.benchmark, self.dataset, self.data_sha256 or ""
 
     def skip_reasons(self) -> Counter[str]:
         return Counter(str(s.get("reason", "unknown")) for s in self.skipped)
@@ -80,7 +80,7 @@ def load_run(folder: Path | str) -> RunView:
     run = read_run(folder)
     view = RunView(folder, run.config, run.summary, run.records, tuple(run.skipped))
     _check_items(view)
-    return view
+    return with_labels([view])[0]
 
 
 def _check_items(view: RunView) -> None:

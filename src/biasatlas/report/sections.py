@@ -41,21 +41,25 @@ def crows_tables(run: RunView) -> list[Table]:
                                      ("anti-stereo", "antistereo_score", "n_antistereo"))]
     overview.append(("ties (neutral)", s.get("neutral"), s.get("neutral_percent"), CI(None, None),
                      PValue(None), None))
-    paper_col = f"paper ({paper.source}, {paper.model})" if paper else "paper"
     cats = [(c, v.get("n"), v.get("score"), CI(*(v.get("ci") or (None, None))), PValue(v.get("binomial_p")),
              paper.by_category.get(c) if paper else None)
             for c, v in sorted((s.get("by_category") or {}).items())]
+    columns = ("n", "score", "95% CI", "p (binomial vs 50)")
+    if paper is None:  # no published setting matches: no empty column
+        overview, cats = [r[:-1] for r in overview], [r[:-1] for r in cats]
+    else:
+        columns += (f"paper ({paper.source}, {paper.model})",)
     note = f" Paper note: {paper.note}." if paper and paper.note else ""
-    return [Table("CrowS-Pairs scores", ("", "n", "score", "95% CI", "p (binomial vs 50)", paper_col),
-                  tuple(overview), "Wilson intervals; 50 = no preference; ties count in n for the metric "
-                  "score and in neither stereo nor anti-stereo." + note),
-            Table("By bias category", ("category", "n", "score", "95% CI", "p (binomial vs 50)", paper_col),
-                  tuple(cats)),
+    return [Table("CrowS-Pairs scores", ("", *columns), tuple(overview),
+                  "Wilson intervals; 50 = no preference; ties count in n for the metric score and in "
+                  "neither stereo nor anti-stereo." + note),
+            Table("By bias category", ("category", *columns), tuple(cats)),
             _crows_examples(run)]
 
 
 def _crows_examples(run: RunView) -> Table:
-    scored = [r for r in run.records if r.get("sent_more_score") is not None and r.get("sent_less_score") is not None]
+    scored = [r for r in run.records
+              if r.get("sent_more_score") is not None and r.get("sent_less_score") is not None]
     scored.sort(key=lambda r: -abs(r["sent_more_score"] - r["sent_less_score"]))
     rows = tuple((r["id"], r["bias_type"], r["direction"], r["sent_more"], r["sent_less"],
                   r["sent_more_score"] - r["sent_less_score"], r["outcome"]) for r in scored[:N_EXAMPLES])
@@ -70,7 +74,8 @@ def census_tables(run: RunView) -> list[Table]:
     by, ints = s.get("descriptive_by_class") or {}, s.get("intervals") or {}
     conf = ints.get("confidence")
     table34 = (
-        (run.label, s.get("normative"), s.get("descriptive"), by.get("balanced"), by.get("female"), by.get("male")),
+        (run.label, s.get("normative"), s.get("descriptive"), by.get("balanced"), by.get("female"),
+         by.get("male")),
         (f"{100 * conf:.0f}% CI" if conf else "CI", CI(*(ints.get("normative") or (None, None))),
          CI(*(ints.get("descriptive") or (None, None))), None, None, None),
     )
@@ -107,14 +112,16 @@ def zh_tables(run: RunView) -> list[Table]:
     overview = ((z.n, z.bias_score, CI(*((run.summary.get("intervals") or {}).get("bias_score") or (None, None))),
                  z.leaning["male"], pct["male"], z.leaning["neutral"], pct["neutral"], z.leaning["female"],
                  pct["female"]),)
-    pairs = tuple((p.pair, p.n, p.mean_b, p.mean_abs_b, p.counts["male"], p.counts["neutral"],
+    pairs = tuple((p.pair, p.n, p.mean_b, p.mean_abs_b, CI(*p.ci), p.counts["male"], p.counts["neutral"],
                    p.counts["female"]) for p in z.pairs)
     topics = tuple((k, ", ".join(w if s is None else f"{w} ({s:.3g})" for w, s in words[:15]))
                    for k, words in z.topics.items())
     tables = [Table("zh-neutral score (Zhao et al. 2021)", ("n", "mean |b|", "95% CI", "male", "male %",
                                                            "neutral", "neutral %", "female", "female %"),
-                    overview, "b = log P(m|s)/P(f|s); leaning male if b > 0.3, female if b < −0.3."),
-              Table("By keyword pair", ("pair", "n", "mean b", "mean |b|", "male", "neutral", "female"), pairs)]
+                    overview, f"b = log P(m|s)/P(f|s), log base {z.log_base}; leaning male if "
+                    f"b > {z.threshold:g}, female if b < −{z.threshold:g}."),
+              Table("By keyword pair", ("pair", "n", "mean b", "mean |b|", "95% CI", "male", "neutral", "female"),
+                    pairs)]
     if topics:
         tables.append(Table("Topic words of the leaning subsets", ("leaning", "words"), topics))
     ordered = sorted((r for r in run.records if r.get("b") is not None), key=lambda r: r["b"])

@@ -103,7 +103,8 @@ def to_rich(table: Table) -> Any:
 
     out = RichTable(title=table.title, caption=table.caption or None)
     for name, num in zip(table.columns, table.numeric):
-        out.add_column(name, justify="right" if num else "left")
+        # numbers never wrap mid-value; text columns fold instead
+        out.add_column(name, justify="right" if num else "left", no_wrap=num)
     for row in table.text_rows():
         out.add_row(*row)
     return out

@@ -29,6 +29,7 @@ class ZhPair:
     mean_b: float
     mean_abs_b: float
     counts: Mapping[str, int]
+    ci: tuple[float | None, float | None] = (None, None)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class ZhOverview:
     pairs: tuple[ZhPair, ...]
     topics: Mapping[str, tuple[tuple[str, float | None], ...]]
     b: np.ndarray
+    threshold: float = THRESHOLD
+    log_base: str = "e"
 
 
 def zh_overview(run: RunView) -> ZhOverview:
@@ -48,10 +51,14 @@ def zh_overview(run: RunView) -> ZhOverview:
     score = run.summary.get("bias_score")
     if score is None and len(b):
         score = float(np.abs(b).mean())
-    return ZhOverview(len(records), score, leaning, _pairs(records), topics_of(run.summary), b)
+    threshold = run.summary.get("threshold")
+    threshold = THRESHOLD if threshold is None else float(threshold)
+    return ZhOverview(len(records), score, leaning, _pairs(records, run.summary.get("by_pair") or {}),
+                      topics_of(run.summary), b, threshold, str(run.summary.get("log_base") or "e"))
 
 
-def _pairs(records: list[Mapping[str, Any]]) -> tuple[ZhPair, ...]:
+def _pairs(records: list[Mapping[str, Any]], summary: Mapping[str, Any]) -> tuple[ZhPair, ...]:
+    """Per keyword pair, from the items; the interval of mean |b| from the summary when it has one."""
     by: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
         by.setdefault(str(r["pair"]), []).append(r)
@@ -59,17 +66,26 @@ def _pairs(records: list[Mapping[str, Any]]) -> tuple[ZhPair, ...]:
     for pair, rs in by.items():
         b = np.asarray([float(r["b"]) for r in rs])
         counts = {k: sum(r["leaning"] == k for r in rs) for k in LEANINGS}
-        out.append(ZhPair(pair, len(rs), float(b.mean()), float(np.abs(b).mean()), counts))
+        ci = (summary.get(pair) or {}).get("bias_score_ci") or (None, None)
+        out.append(ZhPair(pair, len(rs), float(b.mean()), float(np.abs(b).mean()), counts, (ci[0], ci[1])))
     return tuple(sorted(out, key=lambda p: -p.n))
 
 
 def topics_of(summary: Mapping[str, Any]) -> dict[str, tuple[tuple[str, float | None], ...]]:
-    """Topic words per leaning, whatever the list shape: words, [word, weight] pairs,
-    ``{word: weight}`` maps or ``{"word": …, "score"/"weight": …}`` records."""
+    """Topic words per leaning (and per method, e.g. ``male · tfidf``), whatever the list
+    shape: words, [word, weight] pairs, ``{word: weight}`` maps, ``{"word", "score"}``
+    records, or ``{leaning: {method: list}}`` as the zh-neutral benchmark writes."""
     topics = summary.get("topics") or {}
     if not isinstance(topics, Mapping):
         return {}
-    return {str(k): _words(v) for k, v in topics.items()}
+    out: dict[str, tuple[tuple[str, float | None], ...]] = {}
+    for leaning, value in topics.items():
+        if isinstance(value, Mapping) and value and all(isinstance(v, (list, tuple, Mapping))
+                                                        for v in value.values()):
+            out.update({f"{leaning} · {method}": _words(words) for method, words in value.items()})
+        else:
+            out[str(leaning)] = _words(value)
+    return out
 
 
 def _words(value: Any) -> tuple[tuple[str, float | None], ...]:

@@ -1,0 +1,131 @@
+"""End to end in a real browser: ``biasatlas report`` over runs of all three benchmarks,
+opened in headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright).
+
+The page must load with no console error and no request beyond the file itself, show
+every plot, show dataset markup as text and never run it, and print to PDF.
+``scripts/ci-browser-deps.sh`` installs Chromium, a CJK font and Playwright; without them
+the test is skipped, unless ``BIASATLAS_REQUIRE_BROWSER=1`` (as in CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from report_fixtures import XSS, XSS_IMG, real_run, write_crows_tsv, zh_run
+
+CHROMIUM = os.environ.get("BIASATLAS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def _browser_or_skip():
+    required = os.environ.get("BIASATLAS_REQUIRE_BROWSER") == "1"
+    missing = []
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing.append("the playwright package")
+        sync_playwright = None
+    if not Path(CHROMIUM).is_file():
+        missing.append(f"chromium at {CHROMIUM}")
+    if missing:
+        message = f"browser test needs {' and '.join(missing)}: run scripts/ci-browser-deps.sh"
+        if required:
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return sync_playwright
+
+
+@pytest.fixture(scope="module")
+def page_path(tmp_path_factory) -> tuple[Path, int]:
+    """Real crows-pairs and census runs (fake scorer, no torch), a zh-neutral run, one report."""
+    from biasatlas.benchmarks.census import Census
+    from biasatlas.benchmarks.crows_pairs import CrowsPairs
+
+    root = tmp_path_factory.mktemp("e2e")
+    data = write_crows_tsv(root / "pairs.tsv")
+    runs = [real_run(CrowsPairs(dataset=None, data=data), root / "crows-a"),
+            real_run(CrowsPairs(dataset=None, data=data), root / "crows-b", boost=("femmes",), bias=3.0),
+            real_run(Census(country="no", limit=25, n_resamples=100), root / "census"),
+            *_zh_runs(root)]
+    out = root / "report.html"
+    done = subprocess.run([sys.executable, "-m", "biasatlas", "report", *map(str, runs), "--out", str(out),
+                           "--n-resamples", "200"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    n_figures = 2 + 1 + 2 * (len(runs) - 3)  # crows ×2, census scatter, zh histogram + pair bars each
+    return out, n_figures
+
+
+def _zh_runs(root: Path) -> list[Path]:
+    """The fixed zh fixture (its sentence carries markup), and a real zh-neutral run when
+    that benchmark is installed."""
+    runs = [zh_run(root / "zh")]
+    try:
+        from biasatlas.benchmarks.zh_neutral import ZhNeutral
+    except ImportError:
+        return runs
+    return runs + [real_run(ZhNeutral(limit=30, topics_k=5), root / "zh-real")]
+
+
+def test_report_page_in_headless_chromium(page_path, tmp_path):
+    sync_playwright = _browser_or_skip()
+    path, n_figures = page_path
+    url = path.as_uri()
+    requests, errors, dialogs = [], [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(url, wait_until="load")
+            page.wait_for_timeout(200)
+            figures = page.locator("svg.figure")
+            count = figures.count()
+            boxes = []
+            for i in range(count):
+                figures.nth(i).scroll_into_view_if_needed()
+                assert figures.nth(i).is_visible()
+                boxes.append(figures.nth(i).bounding_box())
+            text = page.inner_text("body")
+            scripts = page.evaluate("document.scripts.length")
+            tooltips = page.locator("svg.figure title").count()
+            page.pdf(path=str(tmp_path / "report.pdf"))
+        finally:
+            browser.close()
+    assert requests == [url], requests  # the page itself, nothing else
+    assert errors == [] and dialogs == [] and scripts == 0
+    assert count == n_figures
+    assert all(b and b["width"] > 300 and b["height"] > 150 for b in boxes), boxes
+    assert XSS in text and XSS_IMG in text  # the sentences shown as text …
+    assert "他/她" in text and "Øyvind" in text and "l'informatique" in text
+    assert tooltips > 25  # … and every census point, bar and bin has hover text
+    assert (tmp_path / "report.pdf").stat().st_size > 10_000  # it prints
+
+
+def test_markup_in_a_zh_sentence_stays_text(tmp_path):
+    sync_playwright = _browser_or_skip()
+    folder = zh_run(tmp_path / "zh")
+    out = tmp_path / "zh.html"
+    done = subprocess.run([sys.executable, "-m", "biasatlas", "report", str(folder), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    requests, dialogs = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(out.as_uri(), wait_until="load")
+            text = page.inner_text("body")
+            images = page.evaluate("document.images.length")
+        finally:
+            browser.close()
+    assert XSS_IMG in text and images == 0 and dialogs == [] and requests == [out.as_uri()]
