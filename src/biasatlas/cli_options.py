@@ -23,6 +23,8 @@ Dtype = Annotated[str, typer.Option("--dtype", help="float32 (default), or bfloa
 Revision = Annotated[Optional[str], typer.Option("--revision", help="Hub revision (commit, tag, branch).")]
 Trust = Annotated[bool, typer.Option("--trust-remote-code", help="Allow a hub model's own code to run.")]
 Out = Annotated[Optional[Path], typer.Option("--out", "-o", help="Run folder to write.")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
+Refresh = Annotated[bool, typer.Option("--refresh", help="Rescore everything and overwrite cached scores.")]
 Limit = Annotated[Optional[int], typer.Option("--limit", help="Only the first N items (for a quick look).")]
 
 
@@ -47,16 +49,21 @@ class ScorerOptions:
         return load_scorer(self.model, self.scorer, **kw)
 
 
-def execute(benchmark: Any, options: ScorerOptions, out: Path | None) -> None:
-    """Score, write the run folder, print the benchmark's table."""
+def execute(benchmark: Any, options: ScorerOptions, out: Path | None, *, no_cache: bool = False,
+            refresh: bool = False) -> None:
+    """Score (through the score cache unless ``no_cache``), write the run folder, print the table."""
     from rich.console import Console
 
+    from .cache import ScoreCache, default_cache_path
     from .pipeline import evaluate
     from .results import write_run
 
     console = Console(stderr=True)
     console.print(f"[bold]{benchmark.name}[/] · loading model {options.model} …")
-    run = evaluate(benchmark, options.build(), progress=True)
+    cache = None if no_cache else ScoreCache(default_cache_path())
+    run = evaluate(benchmark, options.build(), progress=True, cache=cache, refresh=refresh)
+    if run.timing.get("cache_hits"):
+        console.print(f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
     Console().print(benchmark.table(run.summary))
     if out is not None:
         write_run(run, out)

@@ -1,4 +1,11 @@
-"""The one linear pipeline: load → probes → score → metric → run record (DESIGN.md)."""
+"""The one linear pipeline: load → probes → score → metric → run record (DESIGN.md).
+
+Scoring goes through the score cache when one is given: cached answers are reused, the
+rest are scored in chunks, and each chunk is committed before the next starts, so a
+killed run resumes where it stopped and ends with the same outputs as an uninterrupted
+one. Everything that varies between equivalent runs (seconds, cache hits, batches) goes
+to ``timing`` rather than the summary, so summaries of equal runs are byte-identical.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,10 @@ from typing import Any
 
 from . import __version__
 from .benchmarks.base import Benchmark
+from .cache import ScoreCache
 from .scorers.base import Scorer
+
+CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
 
 
 @dataclass(frozen=True)
@@ -20,9 +30,11 @@ class Run:
     summary: dict[str, Any]
     records: list[dict[str, Any]]
     skipped: list[dict[str, Any]] = field(default_factory=list)
+    timing: dict[str, Any] = field(default_factory=dict)
 
 
-def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False) -> Run:
+def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
+             cache: ScoreCache | None = None, refresh: bool = False) -> Run:
     """Run ``benchmark`` with ``scorer`` and return the run record.
 
     Two optional benchmark hooks: ``bind(scorer)`` returns the benchmark set up for that
@@ -36,30 +48,43 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False) ->
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
     started = time.perf_counter()
-    answers = _score(scorer, probes, progress)
+    answers, cache_stats = _score(scorer, probes, progress, cache, refresh)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
-                  "seconds_scoring": round(seconds, 3), "n_probes": len(probes),
-                  "counters": dict(getattr(scorer, "counters", {}))}
+                  "n_probes": len(probes), "scorer_fingerprint": scorer.fingerprint()}
     with_counters = getattr(benchmark, "with_counters", None)
-    scores = with_counters(result.summary, provenance["counters"]) if with_counters else result.summary
+    counters = dict(getattr(scorer, "counters", {}))
+    scores = with_counters(result.summary, counters) if with_counters else result.summary
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),
                "variant": described.get("variant"), **scores, "provenance": provenance}
+    timing = {"seconds_scoring": round(seconds, 3), **cache_stats,
+              "counters": counters}
     config = {"benchmark": bench_config, "scorer": described}
-    return Run(config, summary, result.records, result.skipped)
+    return Run(config, summary, result.records, result.skipped, timing)
 
 
-def _score(scorer: Scorer, probes: list, progress: bool) -> dict:
-    if not progress:
-        return scorer.score(probes)
+def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | None,
+           refresh: bool) -> tuple[dict, dict[str, int]]:
     from tqdm import tqdm
 
-    with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True) as bar:
-        return scorer.score(probes, progress=bar.update)
+    with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
+              disable=not progress) as bar:
+        if cache is None:
+            return scorer.score(probes, progress=bar.update), {"cache_hits": 0, "scored": len(probes)}
+        key = scorer.fingerprint()
+        answers = {} if refresh else cache.get(key, probes)
+        missing = [p for p in probes if p.id not in answers]
+        bar.update(len(probes) - len(missing))
+        for start in range(0, len(missing), CHUNK):
+            chunk = missing[start:start + CHUNK]
+            got = scorer.score(chunk, progress=bar.update)
+            cache.put(key, chunk, got)
+            answers.update(got)
+    return answers, {"cache_hits": len(probes) - len(missing), "scored": len(missing)}
 
 
 def _versions() -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Run folders: write atomically, read back for reports.
 
-``config.json``, ``items.jsonl`` (one record per item) and ``skipped.jsonl`` are written
+``config.json``, ``items.jsonl`` (one record per item), ``skipped.jsonl`` and
+``timing.json`` (seconds, cache hits: what differs between equivalent runs) are written
 first, each to a temporary file renamed into place; ``summary.json`` is written last, so
 a folder without it is an unfinished run and is never read as a finished one.
 """
@@ -47,6 +48,7 @@ def write_run(run: Run, out: Path) -> Path:
     atomic_write(out / "config.json", json.dumps(_clean(run.config), indent=2, ensure_ascii=False))
     atomic_write(out / "items.jsonl", _jsonl(run.records))
     atomic_write(out / "skipped.jsonl", _jsonl(run.skipped))
+    atomic_write(out / "timing.json", json.dumps(_clean(run.timing), indent=2))
     atomic_write(out / "summary.json", json.dumps(_clean(run.summary), indent=2, ensure_ascii=False))
     return out
 

@@ -55,6 +55,12 @@ class Scorer(abc.ABC):
         import hashlib
         import json
 
-        desc = {k: v for k, v in self.describe().items() if k not in {"batch_size", "device"}}
+        # Batch size and device must not change scores; the folder and the name the user
+        # typed do not either, when the files' hashes say what the weights are.
+        described = self.describe()
+        volatile = {"batch_size", "device"}
+        if described.get("file_sha256") or described.get("revision"):
+            volatile |= {"location", "model"}
+        desc = {k: v for k, v in described.items() if k not in volatile}
         blob = json.dumps(desc, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
