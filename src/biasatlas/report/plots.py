@@ -63,9 +63,27 @@ def style() -> Any:
 
 
 def new_figure(width: float, height: float) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), layout="constrained")
+    figure = Figure(figsize=(width, height))
+    FigureCanvasAgg(figure)  # a renderer to measure text with (see fit)
+    return figure
+
+
+def fit(fig: Any, pad: float = 6.0) -> Any:
+    """Move the axes so that its labels, title and legend just fit in the figure.
+
+    One measurement with the Agg renderer instead of a layout engine: matplotlib's
+    constrained layout re-measures on every draw and tripled the time to save a figure.
+    """
+    ax = fig.axes[0]
+    tight = ax.get_tightbbox(fig.canvas.get_renderer())
+    box, width, height = ax.bbox, fig.bbox.width, fig.bbox.height
+    left, right = box.x0 - tight.x0 + pad, tight.x1 - box.x1 + pad
+    bottom, top = box.y0 - tight.y0 + pad, tight.y1 - box.y1 + pad
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
+    return fig
 
 
 # -- CrowS-Pairs ----------------------------------------------------------------------------
@@ -103,7 +121,7 @@ def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
     ax.set_xlim(max(0.0, lo), min(100.0, hi))
     ax.set_xlabel("% of pairs preferring the more stereotyping sentence\n(50 = no preference)")
     ax.set_title(f"CrowS-Pairs by category · {run.label} · {run.dataset}")
-    return Plot(fig, f"CrowS-Pairs per-category scores with 95% intervals for {run.label}", tips)
+    return Plot(fit(fig), f"CrowS-Pairs per-category scores with 95% intervals for {run.label}", tips)
 
 
 def _ci(ci: Any, side: int, value: Any) -> float:
@@ -140,8 +158,8 @@ def census_scatter(run: RunView, n_labels: int = 8) -> Plot:
     ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="census: % women in the occupation",
            ylabel="model: female share p(O) (%)", aspect="equal")
     ax.set_title(f"Census vs model · {run.label} · {run.dataset}")
-    fig.legend(loc="outside lower center", ncols=3, frameon=False, fontsize=7)
-    return Plot(fig, f"Census share of women vs model share per occupation for {run.label}", tips)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, frameon=False, fontsize=7)
+    return Plot(fit(fig), f"Census share of women vs model share per occupation for {run.label}", tips)
 
 
 def _occupation_tip(r: Mapping[str, Any]) -> str:
@@ -187,7 +205,7 @@ def zh_histogram(run: RunView, z: ZhOverview) -> Plot:
     ax.set_title(f"b = log P(m|s)/P(f|s) · {run.label} · mean |b| = {_f(z.bias_score, 4)}\n{counts_text}")
     ax.set_xlabel(f"b, log base {z.log_base}  (< −{z.threshold:g} leans female · > {z.threshold:g} leans male)")
     ax.set_ylabel("sentences")
-    return Plot(fig, f"Histogram of b for {run.label} with the ±{z.threshold:g} leaning thresholds", tips)
+    return Plot(fit(fig), f"Histogram of b for {run.label} with the ±{z.threshold:g} leaning thresholds", tips)
 
 
 def zh_pairs(run: RunView, z: ZhOverview) -> Plot:
@@ -208,8 +226,10 @@ def zh_pairs(run: RunView, z: ZhOverview) -> Plot:
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of the pair's sentences")
     ax.set_title(f"Leaning per keyword pair · {run.label}")
-    ax.legend(loc="lower right", ncols=3, frameon=False, fontsize=7, bbox_to_anchor=(1, 1.0))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45 / len(pairs) - 0.08), ncols=3, frameon=False,
+              fontsize=7)
     _gid_bars(ax, pairs)
+    fit(fig)
     return Plot(fig, f"Leaning shares per keyword pair for {run.label}", tips)
 
 

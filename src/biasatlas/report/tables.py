@@ -217,7 +217,7 @@ def _lead_zh(runs: Sequence[RunView]) -> Table:
     rows.sort(key=lambda x: (x[1], -(x[3] or 0)))
     return Table("zh-neutral leaderboard (Zhao et al. 2021)",
                  ("model", "dataset", "n", "mean |b|", "95% CI", "male", "female", "neutral"),
-                 tuple(rows), "Sorted by mean |b| (higher = more gendered); leaning counts at |b| > 0.3.")
+                 tuple(rows), "Sorted by mean |b| (higher = more gendered); leaning counts at each run's threshold (paper: 0.3).")
 
 
 _LEADERS = {"crows-pairs": _lead_crows, "census": _lead_census, "zh-neutral": _lead_zh}
