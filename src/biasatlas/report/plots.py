@@ -86,6 +86,15 @@ def fit(fig: Any, pad: float = 6.0) -> Any:
     return fig
 
 
+def _legend_below(ax: Any, points: float) -> None:
+    """A legend centred under the x-axis label, ``points`` below the axes (not over the data)."""
+    from matplotlib.transforms import ScaledTranslation
+
+    below = ax.transAxes + ScaledTranslation(0, -points / 72, ax.figure.dpi_scale_trans)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, ncols=3, frameon=False,
+              fontsize=7)
+
+
 # -- CrowS-Pairs ----------------------------------------------------------------------------
 def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
     """Per-category metric scores as bars from 50, with 95 % intervals and the paper's values."""
@@ -114,7 +123,7 @@ def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
         published = np.array([np.nan if r[4] is None else r[4] for r in rows], dtype=float)
         ax.scatter(published, y, marker="D", s=28, color=PAPER, edgecolor=INK, zorder=3,
                    label=f"{paper.source}: {paper.model}", gid="paper")
-        ax.legend(loc="lower right", frameon=False)
+        _legend_below(ax, 48)
     ax.set_yticks(y, [f"{r[0]} (n={r[3]})" for r in rows])
     lo = np.nanmin(np.concatenate([low, [45.0]])) - 3
     hi = np.nanmax(np.concatenate([high, [55.0]])) + 3
@@ -158,7 +167,7 @@ def census_scatter(run: RunView, n_labels: int = 8) -> Plot:
     ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="census: % women in the occupation",
            ylabel="model: female share p(O) (%)", aspect="equal")
     ax.set_title(f"Census vs model · {run.label} · {run.dataset}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=3, frameon=False, fontsize=7)
+    _legend_below(ax, 34)
     return Plot(fit(fig), f"Census share of women vs model share per occupation for {run.label}", tips)
 
 
@@ -226,8 +235,7 @@ def zh_pairs(run: RunView, z: ZhOverview) -> Plot:
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of the pair's sentences")
     ax.set_title(f"Leaning per keyword pair · {run.label}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45 / len(pairs) - 0.08), ncols=3, frameon=False,
-              fontsize=7)
+    _legend_below(ax, 34)
     _gid_bars(ax, pairs)
     fit(fig)
     return Plot(fig, f"Leaning shares per keyword pair for {run.label}", tips)
