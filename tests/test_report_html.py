@@ -158,6 +158,14 @@ def test_compare_command_terminal_table(tmp_path):
     assert "Wilcoxon" in result.output and "mean |b|" in result.output
 
 
+def test_terminal_tables_show_brackets_literally(tmp_path):
+    # two runs of one model are told apart by folder name in brackets: rich must not eat them
+    a, b = crows_run(tmp_path / "r1"), crows_run(tmp_path / "r2", outcomes=CROWS_B)
+    result = CliRunner().invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "almanach/camembert-base [r2] vs almanach/camembert-base [r1]" in result.output
+
+
 def test_compare_needs_runs_of_one_benchmark(tmp_path):
     from biasatlas.report.cli import compare_command
 

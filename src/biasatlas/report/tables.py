@@ -99,14 +99,16 @@ def to_markdown(table: Table) -> str:
 
 
 def to_rich(table: Table) -> Any:
+    """A rich table; every text is escaped, since ``[r1]`` would otherwise read as markup."""
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
-    out = RichTable(title=table.title, caption=table.caption or None)
+    out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption else None)
     for name, num in zip(table.columns, table.numeric):
         # numbers never wrap mid-value; text columns fold instead
-        out.add_column(name, justify="right" if num else "left", no_wrap=num)
+        out.add_column(escape(name), justify="right" if num else "left", no_wrap=num)
     for row in table.text_rows():
-        out.add_row(*row)
+        out.add_row(*(escape(cell) for cell in row))
     return out
 
 
