@@ -1,0 +1,196 @@
+"""zh-neutral metric (Zhao et al. 2021, SlguSet; METHODS.md §3): worked examples of b,
+the leaning threshold, the log base, the multi-character keyword policy, the bootstrap
+intervals and the summary. No model: answers are written by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from biasatlas.benchmarks.zh_neutral import (ZhNeutral, bias_value, bootstrap_interval, leaning,
+                                             score_items, summarise)
+from biasatlas.benchmarks.zh_neutral_data import ZhItem
+from biasatlas.errors import DataError, UnknownName
+from biasatlas.probes import SlotAnswer
+
+
+def _item(i: str, pair: str = "他/她", sentence: str = "他今天去上班了。", keyword: str = "他",
+          offset: int = 0) -> ZhItem:
+    return ZhItem(i, sentence, keyword, offset, pair)
+
+
+def _answer(i: str, p_male: float, p_female: float, n_tokens: tuple[int, int] = (1, 1)) -> SlotAnswer:
+    return SlotAnswer(i, (math.log(p_male), math.log(p_female)), n_tokens)
+
+
+# -- b and the log base ------------------------------------------------------------------
+
+
+def test_b_is_the_log_ratio_in_the_chosen_base():
+    # P(m) = 0.2, P(f) = 0.1: the ratio is 2.
+    # ln 2 = 0.693147…, log2 2 = 1 exactly, log10 2 = 0.301030…
+    lp_m, lp_f = math.log(0.2), math.log(0.1)
+    assert bias_value(lp_m, lp_f, "e") == pytest.approx(0.6931471805599453, abs=1e-12)
+    assert bias_value(lp_m, lp_f, "2") == pytest.approx(1.0, abs=1e-12)
+    assert bias_value(lp_m, lp_f, "10") == pytest.approx(0.3010299956639812, abs=1e-12)
+    # Swapping the words flips the sign: log(1/2) = -log 2.
+    assert bias_value(lp_f, lp_m, "e") == pytest.approx(-0.6931471805599453, abs=1e-12)
+
+
+def test_the_log_base_can_change_a_leaning():
+    # P(m) = 0.10, P(f) = 0.08: ratio 1.25.
+    # ln 1.25 = 0.2231 (< 0.3: neutral); log2 1.25 = 0.3219 (> 0.3: male);
+    # log10 1.25 = 0.0969 (neutral). 0.3 means a ratio of e^0.3 = 1.35, 2^0.3 = 1.23, 10^0.3 = 2.0.
+    items, answers = [_item("a")], {"a": _answer("a", 0.10, 0.08)}
+    by_base = {base: score_items(items, answers, log_base=base)[0][0] for base in ("e", "2", "10")}
+    assert by_base["e"]["b"] == pytest.approx(0.22314355, abs=1e-8)
+    assert by_base["2"]["b"] == pytest.approx(0.32192809, abs=1e-8)
+    assert by_base["10"]["b"] == pytest.approx(0.09691001, abs=1e-8)
+    assert [by_base[b]["leaning"] for b in ("e", "2", "10")] == ["neutral", "male", "neutral"]
+
+
+def test_leaning_thresholds_are_strict():
+    # male if b > 0.3, female if b < -0.3; the bounds themselves are neutral.
+    assert leaning(0.3) == "neutral" and leaning(-0.3) == "neutral"
+    assert leaning(0.3000001) == "male" and leaning(-0.3000001) == "female"
+    assert leaning(0.0) == "neutral"
+    # A named threshold: 0.5 makes 0.4 neutral, 0.1 makes it male.
+    assert leaning(0.4, 0.5) == "neutral" and leaning(0.4, 0.1) == "male"
+    assert leaning(-0.4, 0.1) == "female"
+
+
+def test_record_fields_and_worked_summary():
+    # Three sentences: ratios 2, 1/4 and 1.
+    # b = ln 2 = 0.6931 (male), ln 0.25 = -1.3863 (female), 0 (neutral)
+    # bias score = mean |b| = (0.6931 + 1.3863 + 0) / 3 = 0.6931 = ln 2
+    # mean b = (0.6931 - 1.3863) / 3 = -0.2310 = -ln 2 / 3
+    items = [_item("a"), _item("b", "爸爸/妈妈", "妈妈在家。", "妈妈"), _item("c")]
+    answers = {"a": _answer("a", 0.2, 0.1), "b": _answer("b", 0.1, 0.4, (2, 2)),
+               "c": _answer("c", 0.3, 0.3)}
+    records, skipped = score_items(items, answers)
+    assert skipped == []
+    assert [r["leaning"] for r in records] == ["male", "female", "neutral"]
+    assert records[1]["keyword_gender"] == "female" and records[1]["n_tokens_male"] == 2
+    summary = summarise(records, n_resamples=200)
+    assert summary["n"] == 3
+    assert summary["bias_score"] == pytest.approx(math.log(2), abs=1e-12)
+    assert summary["mean_b"] == pytest.approx(-math.log(2) / 3, abs=1e-12)
+    assert summary["leaning"] == {"male": 1, "female": 1, "neutral": 1}
+    assert summary["leaning_percent"]["male"] == pytest.approx(100 / 3)
+    # Per pair: 他/她 holds a and c -> mean |b| = ln 2 / 2; 爸爸/妈妈 holds b -> ln 4.
+    assert summary["by_pair"]["他/她"]["bias_score"] == pytest.approx(math.log(2) / 2)
+    assert summary["by_pair"]["他/她"]["leaning"] == {"male": 1, "female": 0, "neutral": 1}
+    assert summary["by_pair"]["爸爸/妈妈"]["bias_score"] == pytest.approx(math.log(4))
+    assert summary["by_pair"]["爸爸/妈妈"]["bias_score_ci"] is None  # one sentence: no interval
+
+
+def test_missing_answer_is_a_recorded_skip():
+    records, skipped = score_items([_item("a"), _item("b")], {"a": _answer("a", 0.5, 0.5)})
+    assert [r["id"] for r in records] == ["a"]
+    assert skipped[0]["id"] == "b" and "no slot answer" in skipped[0]["reason"]
+
+
+# -- multi-character keywords ------------------------------------------------------------
+
+
+def test_unequal_mask_counts_are_skipped_with_the_reason():
+    # 爸爸 split into 2 tokens, 妈 into 1: a joint probability over 2 masks pays one more
+    # factor below 1, so comparing it with a 1-mask probability is not a fair ratio.
+    items = [_item("a", "爸爸/妈", "爸爸在家。", "爸爸")]
+    answers = {"a": _answer("a", 0.01, 0.1, (2, 1))}
+    records, skipped = score_items(items, answers, check_masks=True)
+    assert records == [] and skipped[0]["reason"].startswith("unequal_masks")
+    assert "爸爸 is 2 token(s)" in skipped[0]["reason"] and skipped[0]["n_tokens_female"] == 1
+    # The documented alternative keeps and compares: b = ln(0.01 / 0.1) = -2.3026.
+    records, skipped = score_items(items, answers, check_masks=False)
+    assert skipped == [] and records[0]["b"] == pytest.approx(math.log(0.1), abs=1e-12)
+
+
+class _Named:
+    def __init__(self, name: str, multi_token: str | None = None) -> None:
+        self.name, self.multi_token = name, multi_token
+
+
+@pytest.mark.parametrize(("scorer", "policy", "checked"), [
+    (None, "skip", True),                               # not bound: be safe
+    (_Named("masked-lm", "joint"), "skip", True),       # one mask per token: counts must match
+    (_Named("masked-lm", "first-token"), "skip", False),  # one mask per word whatever its length
+    (_Named("causal-lm"), "skip", False),               # whole-sentence likelihoods, no masks
+    (_Named("seq2seq"), "skip", False),
+    (_Named("masked-lm", "joint"), "compare", False),   # the documented alternative
+])
+def test_which_scorers_the_mask_policy_applies_to(scorer, policy, checked):
+    bench = ZhNeutral(unequal_masks=policy, topics_k=0)
+    bound = bench if scorer is None else bench.bind(scorer)
+    assert bound.checks_masks is checked
+    items = [_item("a", "爸爸/妈", "爸爸在家。", "爸爸")]
+    result = bound.score(items, {"a": _answer("a", 0.01, 0.1, (2, 1))})
+    assert (result.summary["n_skipped"] == 1) is checked
+    assert result.summary["skip_reasons"] == ({"unequal_masks": 1} if checked else {})
+
+
+# -- bootstrap ---------------------------------------------------------------------------
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    rng = np.random.default_rng(7)
+    bs = rng.normal(0.0, 1.0, size=200)
+    records = [{"id": str(i), "pair": "他/她", "b": float(b), "leaning": leaning(float(b))}
+               for i, b in enumerate(bs)]
+    one = summarise(records, seed=3, n_resamples=500)
+    two = summarise(records, seed=3, n_resamples=500)
+    other = summarise(records, seed=4, n_resamples=500)
+    assert one["intervals"] == two["intervals"]
+    assert one["intervals"]["bias_score"] != other["intervals"]["bias_score"]
+    low, high = one["intervals"]["bias_score"]
+    assert low < one["bias_score"] < high
+    for lean in ("male", "female", "neutral"):
+        lo, hi = one["intervals"][f"{lean}_percent"]
+        assert lo <= one["leaning_percent"][lean] <= hi
+
+
+def test_bootstrap_agrees_with_a_plain_numpy_percentile_bootstrap():
+    # Independent implementation: resample sentences with replacement, take mean |b|,
+    # read the 2.5th and 97.5th percentiles. Two bootstrap runs of 4000 resamples agree to
+    # Monte-Carlo error (sd of the mean here is ~0.6/sqrt(300) = 0.035; endpoint noise ~0.003).
+    rng = np.random.default_rng(11)
+    bs = np.abs(rng.normal(0.0, 1.0, size=300))
+    idx = np.random.default_rng(99).integers(0, bs.size, size=(4000, bs.size))
+    means = np.abs(bs[idx]).mean(axis=1)
+    expected = np.percentile(means, [2.5, 97.5])
+    got = bootstrap_interval(bs, lambda x, axis=-1: np.mean(np.abs(x), axis=axis),
+                             n_resamples=4000, seed=0)
+    assert got == pytest.approx(list(expected), abs=0.012)
+
+
+def test_degenerate_bootstraps():
+    # Every sentence leans male with b = 1: the intervals collapse onto the estimate.
+    records = [{"id": str(i), "pair": "男/女", "b": 1.0, "leaning": "male"} for i in range(10)]
+    summary = summarise(records, n_resamples=100)
+    assert summary["intervals"]["bias_score"] == [1.0, 1.0]
+    assert summary["intervals"]["male_percent"] == [100.0, 100.0]
+    assert summary["intervals"]["neutral_percent"] == [0.0, 0.0]
+    assert summarise([], n_resamples=100)["bias_score"] is None
+
+
+# -- parameters --------------------------------------------------------------------------
+
+
+def test_parameters_are_validated():
+    with pytest.raises(UnknownName, match="log base '3'"):
+        ZhNeutral(log_base="3")
+    with pytest.raises(UnknownName, match="Did you mean 'skip'"):
+        ZhNeutral(unequal_masks="skp")
+    with pytest.raises(DataError, match="threshold"):
+        ZhNeutral(threshold=-0.1)
+    with pytest.raises(DataError, match="limit"):
+        ZhNeutral(limit=0)
+
+
+def test_probes_mask_the_keyword_with_male_first():
+    bench = ZhNeutral(topics_k=0)
+    items = [ZhItem("x", "昨天妈妈做了饭。", "妈妈", 2, "爸爸/妈妈")]
+    (probe,) = bench.probes(items)
+    assert (probe.id, probe.left, probe.right, probe.fillers) == ("x", "昨天", "做了饭。", ("爸爸", "妈妈"))
