@@ -104,9 +104,16 @@ def _census(**kw: Any) -> Any:
     return Census(**kw)
 
 
+def _zh_neutral(**kw: Any) -> Any:
+    from .benchmarks.zh_neutral import ZhNeutral
+
+    return ZhNeutral(**kw)
+
+
 BENCHMARKS: dict[str, Callable[..., Any]] = {
     "crows-pairs": _crows_pairs,
     "census": _census,
+    "zh-neutral": _zh_neutral,
 }
 
 
