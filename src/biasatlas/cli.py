@@ -18,6 +18,9 @@ run_app = typer.Typer(help="Run a benchmark on a model and write a run folder.",
 app.add_typer(run_app, name="run")
 from .benchmarks.census.command import run_census  # noqa: E402 - light: census loads on use
 run_app.command("census")(run_census)
+from .benchmarks.zh_neutral_command import run_zh_neutral, zh_analyze  # noqa: E402 - light, like census
+run_app.command("zh-neutral")(run_zh_neutral)
+app.command("zh-analyze")(zh_analyze)
 from .report.cli import compare_command, report_command  # noqa: E402 - light: imports on use
 app.command("report")(report_command)
 app.command("compare")(compare_command)
