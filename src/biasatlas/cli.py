@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, Out, Revision,
-                          ScorerName, ScorerOptions, Trust, Variant, execute)
+from .cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, NoCache, Out,
+                          Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 from .errors import BiasAtlasError
 
 app = typer.Typer(help="Measure social bias in language models, exactly as the papers did.",
@@ -18,12 +18,14 @@ run_app = typer.Typer(help="Run a benchmark on a model and write a run folder.",
 app.add_typer(run_app, name="run")
 from .benchmarks.census.command import run_census  # noqa: E402 - light: census loads on use
 run_app.command("census")(run_census)
-from .benchmarks.zh_neutral_command import run_zh_neutral, zh_analyze  # noqa: E402 - light, like census
-run_app.command("zh-neutral")(run_zh_neutral)
-app.command("zh-analyze")(zh_analyze)
 from .report.cli import compare_command, report_command  # noqa: E402 - light: imports on use
 app.command("report")(report_command)
 app.command("compare")(compare_command)
+from .benchmarks.zh_neutral_command import run_zh_neutral, zh_analyze  # noqa: E402 - light, like census
+run_app.command("zh-neutral")(run_zh_neutral)
+app.command("zh-analyze")(zh_analyze)
+from .mining.cli import mine_command  # noqa: E402 - light: the stages import on use
+app.command("mine")(mine_command)
 
 @run_app.command("crows-pairs")
 def crows_pairs(
@@ -34,13 +36,14 @@ def crows_pairs(
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
     batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,
+    no_cache: NoCache = False, refresh: Refresh = False,
 ) -> None:
     """CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022)."""
     from .benchmarks.crows_pairs import CrowsPairs
 
     bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, tie_decimals=tie_decimals, limit=limit)
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code), out)
+                                 trust_remote_code), out, no_cache=no_cache, refresh=refresh)
 
 
 @app.command("list")
