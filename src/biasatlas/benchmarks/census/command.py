@@ -14,8 +14,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ...cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, Out, Revision,
-                            ScorerName, ScorerOptions, Trust, Variant, execute)
+from ...cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, NoCache, Out,
+                            Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ def run_census(
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
     batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,
+    no_cache: NoCache = False, refresh: Refresh = False,
 ) -> None:
     """Census occupational bias, normative and descriptive (Touileb et al. 2023)."""
     from .benchmark import Census
@@ -70,4 +71,5 @@ def run_census(
     bench.load()  # a bad table, country or missing form fails here, before the model loads
     policy = multi_token or ("first-token" if method == "gebnlp2022" else None)
     execute(bench, CensusScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                       trust_remote_code, multi_token=policy), out)
+                                       trust_remote_code, multi_token=policy), out,
+            no_cache=no_cache, refresh=refresh)
