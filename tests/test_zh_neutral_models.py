@@ -183,7 +183,8 @@ def test_cli_log_base_threshold_and_pair_options(cli_run, tiny_chinese_bert, tmp
     monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
     result = CliRunner().invoke(app, ["run", "zh-neutral", "--model", str(tiny_chinese_bert),
                                       "--log-base", "10", "--threshold", "0.05", "--pair", "他/她",
-                                      "--pair", "男童/女童", "--topics", "0", "--out", str(tmp_path / "r10")])
+                                      "--pair", "男童/女童", "--topics", "0", "--no-cache",
+                                      "--out", str(tmp_path / "r10")])
     assert result.exit_code == 0, result.output
     natural = {i["id"]: i["b"] for i in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
     items = [json.loads(x) for x in (tmp_path / "r10" / "items.jsonl").read_text().splitlines()]
@@ -193,6 +194,7 @@ def test_cli_log_base_threshold_and_pair_options(cli_run, tiny_chinese_bert, tmp
         assert i["leaning"] == ("male" if i["b"] > 0.05 else "female" if i["b"] < -0.05 else "neutral")
     summary = json.loads((tmp_path / "r10" / "summary.json").read_text())
     assert summary["log_base"] == "10" and summary["topics"] == {}
+    assert not (tmp_path / "cache").exists()  # --no-cache: the score cache was not touched
 
 
 def test_cli_reports_a_bad_file_before_loading_a_model(tmp_path):
