@@ -87,3 +87,18 @@ def test_fake_scorer_is_deterministic_and_biasable():
     assert a == FakeScorer().score([probe])["p"]
     boosted = FakeScorer(boost=("she",), bias=100.0).score([probe])["p"]
     assert boosted.score_b - a.score_b == pytest.approx(100.0)
+
+
+def test_plan_counts_exactly_what_an_uncached_run_computes(tiny_bert, tiny_gpt2):
+    # Two probes share the context "la … est là." (one masked row for "femme"/"fille"
+    # when both are single tokens): the plan must see the same de-duplication.
+    probes = [SlotProbe("a", "la ", " est là.", ("femme", "fille")),
+              SlotProbe("b", "la ", " est là.", ("femme",)),
+              PairProbe("p", "les pauvres sont là.", "les riches sont là.")]
+    for scorer in (MaskedLMScorer(str(tiny_bert), batch_size=3), CausalLMScorer(str(tiny_gpt2))):
+        planned = scorer.plan(probes)
+        assert scorer.counters.get("rows_computed", 0) == 0  # the dry run ran no model
+        scorer.score(probes)
+        assert planned["rows_computed"] == scorer.counters["rows_computed"]
+        assert planned["rows_computed"] < scorer.counters["rows_requested"]  # dedup happened
+    assert FakeScorer().plan(probes) == {}

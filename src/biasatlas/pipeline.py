@@ -54,9 +54,11 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": scorer.fingerprint()}
-    with_counters = getattr(benchmark, "with_counters", None)
     counters = dict(getattr(scorer, "counters", {}))
-    scores = with_counters(result.summary, counters) if with_counters else result.summary
+    with_counters = getattr(benchmark, "with_counters", None)
+    # The summary gets the planned count (what an uncached run computes), so a resumed
+    # run's summary equals an uninterrupted one's; this process's own counts go to timing.
+    scores = with_counters(result.summary, scorer.plan(probes)) if with_counters else result.summary
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),

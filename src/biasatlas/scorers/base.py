@@ -46,6 +46,33 @@ class Scorer(abc.ABC):
     def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[Answer]:
         raise UnsupportedProbe(f"the {self.name} scorer does not answer sentence probes")
 
+    def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
+        """The distinct model inputs these probes need, counted by a dry run.
+
+        The scorer's own planning code runs with ``logprob_sums`` (the one method that
+        calls the model) replaced by a recorder, so the count is exactly what an
+        uncached run computes, and it does not change when a resumed run finds most
+        answers in the cache. Scorers without a model return ``{}``.
+        """
+        if not hasattr(self, "logprob_sums"):
+            return {}
+        seen: list[Any] = []
+
+        def record(requests: Sequence[Any]) -> list[float]:
+            seen.extend(requests)
+            return [0.0] * len(requests)
+
+        self.logprob_sums = record  # type: ignore[method-assign]  # shadows the method
+        try:
+            self.score(probes)
+        finally:
+            del self.logprob_sums
+        rows = {r[0] if isinstance(r, tuple) else r for r in seen}
+        encoders = {getattr(r, "encoder", None) for r in rows} - {None}
+        batch = max(int(getattr(self, "batch_size", 1)), 1)
+        out = {"rows_computed": len(rows), "batches": -(-len(rows) // batch)}
+        return {**out, "encoder_rows": len(encoders)} if encoders else out
+
     @abc.abstractmethod
     def describe(self) -> dict[str, Any]:
         """Provenance: everything that determines the scores (model hashes, variant, dtype…)."""
