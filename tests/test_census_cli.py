@@ -101,3 +101,13 @@ def test_uk_with_a_user_table_and_inflections(tmp_path):
     assert [i["occupation"] for i in items] == ["Nurses", "Civil engineers", "Pharmacists"]
     assert summary["language"] == "en" and summary["n_probes"] == 3 * 168
     assert config["benchmark"]["census"] == str(table)
+
+
+def test_a_rerun_from_the_score_cache_writes_the_same_summary(tiny_bert, tmp_path):
+    args = ("--country", "no", "--model", str(tiny_bert), "--sample", "2")
+    first, items_1, _, _ = run_cli(*args, "--out", str(tmp_path / "1"))
+    again, items_2, _, _ = run_cli(*args, "--out", str(tmp_path / "2"))
+    timing = json.loads((tmp_path / "2" / "timing.json").read_text())
+    assert timing["cache_hits"] == first["n_contexts"]  # nothing was scored again
+    assert 0 < first["n_forward_passes"] == again["n_forward_passes"]
+    assert items_1 == items_2 and first == again

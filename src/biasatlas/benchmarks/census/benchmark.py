@@ -177,10 +177,10 @@ class Census:
     def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
         """The summary with the scorer's forward-pass counts (rows = model inputs).
 
-        Counts are of this run: None when the scorer was asked nothing (every answer came
-        from the score cache), partial when some answers did.
+        The pipeline passes the scorer's planned counts (``Scorer.plan``: what an uncached
+        run computes), so a run answered from the score cache reports the same numbers.
         """
-        rows = counters.get("rows_computed") if counters.get("rows_requested") else None
+        rows = counters.get("rows_computed")
         per_probe = rows / summary["n_probes"] if rows is not None and summary.get("n_probes") else None
         return {**summary, "n_forward_passes": rows, "n_batches": counters.get("batches"),
                 "n_encoder_passes": counters.get("encoder_rows"), "forward_passes_per_probe": per_probe}
