@@ -23,9 +23,35 @@ from biasatlas.probes import PairAnswer, PairProbe, SlotAnswer, SlotProbe
 FILES = ("config.json", "items.jsonl", "summary.json", "skipped.jsonl")
 
 
-def _command(model: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "biasatlas", "run", "crows-pairs", "--dataset", "fr+210",
-            "--limit", "600", "--batch-size", "16", "--model", str(model), "--out", str(out)]
+def _zh_data(folder: Path) -> Path:
+    """The demo set ten times over (fresh ids, prefixed texts): enough work to kill halfway."""
+    from biasatlas.benchmarks.zh_neutral_data import demo_path
+
+    lines = demo_path().read_text(encoding="utf-8").splitlines()
+    out = folder / "zh.jsonl"
+    rows = []
+    for copy in range(10):
+        for line in lines:
+            row = json.loads(line)
+            prefix = f"第{copy}条："  # distinct texts, so the cache cannot answer copies
+            row.update(id=f"{row['id']}-{copy}", sentence=prefix + row["sentence"],
+                       offset=row["offset"] + len(prefix))
+            rows.append(json.dumps(row, ensure_ascii=False))
+    out.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return out
+
+
+def _args(benchmark: str, data_dir: Path) -> list[str]:
+    return {
+        "crows-pairs": ["crows-pairs", "--dataset", "fr+210", "--limit", "300"],
+        "census": ["census", "--country", "no", "--sample", "40"],
+        "zh-neutral": ["zh-neutral", "--data", str(data_dir / "zh.jsonl")],
+    }[benchmark]
+
+
+def _command(model: Path, out: Path, benchmark: str = "crows-pairs", data_dir: Path | None = None) -> list[str]:
+    return [sys.executable, "-m", "biasatlas", "run", *_args(benchmark, data_dir or out.parent),
+            "--batch-size", "16", "--model", str(model), "--out", str(out)]
 
 
 def _env(shared_data: Path, cache: Path) -> dict[str, str]:
@@ -54,26 +80,38 @@ def uninterrupted(tiny_bert, shared_data, tmp_path_factory) -> Path:
     return root / "out"
 
 
-def test_sigkill_then_resume_gives_identical_outputs(tiny_bert, shared_data, tmp_path, uninterrupted):
+def _model_for(benchmark: str, request) -> Path:
+    return request.getfixturevalue("tiny_chinese_bert" if benchmark == "zh-neutral" else "tiny_bert")
+
+
+@pytest.mark.parametrize("benchmark", ["crows-pairs", "census", "zh-neutral"])
+def test_sigkill_then_resume_gives_identical_outputs(benchmark, request, shared_data, tmp_path):
+    model = _model_for(benchmark, request)
+    _zh_data(tmp_path)
+    clean = tmp_path / "clean"
+    _run(_command(model, clean, benchmark, tmp_path), _env(shared_data, tmp_path / "clean-cache"))
+    n_probes = json.loads((clean / "summary.json").read_text())["provenance"]["n_probes"]
+
     env, out = _env(shared_data, tmp_path / "cache"), tmp_path / "out"
-    proc = subprocess.Popen(_command(tiny_bert, out), env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(_command(model, out, benchmark, tmp_path), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 600
     while _cached(tmp_path / "cache") == 0 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.02)
     assert proc.poll() is None, "the run finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     at_kill = _cached(tmp_path / "cache")
-    assert 0 < at_kill < 596  # part of the 596 probes (600 pairs, 4 ties need no model)
+    assert 0 < at_kill < n_probes
     assert not (out / "summary.json").exists()  # an unfinished folder never looks finished
 
-    _run(_command(tiny_bert, out), env)
+    _run(_command(model, out, benchmark, tmp_path), env)
     timing = json.loads((out / "timing.json").read_text())
-    assert timing["cache_hits"] == at_kill
-    assert timing["scored"] == 596 - at_kill  # only the remainder was scored
+    assert timing["cache_hits"] >= at_kill  # identical probe texts count once in the cache
+    assert timing["scored"] == n_probes - timing["cache_hits"]  # only the remainder was scored
+    assert timing["scored"] > 0
     for name in FILES:
-        assert (out / name).read_bytes() == (uninterrupted / name).read_bytes(), name
+        assert (out / name).read_bytes() == (clean / name).read_bytes(), name
 
 
 def test_two_concurrent_runs_share_one_cache(tiny_bert, shared_data, tmp_path, uninterrupted):

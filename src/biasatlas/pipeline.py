@@ -19,7 +19,7 @@ from .benchmarks.base import Benchmark
 from .cache import ScoreCache
 from .scorers.base import Scorer
 
-CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
+MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
 
 
 @dataclass(frozen=True)
@@ -75,17 +75,21 @@ def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | Non
 
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
-        if cache is None:
-            return scorer.score(probes, progress=bar.update), {"cache_hits": 0, "scored": len(probes)}
         key = scorer.fingerprint()
-        answers = {} if refresh else cache.get(key, probes)
-        missing = [p for p in probes if p.id not in answers]
+        answers = {} if (cache is None or refresh) else cache.get(key, probes)
+        missing = {p.id for p in probes if p.id not in answers}
         bar.update(len(probes) - len(missing))
-        for start in range(0, len(missing), CHUNK):
-            chunk = missing[start:start + CHUNK]
-            got = scorer.score(chunk, progress=bar.update)
-            cache.put(key, chunk, got)
-            answers.update(got)
+        # Chunk boundaries depend on the probe list only, never on what is cached, and
+        # are the same without a cache: a resumed run scores each remaining chunk in the
+        # same batches as an uninterrupted one, so its floats are identical to the bit.
+        size = min(MAX_CHUNK, max(8, len(probes) // 10))  # small runs commit often too
+        for start in range(0, len(probes), size):
+            todo = [p for p in probes[start:start + size] if p.id in missing]
+            if todo:
+                got = scorer.score(todo, progress=bar.update)
+                if cache is not None:
+                    cache.put(key, todo, got)
+                answers.update(got)
     return answers, {"cache_hits": len(probes) - len(missing), "scored": len(missing)}
 
 
