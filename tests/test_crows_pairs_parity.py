@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from biasatlas.benchmarks.crows_pairs import read_pairs

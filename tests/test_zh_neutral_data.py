@@ -13,7 +13,6 @@ import pytest
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.benchmarks.zh_neutral_data import ZhItem, demo_path, read_items
 from biasatlas.errors import DataError
-from biasatlas.pipeline import evaluate
 from biasatlas.scorers.fake import FakeScorer
 
 GOOD = {"id": "c1", "sentence": "昨天她去图书馆借了三本书。", "keyword": "她", "offset": 2,

@@ -15,7 +15,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-from biasatlas.benchmarks.fetch import sha256_of
+from biasatlas.hashing import sha256_file
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.benchmarks.zh_neutral_data import demo_path
 from biasatlas.pipeline import evaluate
@@ -159,7 +159,7 @@ def test_cli_writes_the_documented_run_folder(cli_run):
         assert key in summary, key
     assert summary["n"] == 80 and summary["log_base"] == "e" and summary["threshold"] == 0.3
     assert summary["dataset"] == "demo" and len(summary["by_pair"]) == 16
-    assert summary["provenance"]["data_sha256"] == sha256_of(demo_path())
+    assert summary["provenance"]["data_sha256"] == sha256_file(demo_path())
     assert set(summary["topics"]) == {"male", "female"}
     items = [json.loads(x) for x in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(items) == 80

@@ -25,7 +25,8 @@ from ..errors import DataError
 from ..probes import Answer, PairAnswer, PairProbe
 from ..stats import proportion_test
 from .base import BenchmarkResult
-from .fetch import DataFile, locate, sha256_of
+from ..hashing import sha256_file
+from .fetch import DataFile, locate
 
 VERSION = "1"
 _GITLAB = ("https://gitlab.inria.fr/french-crows-pairs/acl-2022-paper-data-and-code/-/raw/main/data/")
@@ -195,7 +196,7 @@ class CrowsPairs:
     def config(self) -> dict[str, Any]:
         path = self.path()
         return {"benchmark": self.name, "version": self.VERSION, "dataset": self.dataset if self.data is None else None,
-                "data": str(path), "data_sha256": sha256_of(path), "lowercase": self.lowercase,
+                "data": str(path), "data_sha256": sha256_file(path), "lowercase": self.lowercase,
                 "tie_decimals": self.tie_decimals, "limit": self.limit}
 
     def table(self, summary: Mapping[str, Any]) -> Any:

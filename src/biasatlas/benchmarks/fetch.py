@@ -34,14 +34,6 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("biasatlas"))
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def locate(spec: DataFile) -> Path:
     """A local path holding ``spec``'s bytes, downloading and verifying it if needed."""
     data_dir = os.environ.get("BIASATLAS_DATA_DIR")

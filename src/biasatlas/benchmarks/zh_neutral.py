@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import DataError
 from ..probes import Answer, SlotAnswer, SlotProbe
 from .base import BenchmarkResult
-from .fetch import sha256_of
+from ..hashing import sha256_file
 from .zh_neutral_analysis import LEANINGS, topics
 from .zh_neutral_data import ZhItem, demo_path, read_items
 
@@ -253,7 +253,7 @@ class ZhNeutral:
         path = self.path()
         return {"benchmark": self.name, "version": self.VERSION,
                 "dataset": "demo" if self.data is None else None, "data": str(path),
-                "data_sha256": sha256_of(path), "pairs": list(self.pairs) if self.pairs else None,
+                "data_sha256": sha256_file(path), "pairs": list(self.pairs) if self.pairs else None,
                 "log_base": self.log_base, "threshold": self.threshold,
                 "unequal_masks": self.unequal_masks, "limit": self.limit,
                 "n_resamples": self.n_resamples, "seed": self.seed, "confidence": self.confidence,

@@ -13,13 +13,13 @@ Layout of ``out_dir``::
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from biasatlas.hashing import sha256_file
 from biasatlas.mining.agreement import agreement_report, unanimous_neutral
 from biasatlas.mining.annotate import export_annotation, import_annotations
 from biasatlas.mining.card import build_card, character_stats, read_vocab, render_markdown
@@ -76,14 +76,6 @@ class MiningReport:
     stages_run: tuple[str, ...]
     stages_skipped: tuple[str, ...]
     card: dict = field(repr=False)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _sum_counts(manifests: Sequence[dict]) -> dict:
@@ -212,7 +204,7 @@ def _config_dict(config: MiningConfig) -> dict:
 def _name_eval(run: _Run, config: MiningConfig) -> dict:
     gold = Path(config.name_gold)
     step = Step("name_eval", 1, run.out / "stages" / "name_eval" / "score.jsonl",
-                {"gold": str(gold), "sha256": _sha256(gold)})
+                {"gold": str(gold), "sha256": sha256_file(gold)})
 
     def produce(writer) -> dict:
         score = evaluate_name_filter(read_bio_sentences(gold),
@@ -238,7 +230,7 @@ def _export(run: _Run, candidates: list[Candidate], dedupe_sha: str) -> None:
 def _agreement(run: _Run, candidates: list[Candidate], dedupe_sha: str):
     paths = [Path(p) for p in run.config.annotations]
     step = Step("agreement", 1, run.out / "stages" / "agreement" / "labels.jsonl",
-                {"candidates": dedupe_sha, "files": [[str(p), _sha256(p)] for p in paths]})
+                {"candidates": dedupe_sha, "files": [[str(p), sha256_file(p)] for p in paths]})
     pair_of = {c.id: c.pair for c in candidates}
 
     def produce(writer) -> dict:

@@ -21,7 +21,7 @@ from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotA
 from .alignment import shared_positions
 from .base import Progress, Scorer
 from .batching import Request, Row, chunks, logprob_sums, pad_rows
-from .loading import check_head_loaded, model_provenance, resolve, torch_dtype
+from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
@@ -39,8 +39,8 @@ class CausalLMScorer(Scorer):
         self.variant, self.batch_size = variant, int(batch_size)
         self.device, self.dtype, self.revision = device, dtype, revision
         self.resolved = resolve(model)
-        self.model, self.tokenizer = _load(self.resolved.location, self.resolved.name, revision,
-                                           trust_remote_code, dtype, device)
+        self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
+                                           dtype, device)
         prefix = self.tokenizer.bos_token_id
         self.prefix_id = prefix if prefix is not None else self.tokenizer.eos_token_id
         if self.prefix_id is None:
@@ -127,17 +127,10 @@ def _filler_span(tokenizer: Any, left: str, filler: str, right: str) -> list[int
         return []
 
 
-def _load(location: str, name: str, revision: str | None, trust_remote_code: bool,
+def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
           dtype: str, device: str) -> tuple[Any, Any]:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    model, tokenizer = load_checked("AutoModelForCausalLM", resolved, revision=revision,
+                                    trust_remote_code=trust_remote_code, dtype=dtype,
+                                    device=device, what="a causal language model")
+    return model, tokenizer
 
-    try:
-        model, info = AutoModelForCausalLM.from_pretrained(
-            location, revision=revision, trust_remote_code=trust_remote_code,
-            output_loading_info=True, dtype=torch_dtype(dtype))
-        tokenizer = AutoTokenizer.from_pretrained(location, revision=revision,
-                                                  trust_remote_code=trust_remote_code)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelError(f"cannot load {name} as a causal language model: {exc}") from exc
-    check_head_loaded(name, model, info)
-    return model.to(device).eval(), tokenizer

@@ -8,13 +8,13 @@ head weight. ``trust_remote_code`` stays off unless the user asks.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from ..hashing import sha256_file
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".model", ".json", ".txt")
 
@@ -68,18 +68,10 @@ def file_hashes(location: str) -> dict[str, str]:
     if not folder.is_dir():
         return {}
     return {
-        p.name: _sha256(p)
+        p.name: sha256_file(p)
         for p in sorted(folder.iterdir())
         if p.is_file() and p.suffix in _WEIGHT_SUFFIXES and p.name != "biasatlas-packaged.json"
     }
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) -> dict[str, Any]:
@@ -94,6 +86,27 @@ def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) 
     else:
         out["revision"] = getattr(model.config, "_commit_hash", None) or revision
     return out
+
+
+def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | None,
+                 trust_remote_code: bool, dtype: str, device: str, what: str) -> tuple[Any, Any]:
+    """Model (via ``transformers.<auto_class>``) and tokenizer, refusing untrained heads.
+
+    ``what`` names the model kind in the error ("a masked language model" …).
+    """
+    import transformers
+
+    loader = getattr(transformers, auto_class)
+    try:
+        model, info = loader.from_pretrained(
+            resolved.location, revision=revision, trust_remote_code=trust_remote_code,
+            output_loading_info=True, dtype=torch_dtype(dtype))
+        tokenizer = transformers.AutoTokenizer.from_pretrained(
+            resolved.location, revision=revision, trust_remote_code=trust_remote_code)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelError(f"cannot load {resolved.name} as {what}: {exc}") from exc
+    check_head_loaded(resolved.name, model, info)
+    return model.to(device).eval(), tokenizer
 
 
 def torch_dtype(name: str) -> Any:

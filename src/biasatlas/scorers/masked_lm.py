@@ -28,7 +28,7 @@ from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotA
 from .alignment import shared_positions
 from .base import Progress, Scorer
 from .batching import Request, Row, chunks, logprob_sums, pad_rows
-from .loading import check_head_loaded, model_provenance, resolve, torch_dtype
+from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("nangia", "modified-tokens", "aul")
@@ -63,8 +63,8 @@ class MaskedLMScorer(Scorer):
         self.variant, self.batch_size, self.multi_token = variant, int(batch_size), multi_token
         self.device, self.dtype, self.revision = device, dtype, revision
         self.resolved = resolve(model)
-        self.model, self.tokenizer = _load(self.resolved.location, self.resolved.name, revision,
-                                           trust_remote_code, dtype, device)
+        self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
+                                           dtype, device)
         self._head = _HEADS.get(type(self.model).__name__) if fast_head else None
         self.counters = {"rows_requested": 0, "rows_computed": 0, "batches": 0}
 
@@ -192,19 +192,12 @@ class MaskedLMScorer(Scorer):
                 **model_provenance(self.resolved, self.model, self.revision)}
 
 
-def _load(location: str, name: str, revision: str | None, trust_remote_code: bool,
+def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
           dtype: str, device: str) -> tuple[Any, Any]:
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    try:
-        model, info = AutoModelForMaskedLM.from_pretrained(
-            location, revision=revision, trust_remote_code=trust_remote_code,
-            output_loading_info=True, dtype=torch_dtype(dtype))
-        tokenizer = AutoTokenizer.from_pretrained(location, revision=revision,
-                                                  trust_remote_code=trust_remote_code)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelError(f"cannot load {name} as a masked language model: {exc}") from exc
-    check_head_loaded(name, model, info)
+    model, tokenizer = load_checked("AutoModelForMaskedLM", resolved, revision=revision,
+                                    trust_remote_code=trust_remote_code, dtype=dtype,
+                                    device=device, what="a masked language model")
     if tokenizer.mask_token_id is None:
-        raise ModelError(f"{name}'s tokenizer has no mask token")
-    return model.to(device).eval(), tokenizer
+        raise ModelError(f"{resolved.name}'s tokenizer has no mask token")
+    return model, tokenizer
+

@@ -23,7 +23,6 @@ half-written folder is never used and two processes never convert at once.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib
 import importlib.metadata as metadata
 import json
@@ -40,6 +39,7 @@ import platformdirs
 from filelock import FileLock
 
 from biasatlas.errors import ModelError, UnknownName
+from biasatlas.hashing import sha256_file
 
 if TYPE_CHECKING:  # torch and transformers are the optional extra, imported on use
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -261,14 +261,6 @@ def _build_folder(spec: PackagedModel, distribution: metadata.Distribution, fold
         raise
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _library_versions() -> dict[str, str | None]:
     """Versions of the libraries that did the conversion (read without importing them)."""
     versions: dict[str, str | None] = {}
@@ -289,7 +281,7 @@ def _provenance(spec: PackagedModel, distribution: metadata.Distribution, gguf: 
         "package_version": distribution.version,
         "upstream": spec.upstream,
         "gguf_file": gguf.name,
-        "gguf_sha256": _sha256(gguf),
+        "gguf_sha256": sha256_file(gguf),
         "gguf_size": gguf.stat().st_size,
         "dtype": "float32",
         "libraries": _library_versions(),

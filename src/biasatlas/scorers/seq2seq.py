@@ -37,7 +37,7 @@ from ..errors import ModelError, UnsupportedProbe
 from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
 from .base import Progress, Scorer
 from .batching import chunks
-from .loading import check_head_loaded, model_provenance, resolve, torch_dtype
+from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import filler_positions
 
 VARIANTS = ("sentence-ll",)
@@ -64,8 +64,8 @@ class Seq2SeqScorer(Scorer):
         self.variant, self.batch_size = variant, int(batch_size)
         self.device, self.dtype, self.revision = device, dtype, revision
         self.resolved = resolve(model)
-        self.model, self.tokenizer = _load(self.resolved.location, self.resolved.name, revision,
-                                           trust_remote_code, dtype, device)
+        self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
+                                           dtype, device)
         self.counters = {"rows_requested": 0, "rows_computed": 0, "encoder_rows": 0,
                          "batches": 0}
 
@@ -188,23 +188,16 @@ def _pad(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
     return ids, mask
 
 
-def _load(location: str, name: str, revision: str | None, trust_remote_code: bool,
+def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
           dtype: str, device: str) -> tuple[Any, Any]:
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-    try:
-        model, info = AutoModelForSeq2SeqLM.from_pretrained(
-            location, revision=revision, trust_remote_code=trust_remote_code,
-            output_loading_info=True, dtype=torch_dtype(dtype))
-        tokenizer = AutoTokenizer.from_pretrained(location, revision=revision,
-                                                  trust_remote_code=trust_remote_code)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelError(f"cannot load {name} as a sequence-to-sequence model: {exc}") from exc
-    check_head_loaded(name, model, info)
+    model, tokenizer = load_checked("AutoModelForSeq2SeqLM", resolved, revision=revision,
+                                    trust_remote_code=trust_remote_code, dtype=dtype,
+                                    device=device, what="a sequence-to-sequence model")
     if tokenizer.mask_token is None:
-        raise ModelError(f"{name}'s tokenizer has no mask token: the seq2seq scorer needs a "
+        raise ModelError(f"{resolved.name}'s tokenizer has no mask token: the seq2seq scorer needs a "
                          "BART-style infilling model (T5's sentinel tokens are not supported)")
     if (getattr(model, "prepare_decoder_input_ids_from_labels", None) is None
             and model.config.decoder_start_token_id is None):
-        raise ModelError(f"{name} has neither a decoder_start_token_id nor its own label shift")
-    return model.to(device).eval(), tokenizer
+        raise ModelError(f"{resolved.name} has neither a decoder_start_token_id nor its own label shift")
+    return model, tokenizer
+
