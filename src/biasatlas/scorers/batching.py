@@ -62,6 +62,27 @@ def _gather(rows: list[Row], wanted: dict[Row, set[tuple[int, ...]]], logp: Any)
     return out
 
 
+def answer_slots(probes: Sequence[Any], tick: Callable[[int], None],
+                 slot_request: Callable[[str, str, str], tuple[Request, int]],
+                 sums: Callable[[list[Request]], list[float]], chunk: int) -> list[Any]:
+    """Slot answers: one request per filler, summed log-probabilities, token counts.
+
+    ``slot_request(left, filler, right)`` is the scorer's own reading of a filler (masked
+    row, or filled-in sentence) and returns the request and the filler's token count.
+    """
+    from ..probes import SlotAnswer
+
+    answers = []
+    for group in chunks(probes, chunk):
+        plans = [[slot_request(p.left, f, p.right) for f in p.fillers] for p in group]
+        values = iter(sums([req for plan in plans for req, _ in plan]))
+        for probe, plan in zip(group, plans):
+            answers.append(SlotAnswer(probe.id, tuple(next(values) for _ in plan),
+                                      tuple(n for _, n in plan)))
+        tick(len(group))
+    return answers
+
+
 def pad_rows(rows: list[Row], pad_id: int) -> tuple[Any, Any, Any, Any]:
     """Right-padded ids [B, L], attention mask [B, L], and (batch, position) index vectors."""
     import torch

@@ -20,7 +20,7 @@ from ..errors import ModelError, UnsupportedProbe
 from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
 from .alignment import shared_positions
 from .base import Progress, Scorer
-from .batching import Request, Row, chunks, logprob_sums, pad_rows
+from .batching import Request, Row, answer_slots, chunks, logprob_sums, pad_rows
 from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import filler_positions
 
@@ -78,15 +78,7 @@ class CausalLMScorer(Scorer):
         return self._request(ids_a, shared_a), self._request(ids_b, shared_b)
 
     def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[SlotAnswer]:
-        answers = []
-        for chunk in chunks(probes, 256):
-            plans = [[self._slot_request(p.left, f, p.right) for f in p.fillers] for p in chunk]
-            values = iter(self.logprob_sums([req for plan in plans for req, _ in plan]))
-            for probe, plan in zip(chunk, plans):
-                answers.append(SlotAnswer(probe.id, tuple(next(values) for _ in plan),
-                                          tuple(n for _, n in plan)))
-            tick(len(chunk))
-        return answers
+        return answer_slots(probes, tick, self._slot_request, self.logprob_sums, chunk=256)
 
     def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
         ids = self.encode(left + filler + right)
