@@ -51,6 +51,7 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     answers, cache_stats = _score(scorer, probes, progress, cache, refresh)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
+    skipped = _skips(result.skipped, scorer.unscorable)
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": scorer.fingerprint()}
@@ -66,7 +67,15 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     timing = {"seconds_scoring": round(seconds, 3), **cache_stats,
               "counters": counters}
     config = {"benchmark": bench_config, "scorer": described}
-    return Run(config, summary, result.records, result.skipped, timing)
+    return Run(config, summary, result.records, skipped, timing)
+
+
+def _skips(from_benchmark: list[dict[str, Any]], unscorable: dict[str, str]) -> list[dict[str, Any]]:
+    """The benchmark's skips, with the scorer's reason where it has one, then the rest."""
+    skipped = [{**s, "reason": unscorable.get(s.get("id"), s.get("reason"))} for s in from_benchmark]
+    known = {s.get("id") for s in skipped}
+    return skipped + [{"id": pid, "reason": why} for pid, why in sorted(unscorable.items())
+                      if pid not in known]
 
 
 def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | None,

@@ -79,7 +79,7 @@ def read_pairs(path: Path) -> list[CrowsPair]:
     if not text.strip():
         raise DataError("the file is empty", path=path)
     delimiter = "\t" if text.split("\n", 1)[0].count("\t") else ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = reader.fieldnames or []
     missing = [c for c in _REQUIRED if c not in header]
     if missing:
@@ -87,11 +87,14 @@ def read_pairs(path: Path) -> list[CrowsPair]:
                         f"(delimiter {delimiter!r}: is it the right file?)", path=path, line=1,
                         field=missing[0])
     pairs, start = [], 2
-    for row in reader:
-        pair = _pair(row, path, start, header[0])
-        start = reader.line_num + 1
-        if pair is not None:
-            pairs.append(pair)
+    try:
+        for row in reader:
+            pair = _pair(row, path, start, header[0])
+            start = reader.line_num + 1
+            if pair is not None:
+                pairs.append(pair)
+    except csv.Error as exc:  # e.g. a stray carriage return or an unclosed quote
+        raise DataError(f"unreadable row: {exc}", path=path, line=start) from exc
     ids = [p.id for p in pairs]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -178,8 +181,13 @@ class CrowsPairs:
         return probes
 
     def score(self, items: Sequence[CrowsPair], answers: Mapping[str, Answer]) -> BenchmarkResult:
-        records = [self._record(p, answers.get(p.id)) for p in items]  # type: ignore[arg-type]
-        return BenchmarkResult(summarise(records), records)
+        # A pair the scorer could not answer is left out of N (its reason is in the
+        # scorer's skips), never counted as a tie.
+        scored = [p for p in items if p.degenerate or p.id in answers]
+        records = [self._record(p, answers.get(p.id)) for p in scored]  # type: ignore[arg-type]
+        skipped = [{"id": p.id, "bias_type": p.bias_type, "reason": "no score from the model"}
+                   for p in items if not p.degenerate and p.id not in answers]
+        return BenchmarkResult({**summarise(records), "n_skipped": len(skipped)}, records, skipped)
 
     def _record(self, pair: CrowsPair, answer: PairAnswer | None) -> dict[str, Any]:
         """One pair's outcome. Identical or empty sentences are ties, as in the reference,

@@ -8,6 +8,7 @@ answer a kind raises :class:`~biasatlas.errors.UnsupportedProbe` with the reason
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,12 @@ from ..errors import UnsupportedProbe
 from ..probes import Answer, PairProbe, Probe, SentenceProbe, SlotProbe
 
 Progress = Callable[[int], None]
+
+
+def _finite(answer: Answer) -> bool:
+    values = [v for k, v in vars(answer).items() if k.startswith(("score", "logprob"))]
+    flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
+    return all(math.isfinite(x) for x in flat)
 """Called with the number of probes just answered, so a CLI can draw a progress bar."""
 
 
@@ -26,15 +33,49 @@ class Scorer(abc.ABC):
     variant: str = ""
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None) -> dict[str, Answer]:
-        """Answer every probe; returns ``{probe.id: answer}``."""
+        """Answer every probe it can; returns ``{probe.id: answer}``.
+
+        A probe the scorer cannot answer (a sentence longer than the model's maximum
+        length, a filler with no token of its own) or whose answer is not finite is left
+        out and its reason kept in :attr:`unscorable`, never turned into a number.
+        """
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
         for kind, hook in ((PairProbe, self._pairs), (SlotProbe, self._slots),
                            (SentenceProbe, self._sentences)):
             group = [p for p in probes if isinstance(p, kind)]
             if group:
-                for answer in hook(group, tick):
-                    answers[answer.id] = answer
+                answers.update(self._answer_group(hook, group, tick))
+        for pid in [pid for pid, a in answers.items() if not _finite(a)]:
+            del answers[pid]
+            self.unscorable[pid] = "non-finite score from the model"
+        return answers
+
+    @property
+    def unscorable(self) -> dict[str, str]:
+        """Probe id → why it has no answer, for every probe this scorer left out."""
+        if "_unscorable" not in self.__dict__:
+            self._unscorable: dict[str, str] = {}
+        return self._unscorable
+
+    def _answer_group(self, hook: Callable, group: list, tick: Progress) -> dict[str, Answer]:
+        try:
+            return {a.id: a for a in hook(group, tick)}
+        except UnsupportedProbe:
+            if len(group) == 1:
+                raise
+        # Isolate the probes that cannot be answered; if none can, the kind itself is
+        # unsupported and the error stands.
+        answers: dict[str, Answer] = {}
+        failures: dict[str, str] = {}
+        for probe in group:
+            try:
+                answers.update({a.id: a for a in hook([probe], tick)})
+            except UnsupportedProbe as exc:
+                failures[probe.id] = str(exc)
+        if not answers:
+            raise UnsupportedProbe(next(iter(failures.values())))
+        self.unscorable.update(failures)
         return answers
 
     def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[Answer]:
