@@ -115,7 +115,8 @@ def test_sigkill_then_resume_gives_identical_outputs(benchmark, request, shared_
 
 
 def test_two_concurrent_runs_share_one_cache(tiny_bert, shared_data, tmp_path, uninterrupted):
-    env = _env(shared_data, tmp_path / "cache")
+    # One thread each: two spinning OpenMP pools on two cores slow both runs tenfold.
+    env = {**_env(shared_data, tmp_path / "cache"), "OMP_NUM_THREADS": "1"}
     procs = [subprocess.Popen(_command(tiny_bert, tmp_path / f"out{i}"), env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for i in range(2)]
@@ -138,3 +139,19 @@ def test_cache_round_trips_answers_exactly(tmp_path):
     assert cache.get("fp", renamed) == {"b": PairAnswer("b", -1.2345678901234567, -2.0, 3, 4)}
     assert cache.get("fp", probes[1:]) == {"s": answers["s"]}
     assert cache.get("other-model", probes) == {}
+
+
+def test_many_processes_can_open_a_new_cache_at_once(tmp_path):
+    # Regression: two runs starting together once failed with "database is locked"
+    # while switching the new database to WAL.
+    code = ("import sys; from biasatlas.cache import ScoreCache; from biasatlas.probes import "
+            "SentenceProbe, SentenceAnswer; c = ScoreCache(sys.argv[1]); "
+            "p = [SentenceProbe(sys.argv[2], 'text ' + sys.argv[2])]; "
+            "c.put('fp', p, {sys.argv[2]: SentenceAnswer(sys.argv[2], -1.0, 1)})")
+    db = tmp_path / "shared.sqlite"
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(db), str(i)], stderr=subprocess.PIPE,
+                              text=True) for i in range(6)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    assert ScoreCache(db).count("fp") == 6

@@ -59,9 +59,14 @@ class ScoreCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=60000")
-        self._db.execute(_SCHEMA)
+        # Switching a new database to WAL needs it to ourselves, and SQLite answers "locked"
+        # at once rather than waiting when two runs start together: take turns.
+        from filelock import FileLock
+
+        with FileLock(str(self.path) + ".lock", timeout=120):
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(_SCHEMA)
 
     def get(self, scorer: str, probes: Iterable[Probe]) -> dict[str, Answer]:
         """Cached answers for ``probes``, keyed by probe id."""
