@@ -1,0 +1,53 @@
+"""Contract: every benchmark runs with every scorer (DESIGN.md, "Tests in layers").
+
+Each pair either produces a summary with the benchmark's documented keys and one record
+per scored item, or — only where a scorer cannot answer the benchmark's probe kind —
+raises UnsupportedProbe with a reason (seq2seq models do not score CrowS-Pairs pairs).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from biasatlas.benchmarks.census.benchmark import Census
+from biasatlas.benchmarks.crows_pairs import CrowsPairs
+from biasatlas.benchmarks.zh_neutral import ZhNeutral
+from biasatlas.errors import UnsupportedProbe
+from biasatlas.pipeline import evaluate
+from biasatlas.registry import load_scorer
+
+KEYS = {
+    "crows-pairs": {"n", "metric_score", "stereo_score", "antistereo_score", "neutral", "by_category", "intervals"},
+    "census": {"normative", "descriptive", "descriptive_by_class", "n_occupations", "n_probes",
+               "n_forward_passes", "intervals"},
+    "zh-neutral": {"bias_score", "leaning", "n", "by_pair", "intervals"},
+}
+
+
+def _benchmark(name: str, shared_data):
+    if name == "crows-pairs":
+        return CrowsPairs(dataset=None, data=shared_data / "crows-pairs-fr/crows_pairs_FR_languagearc_contribution+210.csv",
+                          limit=12)
+    if name == "census":
+        return Census(country="no", sample=2, n_resamples=50)
+    return ZhNeutral(limit=8, n_resamples=50)
+
+
+@pytest.mark.parametrize("benchmark", sorted(KEYS))
+@pytest.mark.parametrize("scorer,model", [("fake", None), ("masked-lm", "tiny_bert"),
+                                          ("causal-lm", "tiny_gpt2"), ("seq2seq", "tiny_bart")])
+def test_every_benchmark_with_every_scorer(benchmark, scorer, model, request, shared_data):
+    if benchmark == "zh-neutral" and scorer == "masked-lm":
+        model = "tiny_chinese_bert"  # a Latin-script vocabulary has no Chinese characters
+    path = "fake" if model is None else str(request.getfixturevalue(model))
+    built = load_scorer(path, scorer)
+    bench = _benchmark(benchmark, shared_data)
+    if benchmark == "crows-pairs" and scorer == "seq2seq":
+        with pytest.raises(UnsupportedProbe, match="pair probes"):
+            evaluate(bench, built)
+        return
+    run = evaluate(bench, built)
+    assert KEYS[benchmark] <= set(run.summary), KEYS[benchmark] - set(run.summary)
+    assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
+    assert run.records, "no item was scored"
+    assert run.summary["provenance"]["n_probes"] > 0
