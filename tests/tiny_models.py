@@ -52,6 +52,12 @@ HEADS = 2
 INTERMEDIATE = 64
 
 
+def _seeded(model_class: type, config, tokenizer: PreTrainedTokenizerBase, out_dir: Path) -> Path:
+    """Build ``model_class(config)`` from the fixed seed (deterministic weights) and save it."""
+    torch.manual_seed(SEED)
+    return _save(model_class(config), tokenizer, out_dir)
+
+
 def _save(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out_dir, safe_serialization=True)
@@ -90,27 +96,21 @@ def build_bert(out_dir: Path, lowercase: bool = True, data_dir: Path | None = No
     """BertForMaskedLM with a trained WordPiece vocabulary (uncased unless lowercase=False)."""
     data_dir = data_dir or shared_data_dir()
     tokenizer = bert_tokenizer(data_dir, lowercase)
-    torch.manual_seed(SEED)
-    model = BertForMaskedLM(_bert_config(len(tokenizer)))
-    return _save(model, tokenizer, out_dir)
+    return _seeded(BertForMaskedLM, _bert_config(len(tokenizer)), tokenizer, out_dir)
 
 
 def build_chinese_bert(out_dir: Path, data_dir: Path | None = None) -> Path:
     """BertForMaskedLM with a character vocabulary like bert-base-chinese."""
     data_dir = data_dir or shared_data_dir()
     tokenizer = chinese_bert_tokenizer(data_dir)
-    torch.manual_seed(SEED)
-    model = BertForMaskedLM(_bert_config(len(tokenizer)))
-    return _save(model, tokenizer, out_dir)
+    return _seeded(BertForMaskedLM, _bert_config(len(tokenizer)), tokenizer, out_dir)
 
 
 def build_headless_bert(out_dir: Path, data_dir: Path | None = None) -> Path:
     """A bare BertModel (no masked-LM head) with the uncased tokenizer."""
     data_dir = data_dir or shared_data_dir()
     tokenizer = bert_tokenizer(data_dir)
-    torch.manual_seed(SEED)
-    model = BertModel(_bert_config(len(tokenizer)))
-    return _save(model, tokenizer, out_dir)
+    return _seeded(BertModel, _bert_config(len(tokenizer)), tokenizer, out_dir)
 
 
 def build_electra_discriminator(out_dir: Path, data_dir: Path | None = None) -> Path:
@@ -127,26 +127,23 @@ def build_electra_discriminator(out_dir: Path, data_dir: Path | None = None) -> 
         max_position_embeddings=MAX_TOKENS,
         pad_token_id=0,
     )
-    torch.manual_seed(SEED)
-    return _save(ElectraForPreTraining(config), tokenizer, out_dir)
+    return _seeded(ElectraForPreTraining, config, tokenizer, out_dir)
 
 
 def build_roberta(out_dir: Path, data_dir: Path | None = None) -> Path:
     """RobertaForMaskedLM with a trained byte-level BPE (``Ġ`` leading spaces)."""
     data_dir = data_dir or shared_data_dir()
     tokenizer = roberta_tokenizer(data_dir)
-    torch.manual_seed(SEED)
-    model = RobertaForMaskedLM(_roberta_like_config(RobertaConfig, tokenizer))
-    return _save(model, tokenizer, out_dir)
+    config = _roberta_like_config(RobertaConfig, tokenizer)
+    return _seeded(RobertaForMaskedLM, config, tokenizer, out_dir)
 
 
 def build_xlmr(out_dir: Path, data_dir: Path | None = None) -> Path:
     """XLMRobertaForMaskedLM with a trained Unigram (SentencePiece-style, ``▁``) tokenizer."""
     data_dir = data_dir or shared_data_dir()
     tokenizer = xlmr_tokenizer(data_dir)
-    torch.manual_seed(SEED)
-    model = XLMRobertaForMaskedLM(_roberta_like_config(XLMRobertaConfig, tokenizer))
-    return _save(model, tokenizer, out_dir)
+    config = _roberta_like_config(XLMRobertaConfig, tokenizer)
+    return _seeded(XLMRobertaForMaskedLM, config, tokenizer, out_dir)
 
 
 def build_gpt2(out_dir: Path, data_dir: Path | None = None) -> Path:
@@ -163,8 +160,7 @@ def build_gpt2(out_dir: Path, data_dir: Path | None = None) -> Path:
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
     )
-    torch.manual_seed(SEED)
-    return _save(GPT2LMHeadModel(config), tokenizer, out_dir)
+    return _seeded(GPT2LMHeadModel, config, tokenizer, out_dir)
 
 
 def build_bart(out_dir: Path, data_dir: Path | None = None) -> Path:
@@ -188,5 +184,4 @@ def build_bart(out_dir: Path, data_dir: Path | None = None) -> Path:
         decoder_start_token_id=tokenizer.eos_token_id,
         forced_eos_token_id=tokenizer.eos_token_id,
     )
-    torch.manual_seed(SEED)
-    return _save(BartForConditionalGeneration(config), tokenizer, out_dir)
+    return _seeded(BartForConditionalGeneration, config, tokenizer, out_dir)

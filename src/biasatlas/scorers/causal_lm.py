@@ -21,7 +21,7 @@ from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotA
 from .alignment import shared_positions
 from .base import Progress, Scorer
 from .batching import Request, Row, answer_slots, chunks, logprob_sums, pad_rows
-from .loading import ResolvedModel, load_checked, model_provenance, resolve
+from .loading import load_checked, model_provenance, resolve
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
@@ -39,8 +39,10 @@ class CausalLMScorer(Scorer):
         self.variant, self.batch_size = variant, int(batch_size)
         self.device, self.dtype, self.revision = device, dtype, revision
         self.resolved = resolve(model)
-        self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
-                                           dtype, device)
+        self.model, self.tokenizer = load_checked(
+            "AutoModelForCausalLM", self.resolved, revision=revision,
+            trust_remote_code=trust_remote_code, dtype=dtype, device=device,
+            what="a causal language model")
         prefix = self.tokenizer.bos_token_id
         self.prefix_id = prefix if prefix is not None else self.tokenizer.eos_token_id
         if self.prefix_id is None:
@@ -117,12 +119,4 @@ def _filler_span(tokenizer: Any, left: str, filler: str, right: str) -> list[int
         return filler_positions(tokenizer, left, filler, right)[1]
     except UnsupportedProbe:
         return []
-
-
-def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
-          dtype: str, device: str) -> tuple[Any, Any]:
-    model, tokenizer = load_checked("AutoModelForCausalLM", resolved, revision=revision,
-                                    trust_remote_code=trust_remote_code, dtype=dtype,
-                                    device=device, what="a causal language model")
-    return model, tokenizer
 
