@@ -8,6 +8,7 @@ head weight. ``trust_remote_code`` stays off unless the user asks.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,10 +69,17 @@ def file_hashes(location: str) -> dict[str, str]:
     if not folder.is_dir():
         return {}
     return {
-        p.name: sha256_file(p)
+        p.name: _sha256_unchanged(str(p), p.stat().st_size, p.stat().st_mtime_ns)
         for p in sorted(folder.iterdir())
         if p.is_file() and p.suffix in _WEIGHT_SUFFIXES and p.name != "biasatlas-packaged.json"
     }
+
+
+@functools.lru_cache(maxsize=256)
+def _sha256_unchanged(path: str, size: int, mtime_ns: int) -> str:
+    """A file's sha256, computed once per (path, size, mtime): ``describe()`` and the cache
+    fingerprint both ask for the hashes, and a gigabyte of weights takes seconds to read."""
+    return sha256_file(path)
 
 
 def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) -> dict[str, Any]:
