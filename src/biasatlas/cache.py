@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
-from .probes import Answer, PairAnswer, PairProbe, Probe, SentenceAnswer, SlotAnswer, SlotProbe
+from .probes import (Answer, ContinuationProbe, PairAnswer, PairProbe, Probe, SentenceAnswer,
+                     SlotAnswer, SlotProbe)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -36,6 +37,8 @@ def probe_key(probe: Probe) -> str:
         parts = ("pair", probe.a, probe.b)
     elif isinstance(probe, SlotProbe):
         parts = ("slot", probe.left, probe.right, *probe.fillers)
+    elif isinstance(probe, ContinuationProbe):
+        parts = ("continuation", probe.continuation, *probe.contexts)
     else:
         parts = ("sentence", probe.text)
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()

@@ -44,6 +44,25 @@ class SlotProbe:
 
 
 @dataclass(frozen=True)
+class ContinuationProbe:
+    """Ask for log P(continuation | context) for each context (a conditional likelihood).
+
+    The request lm-evaluation-harness calls ``loglikelihood(context, continuation)``,
+    with several contexts sharing one continuation: the census conditional reading asks
+    log P(" works as a nurse." … | "The woman") for every identifier at once. Only the
+    continuation's tokens are summed, each given everything before it. Whitespace that
+    ends a context belongs to the continuation (``"Han jobber som "`` + ``"lege."`` is read
+    as ``"Han jobber som"`` + ``" lege."``), as word-initial tokens carry their space.
+    Answered with a :class:`SlotAnswer`: one log-probability per context, and the
+    continuation's token count after each. Masked LMs do not answer it.
+    """
+
+    id: str
+    contexts: tuple[str, ...]
+    continuation: str
+
+
+@dataclass(frozen=True)
 class SentenceProbe:
     """Ask for the log-likelihood of a whole sentence."""
 
@@ -51,7 +70,7 @@ class SentenceProbe:
     text: str
 
 
-Probe = Union[PairProbe, SlotProbe, SentenceProbe]
+Probe = Union[PairProbe, SlotProbe, ContinuationProbe, SentenceProbe]
 
 
 @dataclass(frozen=True)
@@ -68,6 +87,9 @@ class PairAnswer:
 @dataclass(frozen=True)
 class SlotAnswer:
     """One log-probability per filler, in the order of ``SlotProbe.fillers``.
+
+    Also the answer to a :class:`ContinuationProbe`: one log-probability per context,
+    and ``n_tokens`` the continuation's token count after each context.
 
     ``n_tokens`` gives each filler's token count in context, so benchmarks can report
     multi-token targets.

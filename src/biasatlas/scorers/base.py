@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import UnsupportedProbe
-from ..probes import Answer, PairProbe, Probe, SentenceProbe, SlotProbe
+from ..probes import Answer, ContinuationProbe, PairProbe, Probe, SentenceProbe, SlotProbe
 
 Progress = Callable[[int], None]
 
@@ -42,6 +42,7 @@ class Scorer(abc.ABC):
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
         for kind, hook in ((PairProbe, self._pairs), (SlotProbe, self._slots),
+                           (ContinuationProbe, self._continuations),
                            (SentenceProbe, self._sentences)):
             group = [p for p in probes if isinstance(p, kind)]
             if group:
@@ -83,6 +84,10 @@ class Scorer(abc.ABC):
 
     def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[Answer]:
         raise UnsupportedProbe(f"the {self.name} scorer does not answer slot probes")
+
+    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[Answer]:
+        raise UnsupportedProbe(f"the {self.name} scorer does not answer continuation probes "
+                               "(conditional likelihoods need a causal or seq2seq LM)")
 
     def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[Answer]:
         raise UnsupportedProbe(f"the {self.name} scorer does not answer sentence probes")

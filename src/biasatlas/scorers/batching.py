@@ -70,11 +70,23 @@ def answer_slots(probes: Sequence[Any], tick: Callable[[int], None],
     ``slot_request(left, filler, right)`` is the scorer's own reading of a filler (masked
     row, or filled-in sentence) and returns the request and the filler's token count.
     """
+    return answer_options(probes, tick, lambda p: [slot_request(p.left, f, p.right)
+                                                   for f in p.fillers], sums, chunk)
+
+
+def answer_options(probes: Sequence[Any], tick: Callable[[int], None],
+                   requests_of: Callable[[Any], list[tuple[Any, int]]],
+                   sums: Callable[[list[Any]], list[float]], chunk: int) -> list[Any]:
+    """One :class:`SlotAnswer` per probe from its options' requests (fillers or contexts).
+
+    ``requests_of(probe)`` gives one ``(request, n_tokens)`` per option; the requests of a
+    whole chunk go to ``sums`` together, so rows are batched across probes.
+    """
     from ..probes import SlotAnswer
 
     answers = []
     for group in chunks(probes, chunk):
-        plans = [[slot_request(p.left, f, p.right) for f in p.fillers] for p in group]
+        plans = [requests_of(p) for p in group]
         values = iter(sums([req for plan in plans for req, _ in plan]))
         for probe, plan in zip(group, plans):
             answers.append(SlotAnswer(probe.id, tuple(next(values) for _ in plan),

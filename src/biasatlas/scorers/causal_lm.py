@@ -9,7 +9,9 @@ Pair variants (METHODS.md §2, "Other variants"):
   the masked-LM metric that ignores the modified words' own probability.
 
 Slot probes are answered with the sentence log-likelihood of each filled-in sentence;
-benchmarks normalise over their candidate fillers.
+benchmarks normalise over their candidate fillers. Continuation probes are answered with
+``log P(continuation | BOS + context)``: the same row as the whole sentence, summed over
+the continuation's tokens only.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe,
+                      SlotAnswer, SlotProbe)
 from .alignment import shared_positions
 from .base import Progress, Scorer
-from .batching import Request, Row, answer_slots, chunks, logprob_sums, pad_rows
+from .batching import Request, Row, answer_options, answer_slots, chunks, logprob_sums, pad_rows
 from .loading import load_checked, model_provenance, resolve
-from .spans import filler_positions
+from .spans import continuation_positions, filler_positions, split_continuation
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
 
@@ -86,6 +89,17 @@ class CausalLMScorer(Scorer):
         ids = self.encode(left + filler + right)
         tokens_of_filler = len(_filler_span(self.tokenizer, left, filler, right))
         return self._request(ids), tokens_of_filler
+
+    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[SlotAnswer]:
+        return answer_options(probes, tick, lambda p: [self._continuation_request(c, p.continuation)
+                                                       for c in p.contexts],
+                              self.logprob_sums, chunk=256)
+
+    def _continuation_request(self, context: str, continuation: str) -> tuple[Request, int]:
+        context, continuation = split_continuation(context, continuation)
+        ids = self.encode(context + continuation)
+        scored = continuation_positions(ids, self.encode(context), set())
+        return self._request(ids, scored), len(scored)
 
     def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
         requests = [self._request(self.encode(p.text)) for p in probes]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe,
+                      SlotAnswer, SlotProbe)
 from .base import Progress, Scorer
 
 
@@ -42,6 +43,13 @@ class FakeScorer(Scorer):
                        tuple(1 for _ in p.fillers))
             for p in probes
         ]
+
+    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[SlotAnswer]:
+        """A conditional score: the hash of context and continuation together (a separator
+        keeps it apart from the whole sentence's), boosted as for slots."""
+        tick(len(probes))
+        return [SlotAnswer(p.id, tuple(self._text_score(c + "\x1e" + p.continuation) for c in p.contexts),
+                           tuple(1 for _ in p.contexts)) for p in probes]
 
     def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
         tick(len(probes))

@@ -14,6 +14,13 @@ start; mBART: the language code wrapped to the front), so each model family is r
 the way it was trained. This is a sentence log-likelihood, not a probability of the
 filler: benchmarks normalise over their candidate fillers (census ``template``).
 
+Continuation probes (the census conditional reading): ``log P(continuation | context +
+<mask>)`` read in the decoder, i.e. the encoder sees the context with the continuation
+masked out ("Han jobber som <mask>") and only the decoder tokens of the continuation
+are summed, each given the decoder's own copy of the context before it. This is the
+infilling model's estimate of P(occupation phrase | identifier, predicate): the
+continuation is never visible to the encoder, so it cannot be copied.
+
 Sentence probes: ``log P(text | <mask>)``, the text written from an input that is the
 mask token alone (BART's text-infilling objective with the whole text as one masked
 span). It is the infilling model's nearest analogue of an unconditional
@@ -34,11 +41,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe,
+                      SlotAnswer, SlotProbe)
 from .base import Progress, Scorer
-from .batching import chunks
+from .batching import answer_options, chunks
 from .loading import ResolvedModel, load_checked, model_provenance, resolve
-from .spans import filler_positions
+from .spans import continuation_positions, filler_positions, split_continuation
 
 VARIANTS = ("sentence-ll",)
 
@@ -50,6 +58,7 @@ class Seq2SeqRow:
     encoder: tuple[int, ...]
     decoder: tuple[int, ...]
     targets: tuple[int, ...]  # targets[t] is predicted from decoder position t
+    scored: tuple[int, ...] | None = None  # decoder positions summed; None: all of them
 
 
 class Seq2SeqScorer(Scorer):
@@ -88,6 +97,23 @@ class Seq2SeqScorer(Scorer):
                                           tuple(self._filler_tokens(probe, f) for f in probe.fillers)))
             tick(len(chunk))
         return answers
+
+    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[SlotAnswer]:
+        return answer_options(probes, tick, lambda p: [self._continuation_row(c, p.continuation)
+                                                       for c in p.contexts],
+                              self.logprob_sums, chunk=256)
+
+    def _continuation_row(self, context: str, continuation: str) -> tuple[Seq2SeqRow, int]:
+        """Encoder: the context and a mask where the continuation was; decoder: both, with
+        only the continuation's tokens summed."""
+        context, continuation = split_continuation(context, continuation)
+        gap = continuation[: len(continuation) - len(continuation.lstrip())]
+        row = self._row(self._encode_source(context + gap + self.tokenizer.mask_token),
+                        context + continuation)
+        prefix = self.tokenizer(text_target=context, add_special_tokens=True)["input_ids"]
+        scored = continuation_positions(list(row.targets), list(prefix),
+                                        set(self.tokenizer.all_special_ids))
+        return Seq2SeqRow(row.encoder, row.decoder, row.targets, tuple(scored)), len(scored)
 
     def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
         source = self._encode_source(self.tokenizer.mask_token)
@@ -163,7 +189,7 @@ class Seq2SeqScorer(Scorer):
                                 decoder_attention_mask=dec_mask.to(self.device)).logits  # [B, Ld, V]
             logp = torch.log_softmax(logits.float(), dim=-1)
             picked = logp.gather(-1, targets.to(self.device).unsqueeze(-1)).squeeze(-1)  # [B, Ld]
-            sums = (picked.double() * dec_mask.to(self.device)).sum(dim=1)  # [B]
+            sums = (picked.double() * _score_mask(batch, dec_mask).to(self.device)).sum(dim=1)  # [B]
         return [float(v) for v in sums.cpu()]
 
     def describe(self) -> dict[str, Any]:
@@ -173,6 +199,16 @@ class Seq2SeqScorer(Scorer):
                 "decoder_start_token_id": self.model.config.decoder_start_token_id,
                 "tokenizer": type(self.tokenizer).__name__,
                 **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _score_mask(batch: list[Seq2SeqRow], dec_mask: Any) -> Any:
+    """1 at the decoder positions each row sums: all real positions, or its ``scored`` ones."""
+    mask = dec_mask.clone()
+    for i, row in enumerate(batch):
+        if row.scored is not None:
+            mask[i] = 0
+            mask[i, list(row.scored)] = 1
+    return mask
 
 
 def _pad(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:

@@ -36,3 +36,29 @@ def filler_positions(tokenizer: Any, left: str, filler: str, right: str) -> tupl
     if positions != list(range(positions[0], positions[-1] + 1)):
         raise UnsupportedProbe(f"filler {filler!r} is not one contiguous token span in {text!r}")
     return ids, positions
+
+
+def split_continuation(context: str, continuation: str) -> tuple[str, str]:
+    """Whitespace that ends the context moves to the continuation (lm-evaluation-harness's
+    convention): word-initial tokens carry their space (``Ġnurse``, ``▁lege``), so
+    ``"som " + "lege."`` would otherwise tokenize the continuation as a word-internal piece."""
+    stripped = context.rstrip()
+    return stripped, context[len(stripped):] + continuation
+
+
+def continuation_positions(full: list[int], context: list[int], specials: set[int]) -> list[int]:
+    """Positions in ``full`` (context + continuation, tokenized together) of the continuation.
+
+    The continuation starts where the two token lists first differ, so a token that merges
+    the end of the context with the start of the continuation is counted as continuation;
+    special tokens that close the sequence (``</s>``, mBART's language code) are not.
+    """
+    start = 0
+    while start < min(len(full), len(context)) and full[start] == context[start]:
+        start += 1
+    stop = len(full)
+    while stop > start and full[stop - 1] in specials:
+        stop -= 1
+    if stop == start:
+        raise UnsupportedProbe("the continuation has no token of its own")
+    return list(range(start, stop))
