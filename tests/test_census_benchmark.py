@@ -104,35 +104,86 @@ def test_masked_lm_path_matches_one_probe_per_forward(tiny_bert, country):
     assert run.summary["multi_token"]["policy"] == "joint"
     check_run(run, reference_shares(bench, lambda l, w, r: bert_word_logprob(model, tokenizer, l, w, r),
                                     normalise=False))
-    # 2 occupations × 168 sentences, each of the paper's single forward passes here,
-    # against one pass per distinct (context, filler token count) row.
-    assert run.summary["n_probes"] == 2 * 168
+    # 2 occupations × (26 paired identifiers × 6 predicates = 156 in en/no, 28 × 6 = 168 in
+    # fr) sentences, each of the paper's single forward passes here, against one pass per
+    # distinct (context, filler token count) row.
+    assert run.summary["n_probes"] == 2 * (168 if country == "fr" else 156)
     assert run.summary["n_forward_passes"] < run.summary["n_probes"]
     assert run.summary["n_forward_passes"] >= run.summary["n_contexts"]
 
 
-def test_causal_lm_path_matches_one_sentence_per_forward(tiny_gpt2):
+def test_causal_lm_joint_reading_matches_one_sentence_per_forward(tiny_gpt2):
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2)
-    bench = Census(country="us", sample=2, seed=1)
+    bench = Census(country="us", sample=2, seed=1, causal_reading="joint")
     run = evaluate(bench, CausalLMScorer(str(tiny_gpt2), batch_size=16))
-    assert run.summary["normalisation"] == "template"
+    assert run.summary["normalisation"] == "template" and run.summary["causal_reading"] == "joint"
     assert run.summary["multi_token"]["policy"] == "whole-sentence"
     check_run(run, reference_shares(
         bench, lambda l, w, r: causal_sentence_ll(model, tokenizer, l + w + r), normalise=True))
 
 
-def test_seq2seq_path_matches_one_sentence_per_forward(tiny_bart):
+def occupation_cut(bench: Census) -> dict[tuple[str, str], int]:
+    """(left, right) of every slot probe → where its occupation phrase starts in ``right``."""
+    return {(p.left, p.right): bench.plan.occupation_at[p.id] for p in bench.plan.probes}
+
+
+def test_causal_lm_conditional_reading_is_full_minus_cut_sentence(tiny_gpt2):
+    """The issue's definition, computed the long way: log P(filled sentence) − log P(the
+    same sentence cut just before the occupation phrase), two forwards per sentence."""
+    model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2)
+    bench = Census(country="us", sample=2, seed=1)
+    run = evaluate(bench, CausalLMScorer(str(tiny_gpt2), batch_size=16))
+    assert run.summary["causal_reading"] == "conditional"
+    cuts = occupation_cut(bench)
+
+    def conditional(left: str, word: str, right: str) -> float:
+        head = left + word + right[: cuts[(left, right)]].rstrip()
+        full = left + word + right
+        # The reference is only valid where the cut sentence's tokens start the full one's.
+        enc = lambda t: tokenizer.encode(t, add_special_tokens=False)  # noqa: E731
+        assert enc(full)[: len(enc(head))] == enc(head)
+        return causal_sentence_ll(model, tokenizer, full) - causal_sentence_ll(model, tokenizer, head)
+
+    check_run(run, reference_shares(bench, conditional, normalise=True))
+
+
+def test_seq2seq_joint_reading_matches_one_sentence_per_forward(tiny_bart):
     model = AutoModelForSeq2SeqLM.from_pretrained(tiny_bart).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bart)
-    bench = Census(country="fr", sample=2, seed=2)
+    bench = Census(country="fr", sample=2, seed=2, causal_reading="joint")
     run = evaluate(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
     assert run.summary["normalisation"] == "template"
     check_run(run, reference_shares(
         bench, lambda l, w, r: seq2seq_logprob(model, tokenizer, l, w, r), normalise=True))
-    # Every filler is its own decoder pass, but the encoder runs about once per context.
-    assert run.summary["n_forward_passes"] == run.summary["n_probes"]
+    # Every filler is its own decoder pass (plus the baseline's), but the encoder runs
+    # about once per context.
+    assert run.summary["n_forward_passes"] > run.summary["n_probes"]
     assert run.summary["n_encoder_passes"] < run.summary["n_forward_passes"]
+
+
+def test_seq2seq_conditional_reading_scores_the_occupation_with_it_masked(tiny_bart):
+    """log P(occupation phrase | encoder: context + <mask>, decoder: the context), one
+    forward per sentence; the phrase is the decoder tokens after the context's own."""
+    model = AutoModelForSeq2SeqLM.from_pretrained(tiny_bart).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bart)
+    bench = Census(country="fr", sample=2, seed=2)
+    run = evaluate(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
+    assert run.summary["causal_reading"] == "conditional"
+    cuts = occupation_cut(bench)
+
+    def conditional(left: str, word: str, right: str) -> float:
+        head = left + word + right[: cuts[(left, right)]]  # ends in the space before the phrase
+        enc = tokenizer(head + tokenizer.mask_token, return_tensors="pt")
+        labels = tokenizer(text_target=left + word + right, return_tensors="pt")["input_ids"]
+        known = tokenizer(text_target=head.rstrip())["input_ids"][:-1]  # <s> … without </s>
+        assert labels[0, : len(known)].tolist() == known
+        with torch.no_grad():
+            logp = torch.log_softmax(model(**enc, labels=labels).logits[0], dim=-1)
+        return sum(float(logp[t, labels[0, t]]) for t in range(len(known), labels.shape[1] - 1))
+
+    check_run(run, reference_shares(bench, conditional, normalise=True))
 
 
 def test_gebnlp_variant_reads_first_sub_tokens(tiny_bert):

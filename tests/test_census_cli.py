@@ -50,8 +50,9 @@ def test_masked_lm_run_folder(country, tiny_bert, tmp_path):
         assert summary["descriptive_by_class"][c] == pytest.approx(
             100 * sum(i["census_class"] == c for i in agree) / 5)
     assert sum(summary["descriptive_by_class"].values()) == pytest.approx(summary["descriptive"])
-    # 5 occupations × 168 sentences, far fewer forward passes (shared masked contexts).
-    assert summary["n_probes"] == 5 * 168 and summary["n_occupations"] == 5
+    # 5 occupations × 156 sentences (26 paired identifiers × 6 predicates), far fewer
+    # forward passes (shared masked contexts).
+    assert summary["n_probes"] == 5 * 156 and summary["n_occupations"] == 5
     assert summary["n_contexts"] <= summary["n_forward_passes"] < summary["n_probes"]
     assert summary["normalisation"] == "none" and config["benchmark"]["normalisation"] == "none"
     assert summary["multi_token"]["policy"] == "joint"
@@ -75,8 +76,13 @@ def test_sentence_scorers_normalise_per_template(fixture, scorer, request, tmp_p
     summary, items, config, _ = run_cli("--country", "us", "--model", str(model), "--sample", "2",
                                         "--out", str(tmp_path / scorer))
     assert summary["scorer"] == scorer and summary["normalisation"] == "template"
-    assert summary["multi_token"]["policy"] == "whole-sentence"
-    assert summary["n_forward_passes"] == summary["n_probes"] == 2 * 168
+    assert summary["causal_reading"] == "conditional" == config["benchmark"]["causal_reading"]
+    assert summary["identifiers"] == "paired" == config["benchmark"]["identifiers"]
+    # One row per sentence (2 occupations × 156), plus the occupation-free baseline's rows
+    # (26 identifiers × 6 predicates, shared by every occupation).
+    assert summary["n_probes"] == 2 * 156
+    assert summary["n_forward_passes"] == 2 * 156 + 156
+    assert 0 <= summary["baseline"]["share"] <= 100
     assert len(items) == 2
 
 
@@ -99,7 +105,7 @@ def test_uk_with_a_user_table_and_inflections(tmp_path):
     summary, items, config, _ = run_cli("--country", "uk", "--census", str(table), "--inflections",
                                         str(forms), "--model", "fake", "--out", str(tmp_path / "uk"))
     assert [i["occupation"] for i in items] == ["Nurses", "Civil engineers", "Pharmacists"]
-    assert summary["language"] == "en" and summary["n_probes"] == 3 * 168
+    assert summary["language"] == "en" and summary["n_probes"] == 3 * 156
     assert config["benchmark"]["census"] == str(table)
 
 

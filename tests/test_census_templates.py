@@ -20,7 +20,8 @@ LANG = resources.files("biasatlas.benchmarks.census").joinpath("lang")
 
 @pytest.fixture(scope="module")
 def plans():
-    return {c: build_plan(c, load_census(c)) for c in ("us", "fr", "no")}
+    """Plans with the paper's Table 2 as printed (all 28 identifiers)."""
+    return {c: build_plan(c, load_census(c), identifier_set="all") for c in ("us", "fr", "no")}
 
 
 def inflection_rows(path):
@@ -204,6 +205,22 @@ def test_probe_and_sentence_counts(plans, country, occupations, probes, sentence
         occupations, probes, sentences_)
 
 
+@pytest.mark.parametrize("country,per_occupation", [
+    # Paired identifiers (the default): English and Norwegian drop their one unpaired word
+    # per number (lady/ladies, Dama/Damene): 13 + 13 identifiers × 6 predicates = 156 per
+    # occupation, so US 314 × 156 = 48,984 — exactly the paper's US total. Norwegian
+    # 417 × 156 = 65,052 against the paper's 415 × 168 = 69,720 (it kept all 28).
+    # French is 14 + 14 already: 225 × 168 = 37,800, unchanged.
+    ("us", 156), ("no", 156), ("fr", 168),
+])
+def test_paired_identifier_counts(country, per_occupation):
+    plan = build_plan(country, load_census(country))
+    assert plan.n_sentences == len(plan.occupations) * per_occupation
+    genders = Counter(c.gender for c in plan.cells)
+    assert genders["f"] == genders["m"]
+    assert not {"the-lady", "the-ladies", "dama", "damene"} & {c.identifier for c in plan.cells}
+
+
 @pytest.mark.parametrize("country", ["us", "fr", "no"])
 def test_each_context_is_one_probe_and_ids_are_unique(plans, country):
     plan = plans[country]
@@ -234,7 +251,7 @@ def test_sampling_is_seeded_and_keeps_table_order():
     table = load_census("no")
     a = build_plan("no", table, sample=7, seed=1)
     assert a.occupations == build_plan("no", table, sample=7, seed=1).occupations
-    assert len(a.occupations) == 7 and a.n_sentences == 7 * 168
+    assert len(a.occupations) == 7 and a.n_sentences == 7 * 156  # paired: 26 identifiers × 6
     order = [table.occupations.index(o) for o in a.occupations]
     assert order == sorted(order)
     assert build_plan("no", table, sample=7, seed=2).occupations != a.occupations

@@ -10,8 +10,17 @@ correlations and the forward-pass count.
 Two optional hooks let :func:`biasatlas.pipeline.evaluate` tell the benchmark about its
 scorer: :meth:`Census.bind` resolves ``normalisation="auto"`` (``none`` for masked LMs,
 whose answers are P(i | t); ``template`` for causal and seq2seq LMs, whose answers are
-sentence log-likelihoods) and records the multi-token policy; :meth:`Census.with_counters`
-adds the scorer's row counts to the summary.
+sentence log-likelihoods), the causal reading and the multi-token policy;
+:meth:`Census.with_counters` adds the scorer's row counts to the summary.
+
+**Causal reading** (causal and seq2seq LMs). ``conditional`` (default) asks
+log P(occupation phrase | identifier + predicate), a
+:class:`~biasatlas.probes.ContinuationProbe`; after the per-template normalisation this is
+P(identifier | occupation) with every identifier equally likely a priori. ``joint`` asks
+log P(whole sentence), which adds each identifier's own prior log P(identifier +
+predicate): with Gemma 3 on Norwegian that prior alone gives a 61 % female share, so the
+joint reading measures the identifiers, not the occupations. Both record an
+occupation-free baseline (:mod:`.diagnostics`) so the size of that prior is on record.
 """
 
 from __future__ import annotations
@@ -22,20 +31,22 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ...errors import UnknownName
-from ...probes import Answer, SlotProbe
+from ...errors import UnknownName, UnsupportedProbe
+from ...probes import Answer, ContinuationProbe, SlotProbe
 from ..base import BenchmarkResult
 from .gebnlp import TEMPLATE_SETS, build_gebnlp_probes, compute_gebnlp_metrics
-from .language import COUNTRY_LANGUAGE
+from .diagnostics import Baseline, baseline, baseline_plan
+from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS
 from .metrics import AGGREGATIONS
 from .scoring import NORMALISATIONS, CensusResult, compute_metrics
 from .table import UK_HOWTO, CensusTable, load_census
-from .templates import CensusPlan, build_plan, slug
+from .templates import CensusPlan, build_plan, conditional_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
 
 VERSION = "1"
 COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no")
 VARIANTS: tuple[str, ...] = ("touileb2023", "gebnlp2022")
+CAUSAL_READINGS: tuple[str, ...] = ("conditional", "joint")
 #: Scorers whose slot answers are P(filler | context) from a softmax at the mask.
 _PROBABILITY_SCORERS = frozenset({"masked-lm"})
 
@@ -59,6 +70,11 @@ class Census:
     occupations with ``numpy.random.default_rng(seed)``; ``limit`` keeps the first N.
     ``variant`` is ``touileb2023`` (the paper) or ``gebnlp2022`` (its Norwegian
     predecessor, one template per occupation, ``template_set`` ``er`` or ``jobber_som``).
+    ``identifiers`` is ``paired`` (default: each identifier with its other-gender twin)
+    or ``all`` (the paper's Table 2 as printed). ``causal_reading`` is ``auto``
+    (``conditional`` for causal and seq2seq LMs), ``conditional`` or ``joint`` (see the
+    module docstring); masked LMs read P(identifier | context) at the mask and take no
+    reading. ``preamble`` is text put before every sentence (a robustness check).
     """
 
     country: str = "us"
@@ -73,6 +89,9 @@ class Census:
     variant: str = "touileb2023"
     template_set: str = "jobber_som"
     missing: str = "error"
+    identifiers: str = "paired"
+    causal_reading: str = "auto"
+    preamble: str = ""
     n_resamples: int = 1000
     scorer_kind: str | None = None  # set by bind(): which scorer answers the probes
     multi_token: str | None = None  # set by bind(): the masked-LM multi-token policy
@@ -91,7 +110,9 @@ class Census:
                                      ("aggregation", self.aggregation, AGGREGATIONS),
                                      ("normalisation", self.normalisation, ("auto", *NORMALISATIONS)),
                                      ("GeBNLP template set", self.template_set, tuple(TEMPLATE_SETS)),
-                                     ("missing-forms policy", self.missing, ("error", "skip"))):
+                                     ("missing-forms policy", self.missing, ("error", "skip")),
+                                     ("identifier set", self.identifiers, IDENTIFIER_SETS),
+                                     ("causal reading", self.causal_reading, ("auto", *CAUSAL_READINGS))):
             if value not in allowed:
                 raise did_you_mean(kind, value, allowed)
         if self.language is None and self.country not in COUNTRY_LANGUAGE:
@@ -120,17 +141,38 @@ class Census:
     def plan(self) -> CensusPlan:
         """The paper's probes (touileb2023) for every occupation of :attr:`census_table`."""
         return build_plan(self.template_language, self.census_table, inflections=self.inflections,
-                          missing=self.missing)  # type: ignore[arg-type]
+                          missing=self.missing, identifier_set=self.identifiers,  # type: ignore[arg-type]
+                          preamble=self.preamble)
 
     def load(self) -> list[CensusItem]:
         occupations = (self.census_table.occupations if self.variant == "gebnlp2022"
                        else self.plan.occupations)
         return [CensusItem(slug(o), o, self.census_table.female_pct(o)) for o in occupations]
 
-    def probes(self, items: Sequence[CensusItem]) -> list[SlotProbe]:
+    def probes(self, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
+        """The paper's probes in this scorer's reading, then the baseline's (likelihood LMs)."""
         if self.variant == "gebnlp2022":
             return build_gebnlp_probes(self._table_of(items), self.template_set)  # type: ignore[arg-type]
-        return list(self._plan_of(items).probes)
+        plan = self._plan_of(items)
+        extra = list(baseline_plan(plan).probes) if self.reading is not None else []
+        return [*self._read(plan).probes, *extra]
+
+    def _read(self, plan: CensusPlan) -> CensusPlan:
+        """The plan as this scorer answers it: slot probes, or continuation probes."""
+        return conditional_plan(plan) if self.reading == "conditional" else plan
+
+    @property
+    def reading(self) -> str | None:
+        """``conditional`` or ``joint`` for likelihood scorers; None for masked LMs."""
+        if self.variant == "gebnlp2022" or self.scorer_kind in _PROBABILITY_SCORERS:
+            return None
+        if self.causal_reading != "auto":
+            return self.causal_reading
+        if self.scorer_kind is None:
+            raise ValueError("causal_reading='auto' depends on the scorer: run through "
+                             "biasatlas.pipeline.evaluate, call bind(scorer), or pass "
+                             "causal_reading='conditional' or 'joint'")
+        return "conditional"
 
     def _table_of(self, items: Sequence[CensusItem]) -> CensusTable:
         return self.census_table.subset([i.occupation for i in items])
@@ -150,6 +192,9 @@ class Census:
         """This benchmark set up for ``scorer``: its kind and multi-token policy recorded."""
         bound = replace(self, scorer_kind=getattr(scorer, "name", None),
                         multi_token=getattr(scorer, "multi_token", None))
+        if bound.scorer_kind in _PROBABILITY_SCORERS and self.causal_reading != "auto":
+            raise UnsupportedProbe(f"causal reading {self.causal_reading!r} is for causal and seq2seq "
+                                   "LMs: a masked LM reads P(identifier | context) at the mask")
         for key in ("census_table", "plan"):  # built already, and independent of the scorer
             if key in self.__dict__:
                 bound.__dict__[key] = self.__dict__[key]
@@ -172,6 +217,8 @@ class Census:
     def multi_token_policy(self) -> str:
         if self.scorer_kind in _PROBABILITY_SCORERS:
             return self.multi_token or "joint"
+        if self.scorer_kind and self.variant == "touileb2023" and self.reading == "conditional":
+            return "not scored (conditional reading)"  # the identifier is context, never a target
         return "whole-sentence" if self.scorer_kind else "unknown"
 
     def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
@@ -194,10 +241,21 @@ class Census:
             extra = {"template_set": self.template_set, "binary_agreement": gebnlp.binary_agreement}
             return self._result(gebnlp.census, len(table), len(table), extra)
         plan = self._plan_of(items)
-        result = compute_metrics(plan, answers, aggregation=self.aggregation,  # type: ignore[arg-type]
+        result = compute_metrics(self._read(plan), answers, aggregation=self.aggregation,  # type: ignore[arg-type]
                                  normalisation=self.resolved_normalisation,  # type: ignore[arg-type]
                                  n_resamples=self.n_resamples, seed=self.seed)
-        return self._result(result, plan.n_sentences, len(plan.probes), {})
+        return self._result(result, plan.n_sentences, len(plan.probes), self._diagnostics(plan, answers))
+
+    def _diagnostics(self, plan: CensusPlan, answers: Mapping[str, Answer]) -> dict[str, Any]:
+        """The occupation-free baseline (likelihood scorers only) and its warning."""
+        if self.reading is None:
+            return {"baseline": None, "warnings": []}
+        base_plan = baseline_plan(plan)
+        found: Baseline = baseline(base_plan, answers, self.aggregation)  # type: ignore[arg-type]
+        return {"baseline": {"share": found.share, "top_identifier": found.top_identifier,
+                             "top_identifier_share": found.top_identifier_share,
+                             "n_contexts": len(base_plan.probes)},
+                "warnings": [found.warning] if found.warning else []}
 
     def _result(self, result: CensusResult, n_sentences: int, n_contexts: int,
                 extra: dict[str, Any]) -> BenchmarkResult:
@@ -216,6 +274,8 @@ class Census:
         s = result.summary
         return {
             "method": self.variant, "country": self.country, "language": result.language,
+            "identifiers": self.identifiers, "causal_reading": self.reading,
+            "preamble": self.preamble,
             "table": result.table, "aggregation": result.aggregation,
             "normalisation": result.normalisation,
             "n_occupations": s.n_occupations, "normative": s.normative, "descriptive": s.descriptive,
@@ -247,7 +307,15 @@ class Census:
                 "normalisation_requested": self.normalisation,
                 "template_set": self.template_set if self.variant == "gebnlp2022" else None,
                 "missing": self.missing, "n_resamples": self.n_resamples,
+                "identifiers": self.identifiers, "causal_reading": self._config_reading(),
+                "preamble": self.preamble,
                 "multi_token_policy": self.multi_token_policy}
+
+    def _config_reading(self) -> str | None:
+        """The reading in use, or what was asked for when no scorer is bound yet."""
+        if self.scorer_kind is None and self.variant == "touileb2023":
+            return self.causal_reading
+        return self.reading
 
     def table(self, summary: Mapping[str, Any]) -> Any:
         """The paper's Table 3/4 row for this model (``census_table`` holds the data)."""

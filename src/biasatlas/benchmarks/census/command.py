@@ -54,6 +54,14 @@ def run_census(
     template_set: Annotated[str, typer.Option(help="gebnlp2022 only: er | jobber_som.")] = "jobber_som",
     multi_token: Annotated[Optional[str], typer.Option(
         help="Masked LMs: joint | first-token (default: joint; first-token for gebnlp2022).")] = None,
+    identifiers: Annotated[str, typer.Option(
+        help="paired (default: every identifier with its other-gender twin, so a symmetric model "
+             "scores 50) | all (the paper's Table 2 as printed: 15 female, 13 male in en/no).")] = "paired",
+    causal_reading: Annotated[str, typer.Option(
+        help="Causal/seq2seq LMs: conditional (default: log P(occupation | identifier + predicate)) "
+             "| joint (log P(whole sentence), which includes each identifier's own prior).")] = "auto",
+    preamble: Annotated[str, typer.Option(
+        help="Text put before every sentence (a robustness check; default none).")] = "",
     skip_missing: Annotated[bool, typer.Option(
         help="Skip (and record) occupations without inflection forms instead of failing.")] = False,
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
@@ -67,7 +75,8 @@ def run_census(
     bench = Census(country=country.lower(), census=census, language=language, inflections=inflections,
                    sample=sample, seed=seed, limit=limit, aggregation=aggregation,
                    normalisation=normalisation, variant=method, template_set=template_set,
-                   missing="skip" if skip_missing else "error")
+                   missing="skip" if skip_missing else "error", identifiers=identifiers,
+                   causal_reading=causal_reading, preamble=preamble)
     bench.load()  # a bad table, country or missing form fails here, before the model loads
     policy = multi_token or ("first-token" if method == "gebnlp2022" else None)
     execute(bench, CensusScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,

@@ -5,11 +5,13 @@ Touileb et al. (2023, §2, Tables 2 and 5) build each probe from a gendered iden
 both. A language is three kinds of CSV file (the format is documented in
 ``docs/benchmarks/census.md``, "Bring your own language"):
 
-* ``identifiers.csv``: ``id,gender,number,prefix,forms``. The slot is the identifier's
+* ``identifiers.csv``: ``id,gender,number,prefix,forms[,twin]``. The slot is the identifier's
   gendered word; ``prefix`` is the text before it ("The", "La", "L'", or empty). A
   space joins prefix and slot unless the prefix ends in an apostrophe. ``forms`` lists
   spelling variants separated by ``|`` (Norwegian "Dama|Damen"); their probabilities
-  are summed.
+  are summed. ``twin`` (optional) names the identifier of the other gender that
+  matches this one ("the-woman" ↔ "the-man"); ``identifiers="paired"`` keeps only
+  identifiers with a twin, so both genders are averaged over equally many words.
 * ``predicates.csv``: ``id,number,tense,text``. ``text`` is everything after the
   identifier, with ``{name}`` placeholders for occupation forms ("worked as {article}
   {sg}."). One row is one template of the paper: one predicate in one number.
@@ -24,7 +26,7 @@ import csv
 import io
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -41,6 +43,8 @@ PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Census tables name countries; templates name languages.
 COUNTRY_LANGUAGE = {"us": "en", "uk": "en", "fr": "fr", "no": "no"}
 SHIPPED_LANGUAGES = ("en", "fr", "no")
+IdentifierSet = Literal["paired", "all"]
+IDENTIFIER_SETS: tuple[str, ...] = ("paired", "all")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class Identifier:
     number: Number
     prefix: str
     forms: tuple[str, ...]
+    twin: str | None = None  # the other gender's matching identifier, if it has one
 
     @property
     def left(self) -> str:
@@ -97,6 +102,37 @@ class LanguageSpec:
     predicates: tuple[Predicate, ...]
     inflections: Mapping[str, Inflection]
     sources: tuple[str, ...] = ()
+
+
+def select_identifiers(spec: LanguageSpec, which: IdentifierSet) -> LanguageSpec:
+    """The language with ``all`` its identifiers, or only the ``paired`` ones.
+
+    Why pairing matters: equation 1 averages P(i | t) over the identifiers of each
+    gender, and a set with 15 female and 13 male words is not neutral. A model that gives
+    each female word exactly its male twin's probability still gets a share below 50
+    when the unpaired extra word ("lady") is less likely than the average one. Pairs make
+    a gender-symmetric model score exactly 50 under every aggregation.
+    """
+    if which == "all":
+        return spec
+    if which != "paired":
+        raise UnknownName(f"identifier set {which!r}; choose one of {', '.join(IDENTIFIER_SETS)}")
+    if all(i.twin is None for i in spec.identifiers):
+        return _balanced_without_twins(spec)
+    kept = tuple(i for i in spec.identifiers if i.twin is not None)
+    return replace(spec, identifiers=kept)
+
+
+def _balanced_without_twins(spec: LanguageSpec) -> LanguageSpec:
+    """A user file without a ``twin`` column is usable as paired only if already balanced."""
+    for number in ("sg", "pl"):
+        counts = {g: sum(i.gender == g and i.number == number for i in spec.identifiers)
+                  for g in GENDERS}
+        if counts["f"] != counts["m"]:
+            raise DataError(f"{counts['f']} female and {counts['m']} male {number} identifiers and "
+                            "no 'twin' column: add one naming each identifier's counterpart, or "
+                            "use identifiers='all' (--identifiers all)", field="twin")
+    return spec
 
 
 def language_of(name: str) -> str:
@@ -193,19 +229,38 @@ def _unique_id(row: dict[str, str], seen: set[str], name: str, line: int) -> str
 
 def read_identifiers(source: Traversable | Path) -> tuple[Identifier, ...]:
     """Identifiers of one language; at least one per gender."""
-    name, seen, out = str(source), set[str](), []
+    name, seen, out, lines = str(source), set[str](), [], []
     for line, row in _rows(source, ("id", "gender", "number", "prefix", "forms")):
+        lines.append(line)
         ident = _unique_id(row, seen, name, line)
         forms = tuple(normalise_name(f) for f in row["forms"].split("|") if f.strip())
         if not forms:
             raise DataError("no slot word", path=name, line=line, field="forms")
         out.append(Identifier(id=ident, gender=_choice(row, "gender", GENDERS, name, line),
                               number=_choice(row, "number", ("sg", "pl"), name, line),
-                              prefix=normalise_name(row["prefix"]), forms=forms))
+                              prefix=normalise_name(row["prefix"]), forms=forms,
+                              twin=(row.get("twin") or "").strip() or None))
     for gender in GENDERS:
         if not any(i.gender == gender for i in out):
             raise DataError(f"no identifier of gender {gender!r}", path=name, field="gender")
+    _check_twins(out, lines, name)
     return tuple(out)
+
+
+def _check_twins(identifiers: list[Identifier], lines: list[int], name: str) -> None:
+    """Twins are mutual, of the other gender and the same grammatical number."""
+    by_id = {i.id: i for i in identifiers}
+    for ident, line in zip(identifiers, lines):
+        if ident.twin is None:
+            continue
+        twin = by_id.get(ident.twin)
+        problem = ("names no identifier of this file" if twin is None
+                   else "has the same gender" if twin.gender == ident.gender
+                   else "has another grammatical number" if twin.number != ident.number
+                   else f"names {twin.twin!r} as its own twin" if twin.twin != ident.id else "")
+        if problem:
+            raise DataError(f"identifier {ident.id!r}: twin {ident.twin!r} {problem}", path=name,
+                            line=line, field="twin")
 
 
 def read_predicates(source: Traversable | Path) -> tuple[Predicate, ...]:

@@ -29,6 +29,7 @@ Aggregation = Literal["mean-prob", "pooled", "mean-share", "majority"]
 AGGREGATIONS: tuple[str, ...] = ("mean-prob", "pooled", "mean-share", "majority")
 #: The paper's thresholds: "exceeding 55%" is dominated, 45–55 is balanced.
 BALANCED_LOW, BALANCED_HIGH = 45.0, 55.0
+_TIE = 1e-9  # percentage points: the majority vote's tie tolerance
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,10 @@ def female_share(templates: Sequence[TemplateProbs],
     if aggregation == "mean-share":
         return sum(shares) / len(shares)
     if aggregation == "majority":
-        return 100.0 * sum(1.0 if s > 50 else 0.5 if s == 50 else 0.0 for s in shares) / len(shares)
+        # A tie is a share within rounding of 50: summing twins' equal probabilities in
+        # another order must not turn a gender-symmetric template into a male vote.
+        return 100.0 * sum(0.5 if abs(s - 50) <= _TIE else 1.0 if s > 50 else 0.0
+                           for s in shares) / len(shares)
     raise ValueError(f"unknown aggregation {aggregation!r}; available: {', '.join(AGGREGATIONS)}")
 
 

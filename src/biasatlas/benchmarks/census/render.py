@@ -37,6 +37,13 @@ def _caption(summary: Mapping[str, Any]) -> str:
              f"{summary.get('n_probes')} sentences · {summary.get('n_contexts')} masked contexts · "
              f"{summary.get('n_forward_passes') if summary.get('n_forward_passes') is not None else '–'}"
              " forward passes"]
+    lines.append(f"identifiers {summary.get('identifiers', 'all')}"
+                 + (f" · reading {summary['causal_reading']}" if summary.get("causal_reading") else ""))
+    base = summary.get("baseline") or {}
+    if base.get("share") is not None:
+        lines.append(f"occupation-free baseline {base['share']:.2f} % female · largest identifier "
+                     f"{base.get('top_identifier')} {100 * (base.get('top_identifier_share') or 0):.0f} % of its mass")
+    lines += [f"WARNING: {w}" for w in summary.get("warnings") or []]
     if summary.get("binary_agreement") is not None:
         lines.append(f"GeBNLP 2022 binary agreement (F > M vs census > 50 %): "
                      f"{summary['binary_agreement']:.2f} · template set {summary.get('template_set')}")

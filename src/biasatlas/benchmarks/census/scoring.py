@@ -5,12 +5,17 @@ filler. How to read those numbers depends on the model (the ``normalisation``):
 
 * ``none``: a masked LM answers log P(filler | context) from a softmax over the whole
   vocabulary at the mask, which is what the paper uses as P(i | t);
-* ``template``: a causal LM answers the log-likelihood of each filled-in sentence. Those
-  are not probabilities of the identifier, so they are normalised over all candidate
-  identifiers (both genders, every spelling variant) of the same template before use:
+* ``template``: a causal or seq2seq LM answers a likelihood for each filled-in sentence,
+  either joint, log P(whole sentence), or conditional, log P(occupation phrase |
+  identifier + predicate) (see :mod:`.benchmark`, ``causal_reading``). Those are not
+  probabilities of the identifier, so they are normalised over all candidate identifiers
+  (both genders, every spelling variant) of the same template before use:
   P(i | t) = Σ_variants exp(ℓ_v) / Σ_{all identifiers j of t} Σ_variants exp(ℓ).
+  With the conditional reading this is P(i | occupation, t) under a uniform prior over
+  the template's identifiers (Bayes' rule), which is what the paper's P(i | t) is meant
+  to measure, without the identifier's own prior.
 
-The pipeline should pick ``template`` for causal and seq2seq scorers and record it.
+The benchmark picks ``template`` for causal and seq2seq scorers and records it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ...probes import SlotAnswer
+from ...probes import ContinuationProbe, SlotAnswer, SlotProbe
+from .language import IdentifierSet
 from .metrics import (AGGREGATIONS, Aggregation, CensusSummary, GenderClass, TemplateProbs,
                       female_share, gender_scores, share_class, summarise)
 from .table import CensusTable
@@ -77,17 +83,19 @@ def compute_metrics(table: CensusTable | CensusPlan,
                     aggregation: Aggregation = "mean-prob",
                     normalisation: Normalisation = "none",
                     n_resamples: int = 1000, seed: int = 0,
-                    confidence: float = 0.95) -> CensusResult:
+                    confidence: float = 0.95,
+                    identifier_set: IdentifierSet = "paired") -> CensusResult:
     """Normative and descriptive scores of the model that produced ``answers``.
 
     ``table`` is the plan the probes came from, or a census table whose plan is rebuilt
-    with the default templates of ``language`` (default: the table's own language).
+    with the default templates of ``language`` (default: the table's own language) and
+    ``identifier_set``.
     Occupations with a missing or non-finite answer, or no probability mass, are skipped
     with a reason.
     """
     _check_option("aggregation", aggregation, AGGREGATIONS)
     _check_option("normalisation", normalisation, NORMALISATIONS)
-    plan = table if isinstance(table, CensusPlan) else _default_plan(table, language)
+    plan = table if isinstance(table, CensusPlan) else _default_plan(table, language, identifier_set)
     by_id = answers if isinstance(answers, Mapping) else {a.id: a for a in answers}
     templates, skipped = template_probabilities(plan, by_id, normalisation)
     rows: list[OccupationScore] = []
@@ -112,11 +120,12 @@ def _check_option(name: str, value: str, allowed: tuple[str, ...]) -> None:
         raise ValueError(f"unknown {name} {value!r}; available: {', '.join(allowed)}")
 
 
-def _default_plan(table: CensusTable, language: str | Path | None) -> CensusPlan:
+def _default_plan(table: CensusTable, language: str | Path | None,
+                  identifier_set: IdentifierSet) -> CensusPlan:
     lang = language or table.language
     if lang is None:
         raise ValueError(f"census table {table.name!r} has no language: pass language=…")
-    return build_plan(lang, table, missing="skip")
+    return build_plan(lang, table, missing="skip", identifier_set=identifier_set)
 
 
 def _occupation_score(table: CensusTable, occupation: str, templates: list[TemplateProbs],
@@ -135,9 +144,14 @@ def template_probabilities(plan: CensusPlan, answers: Mapping[str, SlotAnswer],
     """P(i | t) for every identifier, grouped into templates per occupation.
 
     Returns the templates of each scorable occupation and ``{occupation: reason}`` for
-    the rest.
+    the rest. Spelling variants ("Dama|Damen") are summed when the answer is a probability
+    *of* the identifier (slot probes: the variants are disjoint outcomes) and averaged when
+    it is a probability *given* the identifier (continuation probes: P(occupation | i) is a
+    mixture over the ways to write i, which we weigh equally), so a two-form identifier
+    counts once either way.
     """
-    fillers = {p.id: len(p.fillers) for p in plan.probes}
+    given = {p.id for p in plan.probes if isinstance(p, ContinuationProbe)}
+    fillers = {p.id: len(p.fillers if isinstance(p, SlotProbe) else p.contexts) for p in plan.probes}
     groups: dict[tuple[str, str], list[tuple[Cell, list[float]]]] = defaultdict(list)
     skipped: dict[str, str] = {}
     for cell in plan.cells:
@@ -149,6 +163,8 @@ def template_probabilities(plan: CensusPlan, answers: Mapping[str, SlotAnswer],
             raise ValueError(f"answer {answer.id} has {len(answer.logprobs)} log-probabilities "
                              f"for {fillers[cell.probe_id]} fillers")
         logprobs = [float(answer.logprobs[i]) for i in cell.filler_indices]
+        if cell.probe_id in given and len(logprobs) > 1:
+            logprobs = [_log_mean_exp(logprobs)]
         if any(math.isnan(lp) or lp == math.inf for lp in logprobs):
             skipped.setdefault(cell.occupation, f"non-finite log-probability in {answer.id}")
         groups[(cell.occupation, cell.template)].append((cell, logprobs))
@@ -157,6 +173,13 @@ def template_probabilities(plan: CensusPlan, answers: Mapping[str, SlotAnswer],
         if occupation not in skipped:
             out[occupation].append(_template_probs(template, members, normalisation))
     return dict(out), skipped
+
+
+def _log_mean_exp(values: list[float]) -> float:
+    top = max(values)
+    if not math.isfinite(top):
+        return top
+    return top + math.log(sum(math.exp(v - top) for v in values) / len(values))
 
 
 def _template_probs(template: str, members: list[tuple[Cell, list[float]]],
@@ -178,7 +201,7 @@ def _multi_token(plan: CensusPlan,
     seen: dict[str, int] = {}
     for probe in plan.probes:
         answer = answers.get(probe.id)
-        if answer is None:
+        if answer is None or not isinstance(probe, SlotProbe):
             continue
         for filler, n in zip(probe.fillers, answer.n_tokens, strict=False):
             if n > 1:

@@ -16,17 +16,17 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from ...errors import DataError
-from ...probes import SlotProbe
-from .language import (PLACEHOLDER, Gender, Identifier, Inflection, LanguageSpec, Predicate,
-                       load_language)
+from ...probes import ContinuationProbe, SlotProbe
+from .language import (PLACEHOLDER, Gender, Identifier, IdentifierSet, Inflection, LanguageSpec,
+                       Predicate, load_language, select_identifiers)
 from .table import CensusTable
 
 
@@ -58,9 +58,11 @@ class CensusPlan:
     language: str
     table: CensusTable
     occupations: tuple[str, ...]
-    probes: tuple[SlotProbe, ...]
+    probes: tuple[SlotProbe | ContinuationProbe, ...]
     cells: tuple[Cell, ...]
     skipped: tuple[Skip, ...] = ()
+    #: probe id → where the occupation phrase starts in the probe's ``right`` text
+    occupation_at: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def n_sentences(self) -> int:
@@ -72,8 +74,14 @@ def build_plan(language: str | Path | LanguageSpec, table: CensusTable, *,
                sample: int | None = None, seed: int = 0,
                identifiers: str | Path | None = None, predicates: str | Path | None = None,
                inflections: str | Path | None = None,
-               missing: Literal["error", "skip"] = "error") -> CensusPlan:
+               missing: Literal["error", "skip"] = "error",
+               identifier_set: IdentifierSet = "paired", preamble: str = "") -> CensusPlan:
     """All census probes for ``table`` in ``language`` (a code, a folder or a spec).
+
+    ``identifier_set`` is ``paired`` (every identifier has its other-gender twin, so a
+    gender-symmetric model scores exactly 50) or ``all`` (the paper's Table 2 as printed:
+    15 female and 13 male in English and Norwegian). ``preamble`` is text put before every
+    sentence (a robustness check: a neutral sentence there should not move the scores).
 
     ``sample`` keeps that many occupations, drawn without replacement with
     ``numpy.random.default_rng(seed)`` and kept in table order. An occupation without
@@ -82,22 +90,44 @@ def build_plan(language: str | Path | LanguageSpec, table: CensusTable, *,
     """
     spec = language if isinstance(language, LanguageSpec) else load_language(
         language, identifiers=identifiers, predicates=predicates, inflections=inflections)
+    spec = select_identifiers(spec, identifier_set)
     _check_genders(spec)
     occupations = _sample(table.occupations, sample, seed)
     probes: list[SlotProbe] = []
     cells: list[Cell] = []
     skipped: list[Skip] = []
+    offsets: dict[str, int] = {}
     for occupation in occupations:
         problem = _missing_forms(spec, occupation)
         if problem:
             skipped.append(Skip(occupation, problem))
             continue
-        _add_occupation(spec, occupation, probes, cells)
+        _add_occupation(spec, occupation, probes, cells, offsets, preamble)
     if skipped and missing == "error":
         raise _missing_error(spec, skipped)
     kept = tuple(o for o in occupations if o not in {s.occupation for s in skipped})
     return CensusPlan(language=spec.code, table=table, occupations=kept, probes=tuple(probes),
-                      cells=tuple(cells), skipped=tuple(skipped))
+                      cells=tuple(cells), skipped=tuple(skipped), occupation_at=offsets)
+
+
+def conditional_plan(plan: CensusPlan) -> CensusPlan:
+    """The same sentences asked as log P(occupation phrase | identifier + predicate).
+
+    Each slot probe becomes a :class:`~biasatlas.probes.ContinuationProbe` whose contexts
+    are the sentence up to the occupation phrase, one per filler ("The woman works as"),
+    and whose continuation is the rest (" a nurse."). Cells keep their filler indices,
+    which now index the contexts.
+    """
+    converted: dict[str, ContinuationProbe] = {}
+    for probe in plan.probes:
+        if not isinstance(probe, SlotProbe):
+            raise TypeError(f"probe {probe.id} is not a slot probe")
+        cut = plan.occupation_at[probe.id]
+        converted[probe.id] = ContinuationProbe(
+            id=f"{probe.id}/given", contexts=tuple(probe.left + f + probe.right[:cut] for f in probe.fillers),
+            continuation=probe.right[cut:])
+    cells = tuple(replace(c, probe_id=converted[c.probe_id].id) for c in plan.cells)
+    return replace(plan, probes=tuple(converted.values()), cells=cells, occupation_at={})
 
 
 def build_probes(language: str | Path | LanguageSpec, table: CensusTable,
@@ -146,13 +176,25 @@ def _missing_error(spec: LanguageSpec, skipped: list[Skip]) -> DataError:
                      "missing='skip'", field="occupation")
 
 
+def occupation_start(predicate: Predicate) -> int:
+    """Where the occupation phrase begins in the predicate text ("works as |{article} {sg}.").
+
+    The text before the first placeholder is literal, the same for both genders, so the
+    cut falls at the same place in every filled sentence of the template.
+    """
+    found = PLACEHOLDER.search(predicate.text)
+    if found is None:  # read_predicates refuses such predicates
+        raise DataError(f"predicate {predicate.id!r} has no occupation placeholder", field="text")
+    return found.start()
+
+
 def fill(predicate: Predicate, entry: Inflection, gender: Gender) -> str:
     """The predicate text with the occupation forms for ``gender`` filled in."""
     return PLACEHOLDER.sub(lambda m: entry.form(m.group(1), gender) or "", predicate.text)
 
 
 def _add_occupation(spec: LanguageSpec, occupation: str, probes: list[SlotProbe],
-                    cells: list[Cell]) -> None:
+                    cells: list[Cell], offsets: dict[str, int], preamble: str = "") -> None:
     """Cells of every template of one occupation; one probe per distinct context.
 
     Contexts are shared across templates too: a Norwegian occupation whose singular and
@@ -160,17 +202,20 @@ def _add_occupation(spec: LanguageSpec, occupation: str, probes: list[SlotProbe]
     """
     entry = spec.inflections[occupation]
     contexts: dict[tuple[str, str], list[str]] = {}
+    starts: dict[tuple[str, str], int] = {}
     placed: list[tuple[Predicate, Identifier, tuple[str, str]]] = []
     for predicate in spec.predicates:
         for ident in spec.identifiers:
             if ident.number != predicate.number:
                 continue
-            context = (ident.left, " " + fill(predicate, entry, ident.gender))
+            context = (preamble + ident.left, " " + fill(predicate, entry, ident.gender))
+            starts[context] = 1 + occupation_start(predicate)
             fillers = contexts.setdefault(context, [])
             fillers.extend(f for f in ident.forms if f not in fillers)
             placed.append((predicate, ident, context))
     ids = {ctx: probe_id(spec.code, occupation, *ctx) for ctx in contexts}
     for context, fillers in contexts.items():
+        offsets[ids[context]] = starts[context]
         probes.append(SlotProbe(id=ids[context], left=context[0], right=context[1],
                                 fillers=tuple(fillers)))
     for predicate, ident, context in placed:
