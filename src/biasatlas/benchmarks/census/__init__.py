@@ -5,9 +5,9 @@ predicates and occupation forms, and turn a scorer's answers into the paper's
 normative and descriptive scores. See ``docs/benchmarks/census.md`` and METHODS.md §1.
 
 >>> table = load_census("no")                      # 417 Norwegian occupations
->>> plan = build_plan("no", table)                  # probes + the map back to templates
+>>> plan = build_plan("no", table)                  # paired identifiers: 26 × 6 per occupation
 >>> len(plan.probes), plan.n_sentences
-(4980, 70056)
+(4980, 65052)
 
 ``answers = scorer.score(plan.probes)`` and ``compute_metrics(plan, answers)`` close the
 loop; ``build_probes`` returns the probes alone. :class:`Census` (``benchmark.py``) is

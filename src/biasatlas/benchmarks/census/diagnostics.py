@@ -47,7 +47,8 @@ class Baseline:
         return (f"identifier priors alone give a {self.share:.1f} % female share (occupation-free "
                 f"baseline, outside {BALANCED_LOW:.0f}–{BALANCED_HIGH:.0f}); "
                 f"'{self.top_identifier}' holds {100 * (self.top_identifier_share or 0):.0f} % of its "
-                "templates' mass: joint-reading shares measure this prior, not the occupation")
+                "templates' mass; joint-reading shares carry this prior, the conditional reading "
+                "divides it out")
 
 
 def baseline_plan(plan: CensusPlan) -> CensusPlan:
