@@ -93,7 +93,25 @@ def test_segment_stage_keeps_exactly_one_whole_word_keyword(res, text, expected)
 ])
 def test_name_filter_on_handwritten_sentences(res, text, named):
     tokens = tuple((p.word, p.flag) for p in res.pos_tokenizer.cut(text))
-    assert (detect_person_name(text, tokens, res.is_plain_word, "他") is not None) is named
+    assert (detect_person_name(text, tokens, res.words, "他") is not None) is named
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    # A word jieba does not know, before a speech verb: a name without a common surname.
+    ("苏埃强调他不会出席。", "name_title"),
+    # jieba tags this person ns (place) and rarely saw it; nothing around says place.
+    ("阿加西令他十分佩服。", "name_transliteration"),
+    ("他到过加拉加斯，很喜欢那里。", None),     # after 到过: a place
+    ("他说加拉加斯人很热情。", None),           # before 人: a place
+    ("他说雅安的冬天很冷。", None),             # jieba knows 雅安市
+    # 马 taken for "horse", 晚霞 for "sunset glow": a surname opening a clause, then a verb.
+    ("马晚霞退休后，他搬去了乡下。", "name_subject"),
+    ("田地荒芜后，他只好外出打工。", None),     # 田地 is one word
+    ("钱随粮走，他说这是关键。", None),         # 随 is a verb, no given name
+])
+def test_name_rules_for_names_jieba_misses(res, text, reason):
+    tokens = tuple((p.word, p.flag) for p in res.pos_tokenizer.cut(text))
+    assert detect_person_name(text, tokens, res.words, "他") == reason
 
 
 def test_simplifier_converts_traditional_and_leaves_simplified_alone():

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from biasatlas.errors import DataError
-from biasatlas.mining.names import detect_person_name, plain_word_test
+from biasatlas.mining.names import detect_person_name, word_table
 from biasatlas.mining.segment import tokenize
 
 
@@ -70,11 +70,11 @@ def read_bio_sentences(path: Path) -> list[GoldSentence]:
 
 def evaluate_name_filter(gold: list[GoldSentence], pos_tokenizer) -> NameFilterScore:
     """Confusion counts of the name filter over gold sentences."""
-    is_plain_word = plain_word_test(pos_tokenizer)
+    words = word_table(pos_tokenizer)
     tp = fp = fn = tn = 0
     for sentence in gold:
         flagged = detect_person_name(sentence.text, tokenize(pos_tokenizer, sentence.text),
-                                     is_plain_word) is not None
+                                     words) is not None
         tp += flagged and sentence.has_person
         fp += flagged and not sentence.has_person
         fn += (not flagged) and sentence.has_person

@@ -23,14 +23,14 @@ from biasatlas.mining.checkpoint import Step, run_step
 from biasatlas.mining.filters import CueFinder, RuleParams, apply_rules
 from biasatlas.mining.lexicon import BIO_CUES, DEFAULT_PAIRS, KeywordPair, Lexicon
 from biasatlas.mining.match import KeywordMatcher
-from biasatlas.mining.names import detect_person_name, plain_word_test
+from biasatlas.mining.names import WordTable, detect_person_name, word_table
 from biasatlas.mining.records import Document, Segmented, Sentence, iter_rows, write_row
 from biasatlas.mining.segment import build_tokenizer, pos_tagger, segment_sentence, tokenize
 from biasatlas.mining.sources import Format, Shard, Simplifier, read_documents
 from biasatlas.mining.split import split_sentences
 
 SHARD_STAGES = ("match", "rules", "segment", "names")
-STAGE_VERSION = {"match": 1, "rules": 1, "segment": 2, "names": 2}
+STAGE_VERSION = {"match": 1, "rules": 1, "segment": 2, "names": 3}
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Resources:
         self.genders = self.lexicon.gender_map()
         self.keywords = frozenset(self.lexicon.keywords)
         self.pair_of = {k: self.lexicon.pair_of(k) for k in self.lexicon.keywords}
-        self._tokenizer = self._pos = None
+        self._tokenizer = self._pos = self._words = None
 
     @property
     def tokenizer(self):
@@ -95,8 +95,14 @@ class Resources:
     def pos_tokenizer(self):
         if self._pos is None:
             self._pos = pos_tagger(self.tokenizer)
-            self.is_plain_word = plain_word_test(self._pos)
         return self._pos
+
+    @property
+    def words(self) -> WordTable:
+        """jieba's dictionary as the name rules read it (loads the POS tagger)."""
+        if self._words is None:
+            self._words = word_table(self.pos_tokenizer)
+        return self._words
 
 
 @cache
@@ -126,7 +132,7 @@ def segment_record(sentence: Sentence, res: Resources) -> Segmented | str:
 
 def names_record(record: Segmented, res: Resources) -> Segmented | str:
     tokens = tokenize(res.pos_tokenizer, record.text)
-    reason = detect_person_name(record.text, tokens, res.is_plain_word, record.keyword)
+    reason = detect_person_name(record.text, tokens, res.words, record.keyword)
     return record if reason is None else reason
 
 
