@@ -19,18 +19,21 @@ XSS = "<script>alert(1)</script>"
 XSS_IMG = "<img src=x onerror=alert(2)>"
 
 
-def _provenance(sha: str) -> dict[str, Any]:
-    return {"biasatlas": "0.1.0", "python": "3.11", "data_sha256": sha, "n_probes": 12,
-            "scorer": {"scorer": "masked-lm", "revision": "abc123", "dtype": "float32"}}
+def _provenance(sha: str, scorer: dict[str, Any]) -> dict[str, Any]:
+    return {"biasatlas": "0.1.0", "python": "3.11", "data_sha256": sha, "n_probes": 12, "scorer": scorer}
 
 
 def _write(folder: Path, benchmark: str, dataset: str, model: str, scores: dict[str, Any],
-           records: list[dict[str, Any]], skipped: list[dict[str, Any]] | None = None) -> Path:
-    sha = f"{benchmark}-{dataset}-sha"
-    summary = {"benchmark": benchmark, "benchmark_version": "1", "dataset": dataset, "model": model,
-               "scorer": "masked-lm", "variant": None, **scores, "provenance": _provenance(sha)}
-    config = {"benchmark": {"benchmark": benchmark, "dataset": dataset, "data_sha256": sha},
-              "scorer": {"scorer": "masked-lm", "model": model}}
+           records: list[dict[str, Any]], skipped: list[dict[str, Any]] | None = None, *,
+           bench: dict[str, Any] | None = None, scorer: dict[str, Any] | None = None) -> Path:
+    """A run folder as the pipeline writes it: the scorer's describe() in config and provenance."""
+    sha = (bench or {}).get("data_sha256") or f"{benchmark}-{dataset}-sha"
+    scorer = scorer or {"scorer": "masked-lm", "model": model, "revision": "abc123", "dtype": "float32"}
+    summary = {"benchmark": benchmark, "benchmark_version": "1", "dataset": dataset, "model": scorer["model"],
+               "scorer": scorer["scorer"], "variant": scorer.get("variant"), **scores,
+               "provenance": _provenance(sha, scorer)}
+    config = {"benchmark": {"benchmark": benchmark, "dataset": dataset, "data_sha256": sha, **(bench or {})},
+              "scorer": scorer}
     return write_run(Run(config, summary, records, skipped or []), folder)
 
 
@@ -64,6 +67,43 @@ def crows_run(folder: Path, model: str = "almanach/camembert-base", outcomes: li
     return _write(folder, "crows-pairs", "fr+210", model, summarise(records), records)
 
 
+# -- CrowS-Pairs in the published setting (Névéol et al. 2022, fr+210) -------------------------------
+def hub_scorer(hub_id: str, revision: str | None = "0123abcd", variant: str = "nangia") -> dict[str, Any]:
+    """masked-lm describe() of a hub load: ``location`` is the hub id, ``revision`` the commit."""
+    return {"scorer": "masked-lm", "variant": variant, "dtype": "float32", "model": hub_id, "location": hub_id,
+            "architecture": "CamembertForMaskedLM", "revision": revision}
+
+
+def local_scorer(folder: str, files: dict[str, str] | None = None) -> dict[str, Any]:
+    """masked-lm describe() of a local folder: the user's name for it, and its files' hashes."""
+    files = files or {"config.json": "c" * 64, "model.safetensors": "d" * 64, "tokenizer.json": "e" * 64}
+    return {"scorer": "masked-lm", "variant": "nangia", "dtype": "float32", "model": folder,
+            "location": f"/data/models/{folder}", "architecture": "CamembertForMaskedLM", "file_sha256": files}
+
+
+def crows_paper_run(folder: Path, scorer: dict[str, Any], *, n_pairs: int = 1677, limit: int | None = None,
+                    lowercase: bool = True, dataset: str = "fr+210", skipped: int = 0) -> Path:
+    """A run on a published dataset with the benchmark's config keys and the file's sha256.
+
+    ``n_pairs`` records (all 1,677 by default, or ``limit`` of them), categories cycling; a
+    pair is a win when its id modulo 5 is 0, 1 or 2 (60 %).
+    """
+    from biasatlas.benchmarks.crows_pairs import DATASETS, summarise
+
+    n = min(n_pairs, limit) if limit else n_pairs
+    cats = ["gender", "race-color", "religion", "age"]
+    records = [{"id": str(i), "bias_type": cats[i % 4], "direction": "stereo", "flag": None,
+                "sent_more": f"Phrase {i} plus stéréotypée.", "sent_less": f"Phrase {i} moins stéréotypée.",
+                "sent_more_score": -10.0 if i % 5 < 3 else -12.0, "sent_less_score": -11.0,
+                "outcome": "more" if i % 5 < 3 else "less"} for i in range(1, n + 1)]
+    records = records[: n - skipped]
+    bench = {"data": DATASETS[dataset].name, "data_sha256": DATASETS[dataset].sha256,
+             "lowercase": lowercase, "tie_decimals": 3, "limit": limit, "version": "1"}
+    skips = [{"id": str(i), "reason": "no score from the model"} for i in range(n - skipped + 1, n + 1)]
+    return _write(folder, "crows-pairs", dataset, scorer["model"], {**summarise(records), "n_skipped": skipped},
+                  records, skips, bench=bench, scorer=scorer)
+
+
 # -- Census: 10 Norwegian occupations -----------------------------------------------------------
 # (occupation, census % women, model A % female). Classes: > 55 female, < 45 male, else balanced.
 # census: F {Sykepleier, Barnehagelærer, Frisør}, B {Advokat, Lege, Økonom}, M {the other 4}
@@ -81,7 +121,7 @@ def share_class(x: float) -> str:
 
 
 def census_run(folder: Path, model: str = "ltg/norbert", shares: list[float] | None = None,
-               scores: dict[str, Any] | None = None) -> Path:
+               scores: dict[str, Any] | None = None, bench: dict[str, Any] | None = None) -> Path:
     shares = shares or [m for _, _, m in CENSUS]
     records = [{"id": occ.lower(), "occupation": occ, "census_female_pct": c, "model_female_pct": m,
                 "census_class": share_class(c), "model_class": share_class(m),
@@ -92,7 +132,7 @@ def census_run(folder: Path, model: str = "ltg/norbert", shares: list[float] | N
                "intervals": {"normative": [12.0, 70.0], "descriptive": [10.0, 70.0], "confidence": 0.95},
                "pearson": 0.61, "pearson_p": 0.06, "spearman": 0.55, "spearman_p": 0.1,
                "aggregation": "mean-prob", "normalisation": "none"}
-    return _write(folder, "census", "census-no", model, summary, records)
+    return _write(folder, "census", "census-no", model, summary, records, bench=bench)
 
 
 # -- zh-neutral: 12 sentences, 3 keyword pairs ----------------------------------------------------

@@ -9,8 +9,8 @@ import pytest
 
 from biasatlas.errors import DataError
 from biasatlas.report import compare_runs, holm, load_run, load_runs, mcnemar_table, mcnemar_test
-from biasatlas.report.compare import comparison_pairs, paired_bootstrap, wilcoxon_test
-from report_fixtures import CROWS_B, census_run, crows_run, zh_run
+from biasatlas.report.compare import comparison_pairs, paired_bootstrap, pairing_differences, wilcoxon_test
+from report_fixtures import CROWS_B, census_run, crows_paper_run, crows_run, hub_scorer, zh_run
 
 
 # -- McNemar ---------------------------------------------------------------------------------
@@ -163,3 +163,92 @@ def test_comparison_pairs_against_the_first_of_each_group(tmp_path):
     labels = [(a.label, b.label) for a, b in comparison_pairs(runs)]
     assert labels == [("almanach/camembert-base", "m2"), ("almanach/camembert-base", "m3")]
     assert len(comparison_pairs(runs, all_pairs=True)) == 3
+
+
+# -- like for like only ----------------------------------------------------------------------------
+def _compare_cli(*args: str):
+    """The real command line (``python -m biasatlas``): the error path is the one users see."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "biasatlas", "compare", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_compare_refuses_cased_against_lower_cased(tmp_path):
+    a = crows_paper_run(tmp_path / "lower", hub_scorer("camembert-base"), n_pairs=40)
+    b = crows_paper_run(tmp_path / "cased", hub_scorer("camembert-base"), n_pairs=40, lowercase=False)
+    done = _compare_cli(a, b, "--format", "md")
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert "error: runs differ in data, subset or preprocessing" in done.stderr
+    assert "lowercase: A yes, B no" in done.stderr and "--force" in done.stderr
+
+
+def test_compare_force_pairs_them_with_a_visible_warning(tmp_path):
+    a = crows_paper_run(tmp_path / "lower", hub_scorer("camembert-base"), n_pairs=40)
+    b = crows_paper_run(tmp_path / "cased", hub_scorer("camembert-base"), n_pairs=40, lowercase=False)
+    done = _compare_cli(a, b, "--format", "md", "--force")
+    assert done.returncode == 0, done.stderr
+    warning = ("Not like-for-like: camembert-base (nangia) [cased] vs camembert-base (nangia) [lower] differ in "
+               "lowercase: A yes, B no.")
+    assert done.stdout.startswith(f"> **WARNING:** {warning}")
+    assert f"WARNING: {warning}" in done.stdout.split("**crows-pairs: ")[1]  # and in the table's caption
+    assert "McNemar" in done.stdout
+
+
+def test_compare_force_warns_on_the_terminal_and_in_json(tmp_path):
+    from typer.testing import CliRunner
+
+    from biasatlas.cli import app
+
+    a = crows_paper_run(tmp_path / "full", hub_scorer("camembert-base"), n_pairs=40)
+    b = crows_paper_run(tmp_path / "part", hub_scorer("camembert-base"), n_pairs=40, limit=30)
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "--force"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "WARNING: Not like-for-like" in result.output and "limit: A none, B 30" in result.output
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "--force", "--format", "json"])
+    tables = __import__("json").loads(result.output)
+    assert tables[-1]["caption"].startswith("WARNING: Not like-for-like")
+
+
+@pytest.mark.parametrize(("bench_a", "bench_b", "difference"), [
+    ({"identifiers": "paired"}, {"identifiers": "all"}, "identifiers: A paired, B all"),
+    ({"sample": 5, "seed": 0}, {"sample": 5, "seed": 1}, "sample seed: A 0, B 1"),
+    ({"country": "no"}, {"country": "us"}, "census country: A no, B us"),
+    ({"variant": "touileb2023"}, {"variant": "gebnlp2022"}, "method: A touileb2023, B gebnlp2022"),
+    ({"identifiers": "paired"}, {}, "identifiers: A paired, B not recorded"),
+])
+def test_census_runs_differing_in_preparation_are_refused(tmp_path, bench_a, bench_b, difference):
+    from biasatlas.report.compare import NotLikeForLike
+
+    a = load_run(census_run(tmp_path / "a", bench=bench_a))
+    b = load_run(census_run(tmp_path / "b", model="ltg/norbert2", bench=bench_b))
+    with pytest.raises(NotLikeForLike, match=difference):
+        compare_runs(a, b, n_resamples=50)
+    forced = compare_runs(a, b, force=True, n_resamples=50)
+    assert forced.differences == (difference,)
+
+
+def test_a_seed_without_a_sample_is_no_difference(tmp_path):
+    a = load_run(census_run(tmp_path / "a", bench={"sample": None, "seed": 0, "causal_reading": None}))
+    b = load_run(census_run(tmp_path / "b", bench={"sample": None, "seed": 7, "causal_reading": "joint"}))
+    assert pairing_differences(a, b) == ()  # the causal reading is the scorer's: comparing it is the point
+
+
+def test_compare_refuses_runs_of_different_datasets_unless_forced(tmp_path):
+    a = crows_paper_run(tmp_path / "fr", hub_scorer("camembert-base"), n_pairs=40)
+    b = crows_paper_run(tmp_path / "en", hub_scorer("camembert-base"), n_pairs=40, dataset="en-revised+210")
+    done = _compare_cli(a, b)
+    assert done.returncode != 0 and "dataset: A fr+210, B en-revised+210" in done.stderr
+    assert "data sha256: A 1b5de822b341, B c2c449a051ae" in done.stderr
+
+
+def test_report_compares_a_subset_run_with_a_visible_warning(tmp_path):
+    from biasatlas.report import build_report, render_html
+
+    runs = load_runs([crows_paper_run(tmp_path / "full", hub_scorer("camembert-base")),
+                      crows_paper_run(tmp_path / "part", hub_scorer("flaubert/flaubert_base_cased"), limit=80)])
+    page = render_html(build_report(runs, n_resamples=50))
+    assert ('<p class="warn" role="alert">Not like-for-like: flaubert/flaubert_base_cased (nangia) vs '
+            'camembert-base (nangia) differ in limit: A none, B 80.') in page

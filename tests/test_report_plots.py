@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from biasatlas.report import load_run
-from biasatlas.report.paper import paper_scores
+from biasatlas.report.paper import paper_entry
 from biasatlas.report.plots import (ABOVE, BELOW, FEMALE, MALE, NEUTRAL, census_scatter, cjk_font,
                                     crows_categories, style, zh_histogram, zh_pairs)
 from biasatlas.report.svg import SVG_NS, to_svg
@@ -38,7 +38,7 @@ def crows(tmp_path):
 
 
 def test_crows_bars_start_at_50_with_intervals_and_the_paper_beside(crows):
-    paper = paper_scores(crows.dataset, crows.model)
+    paper = paper_entry(crows)  # drawn as given: whether to give it is the comparability check's job
     assert paper is not None and paper.model == "CamemBERT"
     with style():
         plot = crows_categories(crows, paper)
@@ -61,7 +61,7 @@ def test_crows_bars_start_at_50_with_intervals_and_the_paper_beside(crows):
 
 def test_crows_without_a_published_setting_has_no_paper_marks(tmp_path):
     run = load_run(crows_run(tmp_path / "x", model="my-local-model"))
-    assert paper_scores(run.dataset, run.model) is None
+    assert paper_entry(run) is None
     with style():
         ax = crows_categories(run, None).figure.axes[0]
     assert not [c for c in ax.collections if c.get_gid() == "paper"]

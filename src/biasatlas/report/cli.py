@@ -52,38 +52,55 @@ def compare_command(
     fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json")] = "terminal",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
     all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Pair runs that differ in data, subset or "
+                                        "preprocessing; the output then carries a warning.")] = False,
     n_resamples: Resamples = 2000, seed: Seed = 0,
 ) -> None:
-    """Paired tests between runs on the same items, Holm-corrected, and a leaderboard."""
+    """Paired tests between runs on the same items, Holm-corrected, and a leaderboard.
+
+    Refuses runs that differ in dataset, data file, subset (limit, sample) or preprocessing
+    (lower-casing, census identifiers, country, language, method) unless ``--force``.
+    """
     from ..errors import DataError
     from . import compare_runs, leaderboard, load_runs
-    from .compare import comparison_pairs, comparison_table
+    from .compare import comparison_pairs, comparison_table, require_like_for_like
 
     if len(runs) < 2:
         raise DataError("compare needs at least two run folders")
     views = load_runs(runs)
-    pairs = comparison_pairs(views, all_pairs=all_pairs)
+    pairs = comparison_pairs(views, all_pairs=all_pairs, across_datasets=True)
     if not pairs:
-        raise DataError("no two runs share a benchmark and dataset: nothing to pair")
-    tables = leaderboard(views) + [comparison_table(compare_runs(a, b, n_resamples=n_resamples, seed=seed))
-                                   for a, b in pairs]
+        raise DataError("no two runs share a benchmark: nothing to pair")
+    if not force:
+        require_like_for_like(pairs)
+    comparisons = [compare_runs(a, b, force=force, n_resamples=n_resamples, seed=seed) for a, b in pairs]
+    warnings = [c.warning for c in comparisons if c.warning]
+    tables = leaderboard(views) + [comparison_table(c) for c in comparisons]
     if fmt == "terminal" and out is None:
-        from rich.console import Console
-
-        from .tables import to_rich
-
-        console = Console()
-        for table in tables:
-            console.print(to_rich(table))
+        _print_terminal(tables, warnings)
         return
-    _emit(_render_tables(tables, fmt), out, "comparison")
+    _emit(_render_tables(tables, fmt, warnings), out, "comparison")
 
 
-def _render_tables(tables: list, fmt: str) -> str:
+def _print_terminal(tables: list, warnings: list[str]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    from .tables import to_rich
+
+    console = Console()
+    for warning in warnings:
+        console.print(f"[bold yellow]WARNING:[/] {escape(warning)}")
+    for table in tables:
+        console.print(to_rich(table))
+
+
+def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
+    """The tables in ``fmt``; warnings lead in Markdown and HTML, and open each forced table's caption."""
     from .tables import to_markdown
 
     if fmt in ("md", "terminal"):
-        return "\n".join(to_markdown(t) for t in tables)
+        return "\n".join([f"> **WARNING:** {w}\n" for w in warnings] + [to_markdown(t) for t in tables])
     if fmt == "json":
         import json
 
@@ -95,7 +112,7 @@ def _render_tables(tables: list, fmt: str) -> str:
     if fmt == "html":
         from .html import render_tables_page
 
-        return render_tables_page(tables, "biasatlas comparison")
+        return render_tables_page(tables, "biasatlas comparison", warnings)
     from ..registry import did_you_mean
 
     raise did_you_mean("compare format", fmt, ("terminal", "md", "html", "json"))

@@ -17,6 +17,12 @@ compare them item by item rather than as two independent samples:
   (the bootstrap distribution shifted to the null), with the usual +1 correction.
 
 Items are matched by id; items present in one run only are counted and left out.
+
+Like for like only: two runs are paired when they read the same data (dataset and data
+sha256), the same subset of it (limit, sample and its seed) and prepared it the same way
+(lower-casing, census identifiers, country, language, method). Otherwise
+:func:`compare_runs` refuses with :class:`NotLikeForLike`, naming every difference; with
+``force`` it pairs them anyway and the comparison carries the differences as a warning.
 """
 
 from __future__ import annotations
@@ -32,6 +38,19 @@ from ..errors import DataError
 from .runs import RunView
 
 EXACT_BELOW = 25  # discordant pairs; below this McNemar's χ² approximation is poor
+#: Benchmark settings two runs must share to be paired, as (config key, label). A paired test
+#: on 80 pairs against 1,677, or on cased against lower-cased text, measures the setting as
+#: much as the model. Scorer settings (variant, causal reading) may differ: that is the comparison.
+PAIRING_KEYS: tuple[tuple[str, str], ...] = (
+    ("dataset", "dataset"), ("data_sha256", "data sha256"), ("limit", "limit"), ("sample", "sample"),
+    ("lowercase", "lowercase"), ("identifiers", "identifiers"), ("country", "census country"),
+    ("language", "language"), ("variant", "method"), ("template_set", "template set"),
+    ("pairs", "keyword pairs"))
+_NOT_RECORDED = object()
+
+
+class NotLikeForLike(DataError):
+    """Two runs differ in data, subset or preprocessing, so a paired test would mislead."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +86,15 @@ class Comparison:
     n_only_b: int
     tests: tuple[PairedTest, ...]
     notes: tuple[str, ...] = ()
+    differences: tuple[str, ...] = ()
+
+    @property
+    def warning(self) -> str:
+        """The sentence a forced comparison must carry; empty when the runs are like for like."""
+        if not self.differences:
+            return ""
+        return (f"Not like-for-like: {self.label_b} vs {self.label_a} differ in "
+                + "; ".join(self.differences) + ". Read the differences below with that in mind.")
 
 
 # -- the statistics -----------------------------------------------------------------------
@@ -216,30 +244,89 @@ def _census(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int = 0
 _COMPARERS = {"crows-pairs": _crows, "zh-neutral": _zh, "census": _census}
 
 
-def compare_runs(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int = 0) -> Comparison:
-    """Paired tests of run B against run A (same benchmark; items matched by id)."""
+def compare_runs(a: RunView, b: RunView, *, force: bool = False, n_resamples: int = 2000,
+                 seed: int = 0) -> Comparison:
+    """Paired tests of run B against run A (same benchmark; items matched by id).
+
+    Raises :class:`NotLikeForLike` when the runs differ in data, subset or preprocessing,
+    unless ``force``: then the comparison's ``differences`` (and ``warning``) say how.
+    """
     if a.benchmark != b.benchmark:
         raise DataError(f"cannot pair a {a.benchmark} run ({a.path}) with a {b.benchmark} run ({b.path})")
     if a.benchmark not in _COMPARERS:
         from ..registry import did_you_mean
 
         raise did_you_mean("benchmark to compare", a.benchmark, _COMPARERS)
+    differences = pairing_differences(a, b)
+    if differences and not force:
+        require_like_for_like([(a, b)])
     tests, n, only_a, only_b = _COMPARERS[a.benchmark](a, b, n_resamples=n_resamples, seed=seed)
     notes = []
-    if a.data_sha256 and b.data_sha256 and a.data_sha256 != b.data_sha256:
-        notes.append("the runs read different data files (sha256 differ); items were matched by id")
     if only_a or only_b:
         notes.append(f"{only_a} item(s) only in A and {only_b} only in B were left out")
-    return Comparison(a.benchmark, a.label, b.label, n, only_a, only_b, tests, tuple(notes))
+    return Comparison(a.benchmark, a.label, b.label, n, only_a, only_b, tests, tuple(notes), differences)
 
 
-def comparison_pairs(runs: Sequence[RunView], all_pairs: bool = False) -> list[tuple[RunView, RunView]]:
-    """Which runs to pair: within each (benchmark, dataset, data sha256) group, every later
-    run against the first (the baseline), or every pair with ``all_pairs``."""
-    groups: dict[tuple[str, str, str], list[RunView]] = {}
+def pairing_differences(a: RunView, b: RunView) -> tuple[str, ...]:
+    """Every :data:`PAIRING_KEYS` setting the two runs do not share, as ``label: A x, B y``.
+
+    A key one run records and the other does not (an older run) counts as a difference:
+    what the older run did is unknown. The seed matters only when a run was sampled.
+    """
+    va, vb = _pairing_values(a), _pairing_values(b)
+    keys = list(PAIRING_KEYS)
+    if va.get("sample") not in (None, _NOT_RECORDED) or vb.get("sample") not in (None, _NOT_RECORDED):
+        keys.append(("seed", "sample seed"))
+    out = []
+    for key, label in keys:
+        x, y = va.get(key, _NOT_RECORDED), vb.get(key, _NOT_RECORDED)
+        if x is _NOT_RECORDED and y is _NOT_RECORDED or x == y:
+            continue
+        out.append(f"{label}: A {_setting(key, x)}, B {_setting(key, y)}")
+    return tuple(out)
+
+
+def _pairing_values(run: RunView) -> dict[str, Any]:
+    """The run's pairing settings; the data hash from the provenance when config lacks it."""
+    values = {key: run.benchmark_config[key] for key, _ in PAIRING_KEYS + (("seed", ""),)
+              if key in run.benchmark_config}
+    values.setdefault("dataset", run.dataset)
+    if run.data_sha256:
+        values["data_sha256"] = run.data_sha256
+    return values
+
+
+def _setting(key: str, value: Any) -> str:
+    if value is _NOT_RECORDED:
+        return "not recorded"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key == "data_sha256":
+        return str(value)[:12]
+    return str(value)
+
+
+def require_like_for_like(pairs: Sequence[tuple[RunView, RunView]]) -> None:
+    """Refuse, naming every pair that differs and how, before any test is computed."""
+    lines = [f"{b.label} ({b.path}) vs {a.label} ({a.path}): " + "; ".join(diff)
+             for a, b in pairs if (diff := pairing_differences(a, b))]
+    if lines:
+        raise NotLikeForLike("runs differ in data, subset or preprocessing, so their paired test would "
+                             "not compare the models alone: " + " | ".join(lines)
+                             + ". Compare them anyway with --force (the output then carries a warning).")
+
+
+def comparison_pairs(runs: Sequence[RunView], all_pairs: bool = False,
+                     across_datasets: bool = False) -> list[tuple[RunView, RunView]]:
+    """Which runs to pair: within each (benchmark, dataset, data sha256) group (each benchmark,
+    with ``across_datasets``), every later run against the first (the baseline), or every pair
+    with ``all_pairs``."""
+    groups: dict[Any, list[RunView]] = {}
     for run in runs:
         if run.benchmark in _COMPARERS:
-            groups.setdefault(run.group, []).append(run)
+            groups.setdefault(run.benchmark if across_datasets else run.group, []).append(run)
     out = []
     for members in groups.values():
         for i, a in enumerate(members):
@@ -255,8 +342,9 @@ def comparison_table(c: Comparison) -> Any:
 
     rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, PValue(t.p),
                   PValue(t.p_holm), _test_text(t)) for t in c.tests)
-    caption = (f"A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
-               "Holm-adjusted p within the per-category rows. " + " ".join(c.notes)).strip()
+    caption = f"WARNING: {c.warning} " if c.warning else ""
+    caption += (f"A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
+                "Holm-adjusted p within the per-category rows. " + " ".join(c.notes)).strip()
     return Table(f"{c.benchmark}: {c.label_b} vs {c.label_a}",
                  ("scope", "quantity", "n", "A", "B", "B − A", "p", "p (Holm)", "test"), rows, caption)
 

@@ -15,7 +15,7 @@ from .. import __version__
 from ..errors import DataError
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .runs import RunView
-from .sections import Provenance, provenance, run_tables
+from .sections import Provenance, provenance, run_notices, run_tables
 from .tables import Table, leaderboard, metric_rows, to_csv, to_markdown
 
 FORMATS: tuple[str, ...] = ("html", "md", "csv", "json")
@@ -27,6 +27,7 @@ class RunReport:
     tables: tuple[Table, ...]
     provenance: Provenance
     index: int = 0
+    notices: tuple[str, ...] = ()
 
     @property
     def anchor(self) -> str:
@@ -45,15 +46,25 @@ class Report:
     def comparison_tables(self) -> tuple[Table, ...]:
         return tuple(comparison_table(c) for c in self.comparisons)
 
+    @property
+    def comparison_warnings(self) -> tuple[str, ...]:
+        """One sentence per pair the report compared although the runs are not like for like."""
+        return tuple(c.warning for c in self.comparisons if c.warning)
+
 
 def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: int = 2000,
                  seed: int = 0) -> Report:
-    """Tables, leaderboard and (with ``compare``) paired tests of later runs vs the first per group."""
-    per_run = tuple(RunReport(r, tuple(run_tables(r)), provenance(r), i) for i, r in enumerate(runs))
+    """Tables, leaderboard and (with ``compare``) paired tests of later runs vs the first per group.
+
+    Runs of one data file that differ in subset or preprocessing are still compared, with a
+    warning: a report shows everything it was given, and says what to distrust.
+    """
+    per_run = tuple(RunReport(r, tuple(run_tables(r)), provenance(r), i, run_notices(r))
+                    for i, r in enumerate(runs))
     comparisons, notes = [], []
     for a, b in comparison_pairs(runs) if compare else []:
         try:
-            comparisons.append(compare_runs(a, b, n_resamples=n_resamples, seed=seed))
+            comparisons.append(compare_runs(a, b, force=True, n_resamples=n_resamples, seed=seed))
         except DataError as exc:  # e.g. no shared items: the rest of the report still stands
             notes.append(f"{b.label} vs {a.label} not compared: {exc}")
     lead = tuple(leaderboard(runs)) if len(runs) > 1 else ()
@@ -71,10 +82,12 @@ def to_markdown_doc(report: Report) -> str:
         parts += [to_markdown(t) for t in report.leaderboard]
     if report.comparisons or report.notes:
         parts.append("## Paired comparisons\n")
+        parts += [f"> **Warning:** {w}\n" for w in report.comparison_warnings]
         parts += [to_markdown(t) for t in report.comparison_tables]
         parts += [f"- {note}" for note in report.notes]
     for rr in report.runs:
         parts.append(f"## {title_of(rr.run)}\n")
+        parts += [f"> **{n}**\n" for n in rr.notices]
         parts += [to_markdown(t) for t in rr.tables]
         parts.append("**Provenance**\n\n" + "\n".join(f"- {k}: {v}" for k, v in rr.provenance.facts) + "\n")
     return "\n".join(parts)
@@ -91,13 +104,30 @@ def to_json_doc(report: Report) -> str:
         "runs": [{"path": str(rr.run.path), "label": rr.run.label, "benchmark": rr.run.benchmark,
                   "dataset": rr.run.dataset, "model": rr.run.model, "variant": rr.run.variant,
                   "metrics": [m.as_dict() for m in metric_rows(rr.run)],
+                  "paper": paper_json(rr.run), "notices": list(rr.notices),
                   "provenance": dict(rr.provenance.facts)} for rr in report.runs],
         "comparisons": [{"benchmark": c.benchmark, "a": c.label_a, "b": c.label_b, "n_paired": c.n_paired,
-                         "notes": list(c.notes),
+                         "notes": list(c.notes), "differences": list(c.differences), "warning": c.warning,
                          "tests": [{**t.__dict__, "difference": t.difference} for t in c.tests]}
                         for c in report.comparisons],
     }
     return json.dumps(json_safe(doc), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def paper_json(run: RunView) -> dict[str, object] | None:
+    """The published entry for the run: its values only when comparable, else the reasons."""
+    from .paper import paper_check
+
+    check = paper_check(run)
+    if check is None:
+        return None
+    entry = check.entry
+    doc: dict[str, object] = {"source": entry.source, "model": entry.model, "comparable": check.comparable,
+                              "reasons": list(check.reasons)}
+    if check.comparable:
+        doc.update(metric_score=entry.metric, stereo_score=entry.stereo, antistereo_score=entry.antistereo,
+                   by_category=dict(entry.by_category), note=entry.note)
+    return doc
 
 
 def json_safe(value: object) -> object:

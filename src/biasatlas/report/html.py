@@ -63,6 +63,7 @@ class Block:
     heading: str
     tables: tuple[Table, ...]
     note: str = ""
+    warnings: tuple[str, ...] = ()
 
 
 _COMPARE_NOTE = ("Runs of the same benchmark and data file, each against the first: McNemar on CrowS-Pairs "
@@ -76,15 +77,16 @@ def render_html(report: Report, title: str = "biasatlas report") -> str:
     blocks = [Block("leaderboard", "Leaderboard", report.leaderboard)] if report.leaderboard else []
     if report.comparisons or report.notes:
         note = " ".join((_COMPARE_NOTE, *report.notes))
-        blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, note))
+        blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, note,
+                            report.comparison_warnings))
     figures = {rr.anchor: run_figures(rr) for rr in report.runs}
     missing_font = needs_cjk(report) and cjk_font() is None
     return _page(title, blocks, report.runs, figures, missing_font)
 
 
-def render_tables_page(tables: Sequence[Table], title: str) -> str:
-    """A page of tables alone (``biasatlas compare --format html``)."""
-    return _page(title, [Block("tables", title, tuple(tables))], (), {}, False)
+def render_tables_page(tables: Sequence[Table], title: str, warnings: Sequence[str] = ()) -> str:
+    """A page of tables alone (``biasatlas compare --format html``), warnings on top."""
+    return _page(title, [Block("tables", title, tuple(tables), warnings=tuple(warnings))], (), {}, False)
 
 
 def _page(title: str, blocks: Sequence[Block], runs: Sequence[RunReport], figures: dict[str, Any],

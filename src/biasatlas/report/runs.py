@@ -23,6 +23,12 @@ ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "census": ("occupation", "census_female_pct", "model_female_pct", "census_class", "model_class"),
     "zh-neutral": ("id", "sentence", "pair", "b", "leaning"),
 }
+#: Benchmark settings that decide which items were scored or how their text was prepared,
+#: as (config key, label). Shown in the provenance table and the leaderboards, because two
+#: numbers read side by side mean little when one came from 80 pairs or from cased text.
+#: Older runs lack the newer keys (``identifiers``, ``causal_reading``): read with ``.get``.
+SETTINGS: tuple[tuple[str, str], ...] = (("limit", "limit"), ("sample", "sample"), ("lowercase", "lowercase"),
+                                         ("identifiers", "identifiers"), ("causal_reading", "causal-reading"))
 
 
 @dataclass(frozen=True)
@@ -57,9 +63,25 @@ class RunView:
         return self.summary.get("provenance") or {}
 
     @property
+    def benchmark_config(self) -> Mapping[str, Any]:
+        """The benchmark's ``config()`` as recorded in config.json (empty if absent)."""
+        bench = self.config.get("benchmark")
+        return bench if isinstance(bench, Mapping) else {}
+
+    @property
+    def scorer_config(self) -> Mapping[str, Any]:
+        """The scorer's ``describe()``: model, location, and ``revision`` or ``file_sha256``.
+
+        The pipeline records it twice (config.json and the summary's provenance); config.json wins.
+        """
+        scorer = self.config.get("scorer")
+        recorded = self.provenance.get("scorer")
+        return {**(recorded if isinstance(recorded, Mapping) else {}),
+                **(scorer if isinstance(scorer, Mapping) else {})}
+
+    @property
     def data_sha256(self) -> str | None:
-        bench = self.config.get("benchmark") if isinstance(self.config.get("benchmark"), Mapping) else {}
-        return self.provenance.get("data_sha256") or bench.get("data_sha256")
+        return self.provenance.get("data_sha256") or self.benchmark_config.get("data_sha256")
 
     @property
     def group(self) -> tuple[str, str, str]:

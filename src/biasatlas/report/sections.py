@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .paper import paper_scores
-from .runs import RunView
+from .paper import comparable_paper, paper_check
+from .runs import SETTINGS, RunView
 from .svg import Plot
 from .tables import CI, PValue, Table
 
@@ -30,7 +30,7 @@ class Provenance:
 
 # -- CrowS-Pairs ----------------------------------------------------------------------------
 def crows_tables(run: RunView) -> list[Table]:
-    s, paper = run.summary, paper_scores(run.dataset, run.model)
+    s, paper = run.summary, comparable_paper(run)
     tests, ints = s.get("tests") or {}, s.get("intervals") or {}
     published = {"metric_score": paper.metric if paper else None,
                  "stereo_score": paper.stereo if paper else None,
@@ -45,7 +45,7 @@ def crows_tables(run: RunView) -> list[Table]:
              paper.by_category.get(c) if paper else None)
             for c, v in sorted((s.get("by_category") or {}).items())]
     columns = ("n", "score", "95% CI", "p (binomial vs 50)")
-    if paper is None:  # no published setting matches: no empty column
+    if paper is None:  # no published setting matches like for like: no column (notices say why)
         overview, cats = [r[:-1] for r in overview], [r[:-1] for r in cats]
     else:
         columns += (f"paper ({paper.source}, {paper.model})",)
@@ -134,6 +134,15 @@ def zh_tables(run: RunView) -> list[Table]:
 
 
 # -- dispatch -----------------------------------------------------------------------------------
+def run_notices(run: RunView) -> tuple[str, ...]:
+    """Sentences the reader must not miss: why a paper that reports this model is not beside it.
+
+    Silent when no paper reports the run's dataset and model, or when the run is comparable.
+    """
+    check = paper_check(run)
+    return (check.sentence(),) if check is not None and not check.comparable else ()
+
+
 def run_tables(run: RunView) -> list[Table]:
     builders = {"crows-pairs": crows_tables, "census": census_tables, "zh-neutral": zh_tables}
     tables = builders[run.benchmark](run) if run.benchmark in builders else [_generic(run)]
@@ -153,7 +162,7 @@ def run_plots(run: RunView) -> list[Plot]:
     from . import plots
 
     if run.benchmark == "crows-pairs":
-        return [plots.crows_categories(run, paper_scores(run.dataset, run.model))]
+        return [plots.crows_categories(run, comparable_paper(run))]
     if run.benchmark == "census":
         return [plots.census_scatter(run)]
     if run.benchmark == "zh-neutral":
@@ -171,6 +180,9 @@ def provenance(run: RunView) -> Provenance:
                                      f"{run.benchmark} v{run.summary.get('benchmark_version', '?')}"),
                                     ("dataset", run.dataset), ("data sha256", str(run.data_sha256 or "–")),
                                     ("model", run.model), ("variant", str(run.variant or "–"))]
+    facts += [(label, _setting_text(key, value)) for (key, label), value in _present_settings(run)]
+    if run.benchmark_config.get("sample") is not None and "seed" in run.benchmark_config:
+        facts.append(("sample seed", str(run.benchmark_config["seed"])))
     facts += [(f"scorer {k}", _short(v)) for k, v in scorer.items() if k not in ("model", "variant")]
     versions = ", ".join(f"{k} {prov[k]}" for k in ("biasatlas", "python", "torch", "transformers", "tokenizers")
                          if prov.get(k))
@@ -180,6 +192,20 @@ def provenance(run: RunView) -> Provenance:
             facts.append((key.replace("_", " "), str(prov[key])))
     raw = json.dumps({"config": run.config, "provenance": prov}, indent=2, ensure_ascii=False, default=str)
     return Provenance(tuple(facts), raw)
+
+
+def _present_settings(run: RunView) -> list[tuple[tuple[str, str], Any]]:
+    bench = run.benchmark_config
+    return [((key, label), bench[key]) for key, label in SETTINGS if key in bench]
+
+
+def _setting_text(key: str, value: Any) -> str:
+    """``limit: none (all items)`` reads better than a bare dash in a fact list."""
+    if value is None:
+        return "none (all items)" if key in ("limit", "sample") else "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _short(value: Any) -> str:

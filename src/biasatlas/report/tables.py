@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .runs import RunView
+from .runs import SETTINGS, RunView
 
 
 @dataclass(frozen=True)
@@ -181,14 +181,28 @@ def metric_rows(run: RunView) -> list[MetricRow]:
 
 
 # -- leaderboard ---------------------------------------------------------------------------
+def _settings(runs: Sequence[RunView]) -> tuple[tuple[str, str], ...]:
+    """The :data:`~.runs.SETTINGS` any of these runs recorded, as (key, column label)."""
+    return tuple((k, label) for k, label in SETTINGS if any(k in r.benchmark_config for r in runs))
+
+
+def _with_settings(title: str, columns: tuple[str, ...], rows: list[tuple[RunView, tuple[Any, ...]]],
+                   settings: tuple[tuple[str, str], ...], caption: str) -> Table:
+    """Append one column per recorded setting, so a run on 80 pairs never passes for a full one."""
+    cells = tuple(cells + tuple(r.benchmark_config.get(k) for k, _ in settings) for r, cells in rows)
+    if settings:
+        caption += " limit / sample: – means all items."
+    return Table(title, columns + tuple(label for _, label in settings), cells, caption)
+
+
 def _lead_crows(runs: Sequence[RunView]) -> Table:
-    rows = [(r.label, r.dataset, r.summary.get("n"), r.summary.get("metric_score"),
-             CI(*_interval(r.summary, "metric_score")), r.summary.get("stereo_score"),
-             r.summary.get("antistereo_score"), r.summary.get("neutral"))
+    rows = [(r, (r.label, r.dataset, r.summary.get("n"), r.summary.get("metric_score"),
+                 CI(*_interval(r.summary, "metric_score")), r.summary.get("stereo_score"),
+                 r.summary.get("antistereo_score"), r.summary.get("neutral")))
             for r in sorted(runs, key=lambda r: (r.dataset, -(r.summary.get("metric_score") or 0)))]
-    return Table("CrowS-Pairs leaderboard", ("model", "dataset", "n", "metric", "95% CI", "stereo",
-                                              "anti-stereo", "ties"), tuple(rows),
-                 "Sorted by metric score within each dataset; 50 = no preference.")
+    return _with_settings("CrowS-Pairs leaderboard", ("model", "dataset", "n", "metric", "95% CI", "stereo",
+                                                      "anti-stereo", "ties"), rows, _settings(runs),
+                          "Sorted by metric score within each dataset; 50 = no preference.")
 
 
 def _lead_census(runs: Sequence[RunView]) -> Table:
@@ -198,14 +212,14 @@ def _lead_census(runs: Sequence[RunView]) -> Table:
     rows = []
     for r in sorted(runs, key=key):
         s, by = r.summary, r.summary.get("descriptive_by_class") or {}
-        rows.append((r.label, r.dataset, s.get("normative"), CI(*_interval(s, "normative")),
-                     s.get("descriptive"), CI(*_interval(s, "descriptive")), by.get("balanced"),
-                     by.get("female"), by.get("male")))
-    return Table("Census leaderboard (Touileb et al. 2023, Tables 3 and 4)",
-                 ("model", "census", "normative", "95% CI", "descriptive", "95% CI", "neutral",
-                  "female", "male"), tuple(rows),
-                 "Neutral/female/male split the descriptive score (shares of all occupations). "
-                 "Sorted by descriptive score within each census.")
+        rows.append((r, (r.label, r.dataset, s.get("n_occupations"), s.get("normative"),
+                         CI(*_interval(s, "normative")), s.get("descriptive"), CI(*_interval(s, "descriptive")),
+                         by.get("balanced"), by.get("female"), by.get("male"))))
+    return _with_settings("Census leaderboard (Touileb et al. 2023, Tables 3 and 4)",
+                          ("model", "census", "n", "normative", "95% CI", "descriptive", "95% CI", "neutral",
+                           "female", "male"), rows, _settings(runs),
+                          "n = occupations scored. Neutral/female/male split the descriptive score (shares of "
+                          "all occupations). Sorted by descriptive score within each census.")
 
 
 def _lead_zh(runs: Sequence[RunView]) -> Table:
@@ -214,12 +228,13 @@ def _lead_zh(runs: Sequence[RunView]) -> Table:
     rows = []
     for r in runs:
         z = zh_overview(r)
-        rows.append((r.label, r.dataset, z.n, z.bias_score, CI(*_interval(r.summary, "bias_score")),
-                     z.leaning.get("male"), z.leaning.get("female"), z.leaning.get("neutral")))
-    rows.sort(key=lambda x: (x[1], -(x[3] or 0)))
-    return Table("zh-neutral leaderboard (Zhao et al. 2021)",
-                 ("model", "dataset", "n", "mean |b|", "95% CI", "male", "female", "neutral"),
-                 tuple(rows), "Sorted by mean |b| (higher = more gendered); leaning counts at each run's threshold (paper: 0.3).")
+        rows.append((r, (r.label, r.dataset, z.n, z.bias_score, CI(*_interval(r.summary, "bias_score")),
+                         z.leaning.get("male"), z.leaning.get("female"), z.leaning.get("neutral"))))
+    rows.sort(key=lambda x: (x[1][1], -(x[1][3] or 0)))
+    return _with_settings("zh-neutral leaderboard (Zhao et al. 2021)",
+                          ("model", "dataset", "n", "mean |b|", "95% CI", "male", "female", "neutral"), rows,
+                          _settings(runs), "Sorted by mean |b| (higher = more gendered); leaning counts at "
+                          "each run's threshold (paper: 0.3).")
 
 
 _LEADERS = {"crows-pairs": _lead_crows, "census": _lead_census, "zh-neutral": _lead_zh}
