@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, NoCache, Out,
+from .cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
                           Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 from .errors import BiasAtlasError
 
@@ -36,14 +36,15 @@ def crows_pairs(
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
     batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,
-    no_cache: NoCache = False, refresh: Refresh = False,
+    no_cache: NoCache = False, refresh: Refresh = False, force: Force = False,
 ) -> None:
     """CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022)."""
     from .benchmarks.crows_pairs import CrowsPairs
 
     bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, tie_decimals=tie_decimals, limit=limit)
+    bench.load()  # a bad or missing file fails here, before the model loads
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code), out, no_cache=no_cache, refresh=refresh)
+                                 trust_remote_code), out, no_cache=no_cache, refresh=refresh, force=force)
 
 
 @app.command("list")
@@ -78,10 +79,16 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.exit(130)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+    except Exception as exc:  # usage errors carry their own exit code and message
+        if _is_usage_error(exc):
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         raise
+
+
+def _is_usage_error(exc: Exception) -> bool:
+    """Click's exceptions, and typer's own copies of them (typer 0.20+ vendors click)."""
+    import click
+
+    vendored = tuple(k for k in typer.BadParameter.__mro__ if k.__name__ == "ClickException")
+    return isinstance(exc, (click.ClickException, *vendored))

@@ -61,16 +61,18 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def scorer_kind(model: str) -> str:
-    """Pick a scorer from a model's architecture (its config's ``architectures``)."""
-    from .scorers.loading import resolve
+def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | None = None) -> str:
+    """Pick a scorer from a model's architecture (its config's ``architectures``).
+
+    ``trust_remote_code`` is passed explicitly: left unset, transformers would ask on a
+    terminal whether to run a folder's own config code, and a "y" would run it.
+    """
+    from .scorers.loading import read_config, resolve
 
     if model == "fake":
         return "fake"
-    resolved = resolve(model)
-    from transformers import AutoConfig
-
-    archs = AutoConfig.from_pretrained(resolved.location).architectures or []
+    config = read_config(resolve(model), trust_remote_code=trust_remote_code, revision=revision)
+    archs = config.architectures or []
     for arch in archs:
         if arch.endswith(("ForMaskedLM", "WithLMHeadModel")) and "GPT" not in arch:
             return "masked-lm"
@@ -85,7 +87,8 @@ def scorer_kind(model: str) -> str:
 
 
 def load_scorer(model: str, scorer: str = "auto", **kw: Any) -> Any:
-    kind = scorer_kind(model) if scorer == "auto" else scorer
+    kind = scorer if scorer != "auto" else scorer_kind(
+        model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
     factory = lookup("scorer", SCORERS, kind)
     if kw.get("variant") is None:
         kw.pop("variant", None)

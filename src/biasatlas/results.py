@@ -4,6 +4,15 @@
 ``timing.json`` (seconds, cache hits: what differs between equivalent runs) are written
 first, each to a temporary file renamed into place; ``summary.json`` is written last, so
 a folder without it is an unfinished run and is never read as a finished one.
+
+Run folders are *owned* (:func:`claim_run_folder`, before the model loads): a run writes
+only into a folder that is missing, empty, or holds a run of the same request (same
+benchmark configuration and model options: rerunning it resumes from the score cache and
+rewrites the same files). A folder holding another run is refused unless ``force``; a
+folder that is not a run folder (a model folder, a home directory) is always refused, so
+``--out`` can never overwrite someone's ``config.json``. ``.biasatlas-run.json`` records
+the request; ``.biasatlas.lock`` is held (``flock``, released by the kernel if the process
+dies) for the whole run, so a second writer fails at once instead of interleaving files.
 """
 
 from __future__ import annotations
@@ -15,8 +24,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError
+from .errors import BiasAtlasError, DataError
 from .pipeline import Run
+
+OWNER_FILE = ".biasatlas-run.json"
+LOCK_FILE = ".biasatlas.lock"
+RUN_FILES = frozenset({"config.json", "items.jsonl", "skipped.jsonl", "timing.json", "summary.json",
+                       OWNER_FILE, LOCK_FILE})
+
+
+class RunFolderError(BiasAtlasError):
+    """``--out`` names a place this run may not write: another run, a non-run folder, a file."""
 
 
 def _clean(value: Any) -> Any:
@@ -51,6 +69,88 @@ def write_run(run: Run, out: Path) -> Path:
     atomic_write(out / "timing.json", json.dumps(_clean(run.timing), indent=2))
     atomic_write(out / "summary.json", json.dumps(_clean(run.summary), indent=2, ensure_ascii=False))
     return out
+
+
+def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False) -> Any:
+    """Lock ``out`` for this run and record its request; refuse what is not ours to write.
+
+    Returns the held lock (release it when the run folder is written). Raises
+    :class:`RunFolderError` before anything is written when ``out`` is a file, a folder
+    with files no run writes, a run folder of a different request (unless ``force``), or
+    a run folder another process is writing now.
+    """
+    from filelock import FileLock, Timeout
+
+    out = Path(out)
+    _check_target(out, request, force)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(out / LOCK_FILE), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise RunFolderError(f"run folder {out} is being written by another biasatlas run "
+                             f"(lock {out / LOCK_FILE}); wait for it or choose another --out") from exc
+    except OSError as exc:
+        raise RunFolderError(f"cannot write run folder {out}: {exc.strerror or exc}") from exc
+    try:
+        atomic_write(out / OWNER_FILE, json.dumps(_clean(request), indent=2, sort_keys=True))
+    except OSError as exc:
+        lock.release()
+        raise RunFolderError(f"cannot write run folder {out}: {exc.strerror or exc}") from exc
+    return lock
+
+
+def _check_target(out: Path, request: dict[str, Any], force: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"--out {out} is a file, not a folder: choose a folder for the run")
+    if not out.is_dir():
+        return
+    names = {p.name for p in out.iterdir()}
+    foreign = {n for n in names - RUN_FILES if not n.startswith(".")}
+    if "config.json" in names and not _is_run_config(out / "config.json"):
+        foreign.add("config.json")  # a model's config, not a run's
+    if foreign:
+        shown = ", ".join(sorted(foreign)[:3]) + (" …" if len(foreign) > 3 else "")
+        raise RunFolderError(f"--out {out} holds files that are not a biasatlas run ({shown}): "
+                             "choose an empty or new folder (this is never overwritten)")
+    if not names & (RUN_FILES - {LOCK_FILE}):
+        return  # empty, or only a stale lock
+    recorded = _recorded_request(out)
+    if recorded == _clean(json.loads(json.dumps(request, default=str))) or force:
+        return
+    what = "another run" if recorded is not None else "a run of unknown settings"
+    raise RunFolderError(f"--out {out} holds {what} ({_difference(recorded, request)}): choose "
+                         "another folder, or pass --force to replace it")
+
+
+def _is_run_config(path: Path) -> bool:
+    """A run's config.json is ``{"benchmark": {...}, "scorer": {...}}`` (see :func:`write_run`)."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and isinstance(config.get("benchmark"), dict) \
+        and isinstance(config.get("scorer"), dict)
+
+
+def _recorded_request(out: Path) -> Any:
+    try:
+        return json.loads((out / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _difference(recorded: Any, request: dict[str, Any]) -> str:
+    """The first few settings that differ, for the refusal message."""
+    if not isinstance(recorded, dict):
+        return "no record of its settings"
+    new = json.loads(json.dumps(request, default=str))
+    diffs = [f"{section}.{key}: {old.get(key)!r} → {fresh.get(key)!r}"
+             for section in sorted(set(recorded) | set(new))
+             for old, fresh in [(recorded.get(section) or {}, new.get(section) or {})]
+             if isinstance(old, dict) and isinstance(fresh, dict)
+             for key in sorted(set(old) | set(fresh)) if old.get(key) != fresh.get(key)]
+    return "; ".join(diffs[:3]) + (" …" if len(diffs) > 3 else "") if diffs else "other settings"
 
 
 def read_run(folder: Path) -> Run:

@@ -87,18 +87,21 @@ def read_pairs(path: Path) -> list[CrowsPair]:
                         f"(delimiter {delimiter!r}: is it the right file?)", path=path, line=1,
                         field=missing[0])
     pairs, start = [], 2
+    first_line: dict[str, int] = {}  # id → its line: one pass finds a duplicate at once
     try:
         for row in reader:
             pair = _pair(row, path, start, header[0])
-            start = reader.line_num + 1
             if pair is not None:
+                seen = first_line.setdefault(pair.id, start)
+                if seen != start:
+                    raise DataError(f"duplicate pair id {pair.id!r} (first on line {seen})",
+                                    path=path, line=start, field=header[0])
                 pairs.append(pair)
+            start = reader.line_num + 1
     except csv.Error as exc:  # e.g. a stray carriage return or an unclosed quote
         raise DataError(f"unreadable row: {exc}", path=path, line=start) from exc
-    ids = [p.id for p in pairs]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise DataError(f"duplicate pair id {dup!r}", path=path, field=header[0])
+    if not pairs:
+        raise DataError("no pairs after the header", path=path, line=2)
     return pairs
 
 
@@ -151,6 +154,10 @@ class CrowsPairs:
     limit: int | None = None
     name: str = "crows-pairs"
     VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 1:  # pairs[:-5] would drop the last five
+            raise ValueError(f"limit must be a positive number of pairs, not {self.limit}")
 
     def path(self) -> Path:
         if self.data is not None:

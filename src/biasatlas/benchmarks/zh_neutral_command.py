@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, NoCache, Out,
+from ..cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
                            Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 
 
@@ -28,7 +28,7 @@ def run_zh_neutral(
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
     batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,
-    no_cache: NoCache = False, refresh: Refresh = False,
+    no_cache: NoCache = False, refresh: Refresh = False, force: Force = False,
 ) -> None:
     """Chinese gender-neutral sentences: masked log-ratio b (Zhao et al. 2021, SlguSet)."""
     from .zh_neutral import ZhNeutral
@@ -38,7 +38,7 @@ def run_zh_neutral(
                       topics_k=topics)
     bench.load()  # a bad file or an unknown pair fails here, before the model loads
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code), out, no_cache=no_cache, refresh=refresh)
+                                 trust_remote_code), out, no_cache=no_cache, refresh=refresh, force=force)
 
 
 def zh_analyze(

@@ -45,6 +45,37 @@ def resolve(name: str) -> ResolvedModel:
     return ResolvedModel(name, name)
 
 
+def read_config(resolved: ResolvedModel, *, trust_remote_code: bool = False,
+                revision: str | None = None) -> Any:
+    """The model's transformers config, or a one-line :class:`ModelError` saying what is wrong
+    (invalid JSON, no or unknown ``model_type``, custom code without ``--trust-remote-code``)."""
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(resolved.location, trust_remote_code=trust_remote_code,
+                                          revision=revision)
+    except (OSError, ValueError, KeyError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"cannot read the config of {resolved.name}: {first}") from exc
+
+
+def check_tokenizer(name: str, tokenizer: Any) -> None:
+    """Refuse a tokenizer with no vocabulary of its own.
+
+    A folder without tokenizer files can still give a tokenizer object (every word
+    ``[UNK]``): scores then compare unknown tokens and ties pile up with exit 0.
+    """
+    special = set(getattr(tokenizer, "all_special_ids", ()) or ())
+    probe = "The woman works as a nurse. Elle est infirmière. Hun jobber som lærer."
+    try:
+        ids = [i for i in tokenizer(probe, add_special_tokens=False)["input_ids"] if i not in special]
+    except Exception as exc:  # a tokenizer that cannot encode plain text is unusable
+        raise ModelError(f"{name}'s tokenizer cannot encode text: {exc}") from exc
+    if len(tokenizer) <= len(special) + 1 or not ids:
+        raise ModelError(f"{name}'s tokenizer is empty (every word would be unknown): the folder "
+                         "lacks its tokenizer files (tokenizer.json, vocab.txt, spiece.model …)")
+
+
 def check_head_loaded(name: str, model: Any, info: dict[str, Any]) -> None:
     """Refuse a model whose language-model head was freshly initialised.
 
@@ -114,6 +145,7 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     except (OSError, ValueError, KeyError) as exc:
         raise ModelError(f"cannot load {resolved.name} as {what}: {exc}") from exc
     check_head_loaded(resolved.name, model, info)
+    check_tokenizer(resolved.name, tokenizer)
     return model.to(device).eval(), tokenizer
 
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ...cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Limit, Model, NoCache, Out,
+from ...cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
                             Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 
 
@@ -27,7 +27,8 @@ class CensusScorerOptions(ScorerOptions):
     def build(self) -> Any:
         from ...registry import load_scorer, scorer_kind
 
-        kind = scorer_kind(self.model) if self.scorer == "auto" else self.scorer
+        kind = self.scorer if self.scorer != "auto" else scorer_kind(
+            self.model, trust_remote_code=self.trust_remote_code, revision=self.revision)
         if kind != "masked-lm" or self.multi_token is None:
             return super().build()
         return load_scorer(self.model, kind, variant=self.variant, batch_size=self.batch_size,
@@ -43,7 +44,7 @@ def run_census(
         help="Template language: en | fr | no, or a folder (default: the country's).")] = None,
     inflections: Annotated[Optional[Path], typer.Option(
         help="Occupation forms CSV for --census tables (occupation,sg,pl,article for English).")] = None,
-    sample: Annotated[Optional[int], typer.Option(help="Score N occupations drawn at random (seeded).")] = None,
+    sample: Annotated[Optional[int], typer.Option(min=1, help="Score N occupations drawn at random (seeded).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of --sample and of the bootstrap intervals.")] = 0,
     aggregation: Annotated[str, typer.Option(
         help="mean-prob (default) | pooled | mean-share | majority: how scores become a share.")] = "mean-prob",
@@ -67,7 +68,7 @@ def run_census(
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
     batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,
-    no_cache: NoCache = False, refresh: Refresh = False,
+    no_cache: NoCache = False, refresh: Refresh = False, force: Force = False,
 ) -> None:
     """Census occupational bias, normative and descriptive (Touileb et al. 2023)."""
     from .benchmark import Census
@@ -81,4 +82,4 @@ def run_census(
     policy = multi_token or ("first-token" if method == "gebnlp2022" else None)
     execute(bench, CensusScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
                                        trust_remote_code, multi_token=policy), out,
-            no_cache=no_cache, refresh=refresh)
+            no_cache=no_cache, refresh=refresh, force=force)

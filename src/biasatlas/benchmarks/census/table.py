@@ -189,9 +189,18 @@ def parse_census_csv(data: bytes, *, source: str, name: str,
         rows.append(row)
     if not rows:
         raise DataError("no data rows after the header", path=source)
+    _check_percent_scale(rows, source)
     digest = hashlib.sha256(data).hexdigest()
     return CensusTable(name=name, rows=tuple(rows), source=source, sha256=digest,
                        language=language)
+
+
+def _check_percent_scale(rows: list[CensusRow], source: str) -> None:
+    """Shares written as fractions (0.45) would all read as under 1 % women, so every
+    occupation would come out male-dominated: refuse a table whose values all lie in 0–1."""
+    if len(rows) > 1 and all(r.female_pct <= 1.0 for r in rows):
+        raise DataError("every female_pct is between 0 and 1: these look like fractions; write "
+                        "percentages (45 for 45 % women, not 0.45)", path=source, field="female_pct")
 
 
 def _header_columns(header: list[str], source: str) -> dict[str, int]:
