@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from biasatlas.errors import DataError
+from biasatlas.mining.checkpoint import atomic_open
 from biasatlas.mining.records import Candidate
 
 COLUMNS = ("id", "pair", "keyword", "sentence", "neutral", "comment")
@@ -39,13 +40,11 @@ def export_annotation(candidates: Sequence[Candidate], folder: Path,
                             path=path, field="neutral")
     folder.mkdir(parents=True, exist_ok=True)
     for path in paths:
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8-sig", newline="") as handle:
+        with atomic_open(path, encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(COLUMNS)
             for c in candidates:
                 writer.writerow((c.id, c.pair, c.keyword, c.sentence, "", ""))
-        tmp.replace(path)
     return paths
 
 

@@ -49,13 +49,15 @@ def mine_command(
     name_gold: Annotated[Optional[Path], typer.Option(help="CoNLL BIO file: measure the name filter on it.",
                                                       exists=True, dir_okay=False)] = None,
     no_simplify: Annotated[bool, typer.Option("--no-simplify", help="Skip traditional → simplified conversion.")] = False,
+    shard_bytes: Annotated[int, typer.Option(min=1, help="Shard size in bytes (cut at line ends); a rerun reuses work only with the same size.")] = MiningConfig.shard_bytes,
 ) -> MiningReport:
     """Mine gender-neutral candidate sentences from a raw Chinese corpus (SlguSet-style)."""
     config = MiningConfig(
         pairs=load_pairs(pairs) if pairs else DEFAULT_PAIRS, fmt=format.value,
         text_field=text_field, simplify=not no_simplify, min_len=min_len, max_len=max_len,
         workers=workers, engine=engine.value, vocab=vocab, export_annotation=export_annotation,
-        annotations=tuple(annotations or ()), name_gold=name_gold)
+        annotations=tuple(annotations or ()), name_gold=name_gold,
+        shard_bytes=shard_bytes)
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:

@@ -8,8 +8,14 @@ output folder must sit on a filesystem every node can see.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Literal, Protocol
@@ -35,16 +41,61 @@ class InProcessEngine:
         pass
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PARENT_POLL_SECONDS = 0.5
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this process as soon as ``parent`` (the pool's owner) dies.
+
+    A worker waiting for work blocks on a pipe that the other workers also hold open, so
+    when the parent is SIGKILLed (no ``atexit``, no shutdown) it would wait for ever, and
+    one that is mid-shard would go on writing into a folder that a rerun is using. Two
+    mechanisms, because each has a gap:
+
+    - Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker the moment
+      its parent dies, even while the worker sits in C code holding the GIL. The kernel
+      ties it to the parent *thread* that started the worker; the pool starts its workers
+      from the thread that submits, which outlives the pool here.
+    - A daemon thread that polls ``os.getppid()`` every ``PARENT_POLL_SECONDS`` and exits
+      when the worker has been re-parented: portable to other POSIX systems, and a net
+      under the first.
+
+    A parent that died before this runs is caught by the same ``getppid`` check.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL),
+                       ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+        except (OSError, AttributeError):  # no libc prctl: the thread below still works
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent",
+                     daemon=True).start()
+
+
 class ProcessEngine:
     """A pool of ``workers`` processes kept across stages (each loads jieba once).
 
     ``spawn`` rather than ``fork``: the parent may run a progress-bar thread, and forking
-    a threaded process can deadlock.
+    a threaded process can deadlock. Workers die with the parent (:func:`die_with_parent`),
+    so a killed run leaves no process behind to race its rerun.
     """
 
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("spawn")
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                         initializer=die_with_parent,
+                                         initargs=(os.getpid(),))
 
     def map(self, fn, tasks):
         futures = {self._pool.submit(fn, task): i for i, task in enumerate(tasks)}
