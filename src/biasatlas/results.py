@@ -49,11 +49,32 @@ def _clean(value: Any) -> Any:
 
 
 def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to a fresh, unpredictably named temporary beside ``path``, then rename.
+
+    The temporary gets the permissions a plain ``open`` would (0666 less the umask; the
+    temporary file module's 0600 would hide run folders from colleagues) and is removed
+    if anything fails, so a crash leaves either the old file or the new one.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
                                      prefix=f".{path.name}.") as tmp:
-        tmp.write(text)
-    os.replace(tmp.name, path)
+        try:
+            tmp.write(text)
+            os.chmod(tmp.name, 0o666 & ~_umask())
+        except BaseException:
+            os.unlink(tmp.name)
+            raise
+    try:
+        os.replace(tmp.name, path)
+    except BaseException:
+        os.unlink(tmp.name)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)  # the only way to read it is to set it
+    os.umask(current)
+    return current
 
 
 def _jsonl(records: list[dict[str, Any]]) -> str:
