@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from biasatlas.cache import ScoreCache
+from biasatlas.cache import TABLE, ScoreCache
 from biasatlas.probes import PairAnswer, PairProbe, SlotAnswer, SlotProbe
 
 FILES = ("config.json", "items.jsonl", "summary.json", "skipped.jsonl")
@@ -63,7 +63,7 @@ def _cached(cache: Path) -> int:
     if not db.exists():
         return 0
     try:
-        return sqlite3.connect(db, timeout=30).execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        return sqlite3.connect(db, timeout=30).execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]
     except sqlite3.OperationalError:  # the table is not created yet
         return 0
 

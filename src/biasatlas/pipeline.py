@@ -82,11 +82,13 @@ def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | Non
            refresh: bool) -> tuple[dict, dict[str, int]]:
     from tqdm import tqdm
 
+    key = scorer.fingerprint()
+    # Read before the progress bar starts, so the cache's warnings print on lines of
+    # their own. A refused answer is missing: scored again below, its row overwritten.
+    answers, rejected = _lookup(cache, key, probes, refresh)
+    missing = {p.id for p in probes if p.id not in answers}
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
-        key = scorer.fingerprint()
-        answers = {} if (cache is None or refresh) else cache.get(key, probes)
-        missing = {p.id for p in probes if p.id not in answers}
         bar.update(len(probes) - len(missing))
         # Chunk boundaries depend on the probe list only, never on what is cached, and
         # are the same without a cache: a resumed run scores each remaining chunk in the
@@ -99,7 +101,17 @@ def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | Non
                 if cache is not None:
                     cache.put(key, todo, got)
                 answers.update(got)
-    return answers, {"cache_hits": len(probes) - len(missing), "scored": len(missing)}
+    return answers, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
+                     "cache_rejected": rejected}
+
+
+def _lookup(cache: ScoreCache | None, key: str, probes: list, refresh: bool) -> tuple[dict, int]:
+    """Cached answers, and how many stored ones the cache refused (failed checksum, NaN)."""
+    if cache is None or refresh:
+        return {}, 0
+    before = cache.rejected
+    found = cache.get(key, probes)
+    return found, cache.rejected - before
 
 
 def _versions() -> dict[str, Any]:
