@@ -1,6 +1,8 @@
 """``biasatlas report`` and ``biasatlas compare``: thin commands over :mod:`biasatlas.report`.
 
-Registered in :mod:`biasatlas.cli`; errors are library errors, translated there once.
+Registered in :mod:`biasatlas.cli`; errors are library errors, translated there once (one
+``error:`` line, exit code 2). ``report`` leaves out folders without ``summary.json`` (runs
+not finished) with a warning, unless no finished run is left.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..errors import BiasAtlasError
+
 Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json).",
                                             show_default=False)]
 Seed = Annotated[int, typer.Option(help="Seed of the census paired bootstrap.")]
@@ -18,14 +22,51 @@ Resamples = Annotated[int, typer.Option(help="Resamples of the census paired boo
 _SUFFIX = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json"}
 
 
+class OutputError(BiasAtlasError):
+    """``--out`` names a place the report cannot be written: a folder, or a path that cannot be created."""
+
+
+def _check_out(out: Optional[Path]) -> None:
+    """Refuse a folder before the (slow) rendering, with the fix in the message."""
+    if out is not None and out.is_dir():
+        raise OutputError(f"--out {out} is a folder; name a file, e.g. --out {out / 'report.html'}")
+
+
 def _emit(text: str, out: Optional[Path], what: str) -> None:
+    # JSON may carry a lone surrogate ("\\ud800"), which UTF-8 cannot encode: write "?" instead
+    text = text.encode("utf-8", "replace").decode("utf-8")
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    from ..results import atomic_write
-
-    atomic_write(out, text)
+    _check_out(out)
+    _write_atomically(out, text)
     typer.echo(f"{what}: {out} ({len(text.encode('utf-8')) / 1024:.0f} KiB)", err=True)
+
+
+def _write_atomically(out: Path, text: str) -> None:
+    """Write a temporary file beside ``out`` and rename it into place; on any failure remove
+    the temporary file and raise :class:`OutputError` (a reader never sees half a report)."""
+    import os
+    import tempfile
+
+    tmp: Optional[str] = None
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out.parent, delete=False,
+                                         prefix=f".{out.name}.", suffix=".tmp") as handle:
+            tmp = handle.name
+            handle.write(text)
+        os.replace(tmp, out)
+        tmp = None
+    except OSError as exc:
+        raise OutputError(f"cannot write --out {out}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _warn(message: str) -> None:
+    typer.secho(f"warning: {message}", fg="yellow", err=True)
 
 
 def report_command(
@@ -41,8 +82,10 @@ def report_command(
     """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV or JSON."""
     from . import build_report, load_runs, render, render_html
 
+    _check_out(out)
     fmt = fmt or (_SUFFIX.get(out.suffix.lower(), "html") if out else "html")
-    report = build_report(load_runs(runs), compare=compare, n_resamples=n_resamples, seed=seed)
+    views = load_runs(runs, skip_unfinished=True, warn=_warn)
+    report = build_report(views, compare=compare, n_resamples=n_resamples, seed=seed)
     text = render_html(report, title) if fmt == "html" else render(report, fmt)
     _emit(text, out, "report")
 
@@ -67,6 +110,7 @@ def compare_command(
 
     if len(runs) < 2:
         raise DataError("compare needs at least two run folders")
+    _check_out(out)
     views = load_runs(runs)
     pairs = comparison_pairs(views, all_pairs=all_pairs, across_datasets=True)
     if not pairs:
@@ -97,10 +141,10 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
 
 def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
     """The tables in ``fmt``; warnings lead in Markdown and HTML, and open each forced table's caption."""
-    from .tables import to_markdown
+    from .tables import md_text, to_markdown
 
     if fmt in ("md", "terminal"):
-        return "\n".join([f"> **WARNING:** {w}\n" for w in warnings] + [to_markdown(t) for t in tables])
+        return "\n".join([f"> **WARNING:** {md_text(w)}\n" for w in warnings] + [to_markdown(t) for t in tables])
     if fmt == "json":
         import json
 

@@ -16,7 +16,7 @@ from ..errors import DataError
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .runs import RunView
 from .sections import Provenance, provenance, run_notices, run_tables
-from .tables import Table, leaderboard, metric_rows, to_csv, to_markdown
+from .tables import Table, leaderboard, md_text, metric_rows, to_csv, to_markdown
 
 FORMATS: tuple[str, ...] = ("html", "md", "csv", "json")
 
@@ -76,20 +76,23 @@ def title_of(run: RunView) -> str:
 
 
 def to_markdown_doc(report: Report) -> str:
-    parts = [f"# biasatlas report\n\n{len(report.runs)} run(s); biasatlas {report.version}.\n"]
+    """Markdown; every run-provided text (names, sentences, paths) goes through :func:`~.tables.md_text`,
+    so ``<script>`` in a dataset or a model name is shown as text by any Markdown renderer."""
+    parts = [f"# biasatlas report\n\n{len(report.runs)} run(s); biasatlas {md_text(report.version)}.\n"]
     if report.leaderboard:
         parts.append("## Leaderboard\n")
         parts += [to_markdown(t) for t in report.leaderboard]
     if report.comparisons or report.notes:
         parts.append("## Paired comparisons\n")
-        parts += [f"> **Warning:** {w}\n" for w in report.comparison_warnings]
+        parts += [f"> **Warning:** {md_text(w)}\n" for w in report.comparison_warnings]
         parts += [to_markdown(t) for t in report.comparison_tables]
-        parts += [f"- {note}" for note in report.notes]
+        parts += [f"- {md_text(note)}" for note in report.notes]
     for rr in report.runs:
-        parts.append(f"## {title_of(rr.run)}\n")
-        parts += [f"> **{n}**\n" for n in rr.notices]
+        parts.append(f"## {md_text(title_of(rr.run))}\n")
+        parts += [f"> **{md_text(n)}**\n" for n in rr.notices]
         parts += [to_markdown(t) for t in rr.tables]
-        parts.append("**Provenance**\n\n" + "\n".join(f"- {k}: {v}" for k, v in rr.provenance.facts) + "\n")
+        facts = "\n".join(f"- {md_text(k)}: {md_text(v)}" for k, v in rr.provenance.facts)
+        parts.append(f"**Provenance**\n\n{facts}\n")
     return "\n".join(parts)
 
 

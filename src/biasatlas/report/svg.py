@@ -4,7 +4,8 @@ Text is drawn as paths (``svg.fonttype = 'path'``), so Chinese, French and Norwe
 labels look the same on a machine without the fonts. Every id in a figure gets the
 figure's prefix, because several SVGs inlined in one HTML document share one id space
 (matplotlib names clip paths and markers by hash, and two figures can collide).
-Hover text is an SVG ``<title>`` child, which browsers show as a tooltip with no script.
+Hover text is an SVG ``<title>`` child, which browsers show as a tooltip with no script;
+ElementTree escapes it, and characters XML cannot hold at all are replaced.
 """
 
 from __future__ import annotations
@@ -46,9 +47,7 @@ def to_svg(plot: Plot, prefix: str) -> str:
         root.remove(meta)
     _prefix_ids(root, prefix)
     _attach_tooltips(root, {f"{prefix}-{gid}": text for gid, text in plot.tooltips.items()})
-    title = ET.Element(f"{{{SVG_NS}}}title")
-    title.text = plot.caption
-    root.insert(0, title)
+    _title(root, plot.caption)
     root.set("role", "img")
     root.set("class", "figure")
     return ET.tostring(root, encoding="unicode")
@@ -80,7 +79,16 @@ def _attach_tooltips(root: ET.Element, tooltips: Mapping[str, str | Sequence[str
             _title(marker, label)
 
 
+#: What XML 1.0 cannot hold, even escaped: control characters (but tab and newlines) and lone surrogates.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: object) -> str:
+    """Text an SVG ``<title>`` can hold: characters XML forbids become U+FFFD."""
+    return _NOT_XML.sub("\ufffd", str(text))
+
+
 def _title(element: ET.Element, text: str) -> None:
     title = ET.Element(f"{{{SVG_NS}}}title")
-    title.text = text
+    title.text = xml_text(text)
     element.insert(0, title)

@@ -9,9 +9,8 @@ CSV/JSON outputs.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -85,11 +84,33 @@ def cell_text(value: Any) -> str:
 
 
 # -- renderers ----------------------------------------------------------------------------
-def to_markdown(table: Table) -> str:
-    """A GitHub-flavoured Markdown table; pipes inside cells are escaped."""
-    def esc(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_SPECIAL = re.compile(r"[&<>\\`*~|]"
+                         # "]" only where it would close a link or image: before "(", "[" or ":"
+                         r"|\](?=[(\[:])"
+                         # "_" only where it could open or close emphasis: not between two letters or digits
+                         r"|(?<![^\W_])_|_(?![^\W_])")
 
+
+def md_text(text: object) -> str:
+    """Text as Markdown shows it literally, on one line.
+
+    ``<``, ``>`` and ``&`` become entities, so no renderer sees a tag (``<script>`` stays
+    text); ``|``, ``\\``, backticks, ``*`` and ``~`` are backslash-escaped, and so are ``]``
+    before ``(``, ``[`` or ``:`` (a link, image or reference), a leading ``[`` (a link
+    definition) and ``_`` outside a word.
+    Brackets alone (``model [r2]``) and ``bert_base_cased`` are left as they are: they
+    cannot start a link or emphasis there.
+    """
+    flat = " ".join(str(text).splitlines())
+    out = _MD_SPECIAL.sub(lambda m: _MD_ENTITIES.get(m.group(), "\\" + m.group()), flat)
+    # at the start of a line "[name]: url" would define a link target: a caption may start a line
+    return "\\" + out if out.startswith("[") else out
+
+
+def to_markdown(table: Table) -> str:
+    """A GitHub-flavoured Markdown table; every cell, title and caption through :func:`md_text`."""
+    esc = md_text
     lines = [f"**{esc(table.title)}**", "", "| " + " | ".join(esc(c) for c in table.columns) + " |",
              "|" + "|".join("---:" if num else "---" for num in table.numeric) + "|"]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in table.text_rows()]
@@ -112,14 +133,37 @@ def to_rich(table: Table) -> Any:
     return out
 
 
+#: A text cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets.
+FORMULA_STARTS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell safe to open in a spreadsheet: text that starts like a formula gets a leading
+    ``'`` (OWASP's rule), so ``=HYPERLINK(…)`` in a model or file name stays text. Numbers
+    are not text and stay as they are: ``-0.5`` is written ``-0.5``."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _csv_field(value: Any) -> str:
+    """One RFC 4180 field: quoted when it holds a comma, a quote or a line break of either kind
+    (the csv module, with ``\\n`` line ends, would leave a bare ``\\r`` unquoted)."""
+    value = csv_cell(value)
+    if value is None:
+        return ""
+    text = str(value)
+    return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in ',"\r\n') else text
+
+
 def to_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows as CSV under the first row's keys, every cell through :func:`csv_cell`."""
     rows = list(rows)
-    buffer = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return buffer.getvalue()
+    if not rows:
+        return ""
+    names = list(rows[0])
+    lines = [names] + [[row.get(name) for name in names] for row in rows]
+    return "".join(",".join(_csv_field(cell) for cell in line) + "\n" for line in lines)
 
 
 # -- headline numbers ------------------------------------------------------------------------
