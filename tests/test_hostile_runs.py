@@ -210,3 +210,27 @@ def test_custom_code_does_not_run_on_a_terminal_answering_yes(tiny_bert, pairs, 
     assert not marker.exists(), output.decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 2, output.decode(errors="replace")
     assert b"Traceback" not in output
+
+
+# -- damaged model folders: one line, never a traceback -------------------------------------------
+def _truncate_weights(folder: Path) -> None:
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+
+
+DAMAGED_MODELS = [
+    ("invalid config JSON", lambda f: (f / "config.json").write_text("{not json"), "not a valid JSON"),
+    ("no model_type", lambda f: (f / "config.json").write_text('{"architectures": ["X"]}'), "model_type"),
+    ("unknown model_type", lambda f: (f / "config.json").write_text('{"model_type": "no-such-x"}'),
+     "no-such-x"),
+    ("truncated weights", _truncate_weights, "cannot load"),
+]
+
+
+@pytest.mark.parametrize("name,damage,words", DAMAGED_MODELS, ids=[d[0] for d in DAMAGED_MODELS])
+def test_damaged_model_folders_are_one_line_errors(tiny_bert, pairs, tmp_path, name, damage, words):
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_bert, folder)
+    damage(folder)
+    done = cli("run", "crows-pairs", "--data", str(pairs), "--model", str(folder))
+    one_line_error(done, words, str(folder))

@@ -142,11 +142,21 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
             output_loading_info=True, dtype=torch_dtype(dtype))
         tokenizer = transformers.AutoTokenizer.from_pretrained(
             resolved.location, revision=revision, trust_remote_code=trust_remote_code)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ModelError(f"cannot load {resolved.name} as {what}: {exc}") from exc
+    except (OSError, ValueError, KeyError, *_weight_file_errors()) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"cannot load {resolved.name} as {what}: {first}") from exc
     check_head_loaded(resolved.name, model, info)
     check_tokenizer(resolved.name, tokenizer)
     return model.to(device).eval(), tokenizer
+
+
+def _weight_file_errors() -> tuple[type[BaseException], ...]:
+    """What a damaged weight file raises (a truncated safetensors file is no OSError)."""
+    try:
+        from safetensors import SafetensorError
+    except ImportError:
+        return ()
+    return (SafetensorError,)
 
 
 def torch_dtype(name: str) -> Any:
