@@ -234,3 +234,23 @@ def test_damaged_model_folders_are_one_line_errors(tiny_bert, pairs, tmp_path, n
     damage(folder)
     done = cli("run", "crows-pairs", "--data", str(pairs), "--model", str(folder))
     one_line_error(done, words, str(folder))
+
+
+# -- inputs that used to end in a traceback -----------------------------------------------------
+def test_skip_missing_with_no_matching_occupation_is_an_error(tmp_path):
+    table = tmp_path / "uk.csv"
+    table.write_text("occupation,female_pct\nAstronaut of the sea,40\nCloud painter,60\n", encoding="utf-8")
+    done = cli("run", "census", "--country", "uk", "--census", str(table), "--skip-missing", "--model", "fake")
+    one_line_error(done, "no occupation", "--inflections")
+
+
+@pytest.mark.parametrize("name,suffix,content,field", [
+    ("superscript offset", ".csv", "sentence,keyword,offset,pair\n他是医生。,他,²,他/她\n", "offset"),
+    ("lone surrogate", ".jsonl",
+     '{"sentence": "\\ud800他是医生。", "keyword": "他", "offset": 1, "pair": "他/她"}\n', "sentence"),
+])
+def test_hostile_zh_rows_are_one_line_errors(tmp_path, name, suffix, content, field):
+    path = tmp_path / f"zh{suffix}"
+    path.write_text(content, encoding="utf-8")
+    done = cli("run", "zh-neutral", "--data", str(path), "--model", "fake")
+    one_line_error(done, str(path), "line", repr(field))

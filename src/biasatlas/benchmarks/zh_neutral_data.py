@@ -150,6 +150,8 @@ def _item(row: Mapping[str, Any], path: Path, line: int) -> ZhItem:
     for name in ("sentence", "keyword", "pair"):
         if not isinstance(row.get(name), str) or not row[name]:
             raise fail("missing, empty or not a string", name)
+        if any("\ud800" <= c <= "\udfff" for c in row[name]):  # JSON "\ud800": no character
+            raise fail("a lone surrogate (an escape that encodes no character)", name)
     sentence, keyword, pair = row["sentence"], row["keyword"], row["pair"].strip()
     offset = _offset(row.get("offset"), fail)
     sides = pair.split("/")
@@ -170,8 +172,8 @@ def _item(row: Mapping[str, Any], path: Path, line: int) -> ZhItem:
 
 def _offset(value: Any, fail: Any) -> int:
     """A non-negative integer: a JSON int or a CSV cell of digits (``True`` is no offset)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())  # ASCII only: "²" is a digit to str.isdigit, not to int()
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     raise fail(f"expected a non-negative integer character offset, got {value!r}", "offset")

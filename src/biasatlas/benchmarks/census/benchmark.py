@@ -31,7 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ...errors import UnknownName, UnsupportedProbe
+from ...errors import DataError, UnknownName, UnsupportedProbe
 from ...probes import Answer, ContinuationProbe, SlotProbe
 from ..base import BenchmarkResult
 from .gebnlp import TEMPLATE_SETS, build_gebnlp_probes, compute_gebnlp_metrics
@@ -147,6 +147,11 @@ class Census:
     def load(self) -> list[CensusItem]:
         occupations = (self.census_table.occupations if self.variant == "gebnlp2022"
                        else self.plan.occupations)
+        if not occupations:  # e.g. --skip-missing and no occupation has inflection forms
+            skipped = len(self.plan.skipped)
+            raise DataError(f"no occupation of {self.census_table.source} can be scored"
+                            + (f": all {skipped} lack inflection forms (pass --inflections FILE)"
+                               if skipped else ""), path=self.census_table.source)
         return [CensusItem(slug(o), o, self.census_table.female_pct(o)) for o in occupations]
 
     def probes(self, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
