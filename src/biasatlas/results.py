@@ -104,9 +104,9 @@ def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False)
 
     out = Path(out)
     _check_target(out, request, force)
-    out.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(out / LOCK_FILE), timeout=0)
     try:
+        out.mkdir(parents=True, exist_ok=True)
         lock.acquire()
     except Timeout as exc:
         raise RunFolderError(f"run folder {out} is being written by another biasatlas run "
