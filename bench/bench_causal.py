@@ -59,7 +59,7 @@ from pathlib import Path
 import torch
 
 from biasatlas.benchmarks.census.benchmark import Census
-from biasatlas.benchmarks.crows_pairs import CrowsPairs, read_pairs
+from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.pipeline import evaluate
 from biasatlas.probes import ContinuationProbe, PairProbe, SlotProbe
 from biasatlas.scorers.batching import Request, logprob_sums, pad_rows
@@ -81,7 +81,8 @@ def crows_work(pairs: int) -> tuple[CrowsPairs, list, list[Question]]:
 
 def census_work(scorer: CausalLMScorer, sample: int) -> tuple[Census, list, list[Question]]:
     bench = Census(country="no", sample=sample)
-    probes = bench.bind(scorer).probes(bench.bind(scorer).load())
+    bound = bench.bind(scorer)  # evaluate() binds again; the probes are the same
+    probes = bound.probes(bound.load())
     questions: list[Question] = []
     for p in probes:
         if isinstance(p, ContinuationProbe):
@@ -183,8 +184,10 @@ def timed(fn: Callable[[], dict], repeats: int) -> tuple[list[float], dict]:
 
 
 def bench_one(model: str, work: str, args: argparse.Namespace) -> None:
-    scorer = CausalLMScorer(model, batch_size=args.batch_size, max_batch_tokens=args.max_batch_tokens)
-    bench, probes, questions = crows_work(args.pairs) if work == "crows" else census_work(scorer, args.sample)
+    scorer = CausalLMScorer(model, batch_size=args.batch_size,
+                            max_batch_tokens=args.max_batch_tokens)
+    bench, probes, questions = (crows_work(args.pairs) if work == "crows"
+                                else census_work(scorer, args.sample))
     rows = rows_of(scorer, probes)
     n = len(questions)
     scorer.score(probes[:2])  # warm-up
@@ -201,8 +204,9 @@ def bench_one(model: str, work: str, args: argparse.Namespace) -> None:
     diff = max(abs(got[i] - r) for i, r in zip(picked, ref))
     best = min(times)
     flops = useful_flops(rows, scorer.model.config)
-    print(f"\n{model} · {work}: {n} sentences, {len(rows)} rows, {sum(len(r.ids) for r in rows)} tokens, "
-          f"{sum(len(r.positions) for r in rows)} read positions; batch_size {scorer.batch_size} rows, "
+    print(f"\n{model} · {work}: {n} sentences, {len(rows)} rows, "
+          f"{sum(len(r.ids) for r in rows)} tokens, {sum(len(r.positions) for r in rows)} read "
+          f"positions; batch_size {scorer.batch_size} rows, "
           f"max_batch_tokens {scorer.max_batch_tokens}, fast head {scorer.head is not None}")
     print(f"  ours:      {n / best:8.1f} sentences/s (best of {[round(t, 2) for t in times]} s)")
     print(f"  ours through pipeline.evaluate: {n / pipeline:8.1f} sentences/s "

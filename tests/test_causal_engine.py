@@ -51,7 +51,8 @@ def sentence_ll(model, tokenizer, text: str) -> float:
 def shared_ll(model, tokenizer, text: str, other: str) -> float:
     """Sum over the tokens difflib aligns with the other sentence (Nangia et al.'s spans)."""
     ids, other_ids = encode(tokenizer, text), encode(tokenizer, other)
-    ops = difflib.SequenceMatcher(None, [str(x) for x in ids], [str(x) for x in other_ids]).get_opcodes()
+    ops = difflib.SequenceMatcher(None, [str(x) for x in ids],
+                                  [str(x) for x in other_ids]).get_opcodes()
     shared = {i for op in ops if op[0] == "equal" for i in range(op[1], op[2])}
     logps = token_logprobs(model, tokenizer, [start_id(tokenizer), *ids])
     return sum(lp for i, lp in enumerate(logps) if i in shared)
@@ -121,7 +122,8 @@ def test_shared_ll_pairs_match_reference(tiny_gpt2, gpt2):
 
 def test_slots_and_sentences_match_reference(tiny_gpt2, gpt2):
     model, tok = gpt2
-    slot = SlotProbe("s", "The ", " worked as a nurse for a very long time.", ("woman", "man", "grandmother"))
+    slot = SlotProbe("s", "The ", " worked as a nurse for a very long time.",
+                     ("woman", "man", "grandmother"))
     probes = [slot, *(SentenceProbe(f"t{i}", s) for i, s in enumerate(SENTENCES))]
     got = small_batches(tiny_gpt2).score(probes)
     for i, filler in enumerate(slot.fillers):
@@ -133,8 +135,8 @@ def test_slots_and_sentences_match_reference(tiny_gpt2, gpt2):
 
 def test_continuations_match_reference(tiny_gpt2, gpt2):
     model, tok = gpt2
-    probes = [ContinuationProbe("c", ("The woman works as ", "He works as ", "My old grandmother works as "),
-                                "a nurse."),
+    probes = [ContinuationProbe("c", ("The woman works as ", "He works as ",
+                                      "My old grandmother works as "), "a nurse."),
               ContinuationProbe("d", ("Hun jobber som", "Onkelen min jobber som"), " lege.")]
     got = small_batches(tiny_gpt2).score(probes)
     for p in probes:
@@ -203,7 +205,10 @@ def test_token_batches_respect_both_caps():
 
 def test_token_batches_trade_padding_against_forward_passes():
     rows = [Row(tuple(range(n)), ()) for n in (4, 4, 4, 4, 20, 20)]
-    lengths = lambda overhead: [[len(r.ids) for r in b] for b in token_batches(rows, 8, 1000, overhead)]
+
+    def lengths(overhead):
+        return [[len(r.ids) for r in b] for b in token_batches(rows, 8, 1000, overhead)]
+
     # Cheap forwards: never pad the short rows to 20. Costly ones: one batch, padding paid.
     assert lengths(overhead=10) == [[4, 4, 4, 4], [20, 20]]
     assert lengths(overhead=1000) == [[4, 4, 4, 4, 20, 20]]
