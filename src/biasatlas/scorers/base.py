@@ -102,10 +102,10 @@ class Scorer(abc.ABC):
         """
         if not hasattr(self, "logprob_sums"):
             return {}
-        seen: list[Any] = []
+        calls: list[list[Any]] = []
 
         def record(requests: Sequence[Any]) -> list[float]:
-            seen.extend(requests)
+            calls.append([r[0] if isinstance(r, tuple) else r for r in requests])
             return [0.0] * len(requests)
 
         self.logprob_sums = record  # type: ignore[method-assign]  # shadows the method
@@ -113,11 +113,16 @@ class Scorer(abc.ABC):
             self.score(probes)
         finally:
             del self.logprob_sums
-        rows = {r[0] if isinstance(r, tuple) else r for r in seen}
+        rows = {r for call in calls for r in call}
         encoders = {getattr(r, "encoder", None) for r in rows} - {None}
-        batch = max(int(getattr(self, "batch_size", 1)), 1)
-        out = {"rows_computed": len(rows), "batches": -(-len(rows) // batch)}
+        out = {"rows_computed": len(rows), "batches": self._planned_batches(calls, len(rows))}
         return {**out, "encoder_rows": len(encoders)} if encoders else out
+
+    def _planned_batches(self, calls: list[list[Any]], n_rows: int) -> int:
+        """Batches for the rows of ``calls`` (one list per ``logprob_sums`` call):
+        ``batch_size`` distinct rows per batch, unless a scorer cuts batches otherwise."""
+        batch = max(int(getattr(self, "batch_size", 1)), 1)
+        return -(-n_rows // batch)
 
     @abc.abstractmethod
     def describe(self) -> dict[str, Any]:

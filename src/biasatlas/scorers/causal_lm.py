@@ -161,22 +161,10 @@ class CausalLMScorer(Scorer):
         return token_batches(rows, max(self.batch_size, 1), self.max_batch_tokens,
                              self.forward_overhead)
 
-    def plan(self, probes: Any) -> dict[str, int]:
-        """:meth:`Scorer.plan`, with batches counted as :meth:`_batches` cuts them (the
-        base class assumes ``batch_size`` rows per batch; here a token budget also cuts)."""
-        calls: list[set[Row]] = []
-
-        def record(requests: list[Request]) -> list[float]:
-            calls.append({row for row, _ in requests})
-            return [0.0] * len(requests)
-
-        self.logprob_sums = record  # type: ignore[method-assign]  # shadows the method
-        try:
-            self.score(probes)
-        finally:
-            del self.logprob_sums
-        return {"rows_computed": len(set().union(*calls)),
-                "batches": sum(len(self._batches(list(rows))) for rows in calls)}
+    def _planned_batches(self, calls: list[list[Any]], n_rows: int) -> int:
+        """Batches as :meth:`_batches` cuts each call's distinct rows (a token budget cuts
+        as well as ``batch_size``)."""
+        return sum(len(self._batches(list(dict.fromkeys(rows)))) for rows in calls)
 
     def _target_logprobs(self, rows: list[Row], picks: Picks) -> Any:
         """One log-probability per pick, reduced over the vocabulary on the model's device."""
