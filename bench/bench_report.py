@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from biasatlas.pipeline import Run
+from biasatlas.results import Run
 from biasatlas.results import write_run
 
 CATS = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from biasatlas.pipeline import Run
+from biasatlas.results import Run
 from biasatlas.results import write_run
 
 XSS = "<script>alert(1)</script>"

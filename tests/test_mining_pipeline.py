@@ -219,7 +219,7 @@ def test_typer_command(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from biasatlas.mining.cli import mine_command
+    from biasatlas.cli.mine import mine_command
 
     app = typer.Typer()
     app.command("mine")(mine_command)

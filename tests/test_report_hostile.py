@@ -344,7 +344,7 @@ def test_out_naming_a_folder_is_an_error_and_leaves_nothing(tmp_path, command):
 
 def test_failed_write_removes_its_temporary_file(tmp_path):
     from biasatlas.errors import BiasAtlasError
-    from biasatlas.report.cli import _write_atomically
+    from biasatlas.cli.report import _write_atomically
 
     target = tmp_path / "taken"
     target.mkdir()  # the rename onto a folder fails after the temporary file is written

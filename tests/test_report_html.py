@@ -172,7 +172,7 @@ def test_terminal_tables_show_brackets_literally(tmp_path):
 
 
 def test_compare_needs_runs_of_one_benchmark(tmp_path):
-    from biasatlas.report.cli import compare_command
+    from biasatlas.cli.report import compare_command
 
     with pytest.raises(DataError, match="nothing to pair"):
         compare_command([crows_run(tmp_path / "a"), zh_run(tmp_path / "z")])

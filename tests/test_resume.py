@@ -25,7 +25,7 @@ FILES = ("config.json", "items.jsonl", "summary.json", "skipped.jsonl")
 
 def _zh_data(folder: Path) -> Path:
     """The demo set ten times over (fresh ids, prefixed texts): enough work to kill halfway."""
-    from biasatlas.benchmarks.zh_neutral_data import demo_path
+    from biasatlas.benchmarks.zh_neutral.data import demo_path
 
     lines = demo_path().read_text(encoding="utf-8").splitlines()
     out = folder / "zh.jsonl"

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
-from biasatlas.benchmarks.zh_neutral_analysis import (case_study, context_text, correlate,
+from biasatlas.benchmarks.zh_neutral.analysis import (case_study, context_text, correlate,
                                                       correlate_runs, read_records, topic_words,
                                                       topics)
 from biasatlas.errors import DataError

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
-from biasatlas.benchmarks.zh_neutral_data import ZhItem, demo_path, read_items
+from biasatlas.benchmarks.zh_neutral.data import ZhItem, demo_path, read_items
 from biasatlas.errors import DataError
 from biasatlas.scorers.fake import FakeScorer
 

@@ -11,7 +11,7 @@ import pytest
 
 from biasatlas.benchmarks.zh_neutral import (ZhNeutral, bias_value, bootstrap_interval, leaning,
                                              score_items, summarise)
-from biasatlas.benchmarks.zh_neutral_data import ZhItem
+from biasatlas.benchmarks.zh_neutral.data import ZhItem
 from biasatlas.errors import DataError, UnknownName
 from biasatlas.probes import SlotAnswer
 

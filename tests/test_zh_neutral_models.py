@@ -17,7 +17,7 @@ from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokeniz
 
 from biasatlas.hashing import sha256_file
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
-from biasatlas.benchmarks.zh_neutral_data import demo_path
+from biasatlas.benchmarks.zh_neutral.data import demo_path
 from biasatlas.pipeline import evaluate
 from biasatlas.scorers.causal_lm import CausalLMScorer
 from biasatlas.scorers.masked_lm import MaskedLMScorer

@@ -355,6 +355,6 @@ def _code(exc: sqlite3.Error) -> int:
 
 
 def default_cache_path() -> Path:
-    from .benchmarks.fetch import cache_dir
+    from .paths import scores_path
 
-    return cache_dir() / "scores.sqlite"
+    return scores_path()

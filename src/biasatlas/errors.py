@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class BiasAtlasError(Exception):
     """Base class of every error biasatlas raises on purpose."""
@@ -36,3 +39,11 @@ class UnknownName(BiasAtlasError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0])
+
+
+def did_you_mean(kind: str, name: str, available: Iterable[str]) -> UnknownName:
+    """An :class:`UnknownName` for ``name`` listing ``available``, with the closest match."""
+    names = sorted(available)
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return UnknownName(f"unknown {kind} {name!r}.{hint} Available: {', '.join(names)}")

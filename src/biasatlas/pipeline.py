@@ -11,26 +11,15 @@ from __future__ import annotations
 
 import platform
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
 from .benchmarks.base import Benchmark
 from .cache import ScoreCache
+from .results import Run
 from .scorers.base import Scorer
 
 MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
-
-
-@dataclass(frozen=True)
-class Run:
-    """Everything a run folder holds: config, summary (with provenance), per-item records."""
-
-    config: dict[str, Any]
-    summary: dict[str, Any]
-    records: list[dict[str, Any]]
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    timing: dict[str, Any] = field(default_factory=dict)
 
 
 def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,

@@ -6,18 +6,10 @@ show the same set.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
-from .errors import UnknownName
-
-
-def did_you_mean(kind: str, name: str, available: Iterable[str]) -> UnknownName:
-    names = sorted(available)
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return UnknownName(f"unknown {kind} {name!r}.{hint} Available: {', '.join(names)}")
+from .errors import did_you_mean
 
 
 def lookup(kind: str, table: dict[str, Any], name: str) -> Any:

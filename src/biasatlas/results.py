@@ -21,16 +21,27 @@ import json
 import math
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import BiasAtlasError, DataError
-from .pipeline import Run
 
 OWNER_FILE = ".biasatlas-run.json"
 LOCK_FILE = ".biasatlas.lock"
 RUN_FILES = frozenset({"config.json", "items.jsonl", "skipped.jsonl", "timing.json", "summary.json",
                        OWNER_FILE, LOCK_FILE})
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a run folder holds: config, summary (with provenance), per-item records."""
+
+    config: dict[str, Any]
+    summary: dict[str, Any]
+    records: list[dict[str, Any]]
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    timing: dict[str, Any] = field(default_factory=dict)
 
 
 class RunFolderError(BiasAtlasError):

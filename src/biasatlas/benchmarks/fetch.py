@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError
+from ..paths import cache_dir
 
 
 @dataclass(frozen=True)
@@ -23,15 +24,6 @@ class DataFile:
     name: str
     url: str
     sha256: str
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("BIASATLAS_CACHE_DIR")
-    if root:
-        return Path(root)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("biasatlas"))
 
 
 def locate(spec: DataFile) -> Path:

@@ -23,7 +23,7 @@ __all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", 
 def render(report: Report, fmt: str = "html") -> str:
     """The report in one of :data:`FORMATS`."""
     if fmt not in FORMATS:
-        from ..registry import did_you_mean
+        from ..errors import did_you_mean
 
         raise did_you_mean("report format", fmt, FORMATS)
     renderers = {"html": render_html, "md": to_markdown_doc, "csv": to_csv_doc, "json": to_json_doc}

@@ -254,7 +254,7 @@ def compare_runs(a: RunView, b: RunView, *, force: bool = False, n_resamples: in
     if a.benchmark != b.benchmark:
         raise DataError(f"cannot pair a {a.benchmark} run ({a.path}) with a {b.benchmark} run ({b.path})")
     if a.benchmark not in _COMPARERS:
-        from ..registry import did_you_mean
+        from ..errors import did_you_mean
 
         raise did_you_mean("benchmark to compare", a.benchmark, _COMPARERS)
     differences = pairing_differences(a, b)

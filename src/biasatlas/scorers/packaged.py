@@ -35,7 +35,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import platformdirs
 from filelock import FileLock
 
 from biasatlas.errors import ModelError, UnknownName
@@ -170,9 +169,9 @@ def packaged_model(name: str) -> PackagedModel:
 
 def default_models_dir() -> Path:
     """``$BIASATLAS_CACHE_DIR/models``, else the user cache dir's ``biasatlas/models``."""
-    base = os.environ.get("BIASATLAS_CACHE_DIR")
-    root = Path(base) if base else Path(platformdirs.user_cache_dir("biasatlas"))
-    return root / "models"
+    from ..paths import models_dir
+
+    return models_dir()
 
 
 def _find_distribution(distribution: str) -> metadata.Distribution:

@@ -99,7 +99,7 @@ class Census:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
-        from ...registry import did_you_mean
+        from ...errors import did_you_mean
 
         if self.census is None and self.country == "uk":
             raise UnknownName(f"census country 'uk': {UK_HOWTO}; then run with --census FILE "

@@ -1,5 +1,5 @@
 """``biasatlas run zh-neutral`` and ``biasatlas zh-analyze``: the command-line faces of
-:mod:`.zh_neutral` and :mod:`.zh_neutral_analysis`."""
+:mod:`biasatlas.benchmarks.zh_neutral` and its :mod:`~biasatlas.benchmarks.zh_neutral.analysis`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
+from .options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
                            Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 
 
@@ -31,7 +31,7 @@ def run_zh_neutral(
     no_cache: NoCache = False, refresh: Refresh = False, force: Force = False,
 ) -> None:
     """Chinese gender-neutral sentences: masked log-ratio b (Zhao et al. 2021, SlguSet)."""
-    from .zh_neutral import ZhNeutral
+    from ..benchmarks.zh_neutral import ZhNeutral
 
     bench = ZhNeutral(data=data, pairs=tuple(pair) if pair else None, log_base=log_base,
                       threshold=threshold, unequal_masks=unequal_masks, limit=limit, seed=seed,
@@ -52,7 +52,7 @@ def zh_analyze(
     from rich.console import Console
 
     from ..errors import DataError
-    from .zh_neutral_analysis import case_study, correlate_runs, read_records, topics as topic_table
+    from ..benchmarks.zh_neutral.analysis import case_study, correlate_runs, read_records, topics as topic_table
 
     if len(runs) < 2 and pair is None and not topics:
         raise DataError("nothing to do: give two or more run folders, --pair or --topics")

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import DataError
+from ...errors import DataError
 
 Gender = Literal["male", "female"]
 REQUIRED_FIELDS = ("sentence", "keyword", "offset", "pair")

@@ -1,7 +1,7 @@
 """Options shared by every ``biasatlas run <benchmark>`` command, and the run itself.
 
-Each benchmark's command function lives beside its benchmark and uses these aliases, so
-all benchmarks take the same model options with the same help text.
+Every benchmark's command (one module each in this package) uses these aliases, so all
+benchmarks take the same model options with the same help text.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class ScorerOptions:
     trust_remote_code: bool
 
     def build(self) -> Any:
-        from .registry import load_scorer
+        from ..registry import load_scorer
 
         kw: dict[str, Any] = {"variant": self.variant}
         if self.model != "fake" and self.scorer != "fake":
@@ -60,9 +60,9 @@ def execute(benchmark: Any, options: ScorerOptions, out: Path | None, *, no_cach
     """
     from rich.console import Console
 
-    from .cache import ScoreCache, default_cache_path
-    from .pipeline import evaluate
-    from .results import claim_run_folder, write_run
+    from ..cache import ScoreCache, default_cache_path
+    from ..pipeline import evaluate
+    from ..results import claim_run_folder, write_run
 
     console = Console(stderr=True)
     lock = None if out is None else claim_run_folder(out, run_request(benchmark, options), force=force)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ...cli_options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
+from .options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
                             Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
 
 
@@ -25,7 +25,7 @@ class CensusScorerOptions(ScorerOptions):
     multi_token: str | None = None
 
     def build(self) -> Any:
-        from ...registry import load_scorer, scorer_kind
+        from ..registry import load_scorer, scorer_kind
 
         kind = self.scorer if self.scorer != "auto" else scorer_kind(
             self.model, trust_remote_code=self.trust_remote_code, revision=self.revision)
@@ -71,7 +71,7 @@ def run_census(
     no_cache: NoCache = False, refresh: Refresh = False, force: Force = False,
 ) -> None:
     """Census occupational bias, normative and descriptive (Touileb et al. 2023)."""
-    from .benchmark import Census
+    from ..benchmarks.census.benchmark import Census
 
     bench = Census(country=country.lower(), census=census, language=language, inflections=inflections,
                    sample=sample, seed=seed, limit=limit, aggregation=aggregation,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import DataError
+from ...errors import DataError
 
 TopicMethod = Literal["tfidf", "textrank"]
 TOPIC_METHODS: tuple[TopicMethod, ...] = ("tfidf", "textrank")
@@ -85,7 +85,7 @@ def correlate_runs(run_dirs: Sequence[Path]) -> list[RunCorrelation]:
 
 def read_records(run_dir: Path) -> list[dict[str, Any]]:
     """The per-sentence records of a finished ``zh-neutral`` run folder."""
-    from ..results import read_run
+    from ...results import read_run
 
     run = read_run(Path(run_dir))
     name = run.summary.get("benchmark")

@@ -80,7 +80,7 @@ def report_command(
     n_resamples: Resamples = 2000, seed: Seed = 0,
 ) -> None:
     """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV or JSON."""
-    from . import build_report, load_runs, render, render_html
+    from ..report import build_report, load_runs, render, render_html
 
     _check_out(out)
     fmt = fmt or (_SUFFIX.get(out.suffix.lower(), "html") if out else "html")
@@ -105,8 +105,8 @@ def compare_command(
     (lower-casing, census identifiers, country, language, method) unless ``--force``.
     """
     from ..errors import DataError
-    from . import compare_runs, leaderboard, load_runs
-    from .compare import comparison_pairs, comparison_table, require_like_for_like
+    from ..report import compare_runs, leaderboard, load_runs
+    from ..report.compare import comparison_pairs, comparison_table, require_like_for_like
 
     if len(runs) < 2:
         raise DataError("compare needs at least two run folders")
@@ -130,7 +130,7 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from .tables import to_rich
+    from ..report.tables import to_rich
 
     console = Console()
     for warning in warnings:
@@ -141,29 +141,29 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
 
 def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
     """The tables in ``fmt``; warnings lead in Markdown and HTML, and open each forced table's caption."""
-    from .tables import md_text, to_markdown
+    from ..report.tables import md_text, to_markdown
 
     if fmt in ("md", "terminal"):
         return "\n".join([f"> **WARNING:** {md_text(w)}\n" for w in warnings] + [to_markdown(t) for t in tables])
     if fmt == "json":
         import json
 
-        from .document import json_safe
+        from ..report.document import json_safe
 
         return json.dumps(json_safe([{"title": t.title, "columns": list(t.columns),
                                     "rows": [[_plain(c) for c in row] for row in t.rows], "caption": t.caption}
                                    for t in tables]), indent=2, ensure_ascii=False)
     if fmt == "html":
-        from .html import render_tables_page
+        from ..report.html import render_tables_page
 
         return render_tables_page(tables, "biasatlas comparison", warnings)
-    from ..registry import did_you_mean
+    from ..errors import did_you_mean
 
     raise did_you_mean("compare format", fmt, ("terminal", "md", "html", "json"))
 
 
 def _plain(cell: object) -> object:
-    from .tables import CI, PValue
+    from ..report.tables import CI, PValue
 
     if isinstance(cell, CI):
         return [cell.low, cell.high]

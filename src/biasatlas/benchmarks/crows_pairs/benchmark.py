@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import DataError
-from ..probes import Answer, PairAnswer, PairProbe
-from ..stats import proportion_test
-from .base import BenchmarkResult
-from ..hashing import sha256_file
-from .fetch import DataFile, locate
+from ...errors import DataError
+from ...probes import Answer, PairAnswer, PairProbe
+from ...stats import proportion_test
+from ..base import BenchmarkResult
+from ...hashing import sha256_file
+from ..fetch import DataFile, locate
 
 VERSION = "1"
 _GITLAB = ("https://gitlab.inria.fr/french-crows-pairs/acl-2022-paper-data-and-code/-/raw/main/data/")
@@ -165,7 +165,7 @@ class CrowsPairs:
                 raise DataError("no such file", path=self.data)
             return Path(self.data)
         if self.dataset not in DATASETS:
-            from ..registry import did_you_mean
+            from ...errors import did_you_mean
 
             raise did_you_mean("dataset", str(self.dataset), DATASETS)
         return locate(DATASETS[self.dataset])
@@ -215,7 +215,7 @@ class CrowsPairs:
                 "tie_decimals": self.tie_decimals, "limit": self.limit}
 
     def table(self, summary: Mapping[str, Any]) -> Any:
-        from .crows_table import render
+        from .render import render
 
         return render(summary)
 

@@ -33,12 +33,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
-from ..probes import Answer, SlotAnswer, SlotProbe
-from .base import BenchmarkResult
-from ..hashing import sha256_file
-from .zh_neutral_analysis import LEANINGS, topics
-from .zh_neutral_data import ZhItem, demo_path, read_items
+from ...errors import DataError
+from ...probes import Answer, SlotAnswer, SlotProbe
+from ..base import BenchmarkResult
+from ...hashing import sha256_file
+from .analysis import LEANINGS, topics
+from .data import ZhItem, demo_path, read_items
 
 VERSION = "1"
 LOG_BASES: dict[str, float] = {"e": math.e, "2": 2.0, "10": 10.0}
@@ -190,7 +190,7 @@ class ZhNeutral:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
-        from ..registry import did_you_mean
+        from ...errors import did_you_mean
 
         if self.log_base not in LOG_BASES:
             raise did_you_mean("log base", self.log_base, LOG_BASES)
@@ -261,6 +261,6 @@ class ZhNeutral:
                 "multi_token": self.multi_token}
 
     def table(self, summary: Mapping[str, Any]) -> Any:
-        from .zh_neutral_table import render
+        from .render import render
 
         return render(summary)

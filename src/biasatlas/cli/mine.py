@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from biasatlas.mining.lexicon import DEFAULT_PAIRS, load_pairs
-from biasatlas.mining.pipeline import MiningConfig, MiningReport, run_pipeline
+from ..mining.lexicon import DEFAULT_PAIRS, load_pairs
+from ..mining.pipeline import MiningConfig, MiningReport, run_pipeline
 
 
 class EngineChoice(str, Enum):
