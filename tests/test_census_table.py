@@ -115,12 +115,15 @@ def test_user_table_minimal_columns_and_extras(tmp_path):
     assert table.name == "table" and table.source == str(path)
 
 
-def test_user_table_tolerates_bom_and_cp1252(tmp_path):
+def test_user_table_accepts_a_bom_and_refuses_cp1252(tmp_path):
     bom = write(tmp_path, b"\xef\xbb\xbfoccupation,female_pct\nInfirmi\xc3\xa8re,90\n", "bom.csv")
     assert load_census(bom).occupations == ("Infirmière",)
-    # cp1252: 0x9C is "œ" (it would be a control character in Latin-1).
+    # cp1252 "Maœtre d'œuvre": 0x9C is "œ". Refused (README, bad input: re-save as UTF-8);
+    # the error names line 2 and the byte's offset (22 bytes of header, then "Ma").
     win = write(tmp_path, b"occupation,female_pct\nMa\x9Ctre d'\x9Cuvre,10\n", "win.csv")
-    assert load_census(win).occupations == ("Maœtre d'œuvre",)
+    with pytest.raises(DataError, match=r"not UTF-8 text \(byte 0x9C at offset 24\)") as info:
+        load_census(win)
+    assert (info.value.path, info.value.line) == (str(win), 2)
 
 
 @pytest.mark.parametrize("text,line,field,message", [
@@ -152,6 +155,15 @@ def test_empty_files_are_data_errors(tmp_path, text):
 
 
 def test_undecodable_file_is_a_data_error(tmp_path):
-    # 0x81 is undefined in Windows-1252 and invalid as UTF-8.
-    with pytest.raises(DataError, match="not UTF-8 or Windows-1252"):
+    with pytest.raises(DataError, match="not UTF-8 text"):
         load_census(write(tmp_path, b"occupation,female_pct\n\x81\x81,3\n"))
+
+
+def test_inflection_file_in_cp1252_is_refused(tmp_path):
+    from biasatlas.benchmarks.census.language import load_language
+
+    path = tmp_path / "inflections.csv"
+    path.write_bytes("occupation,singular\nMaître,maître\n".encode("cp1252"))
+    with pytest.raises(DataError, match="not UTF-8 text") as info:
+        load_language("fr", inflections=path)
+    assert info.value.line == 2 and str(path) in str(info.value)

@@ -6,50 +6,56 @@ CLI translates them once, as for every other command.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..mining.lexicon import DEFAULT_PAIRS, load_pairs
 from ..mining.pipeline import MiningConfig, MiningReport, run_pipeline
 
 
-class EngineChoice(str, Enum):
+class EngineChoice(StrEnum):
     local = "local"
     ray = "ray"
 
 
-class FormatChoice(str, Enum):
+class FormatChoice(StrEnum):
     text = "text"
     jsonl = "jsonl"
 
 
+def _file(help: str, *names: str) -> typer.models.OptionInfo:
+    """An option naming an existing file."""
+    return typer.Option(*names, help=help, exists=True, dir_okay=False)
+
+
 def mine_command(
-    corpus: Annotated[list[Path], typer.Option("--corpus", help="Corpus file (repeatable).",
-                                               exists=True, dir_okay=False)],
+    corpus: Annotated[list[Path], _file("Corpus file (repeatable).", "--corpus")],
     out: Annotated[Path, typer.Option("--out", help="Output folder (reruns resume here).")],
     workers: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 1,
     engine: Annotated[EngineChoice, typer.Option(help="local processes or Ray Data.")] = EngineChoice.local,
-    pairs: Annotated[Optional[Path], typer.Option(help="Keyword pairs file, one 'male/female' a line.",
-                                                  exists=True, dir_okay=False)] = None,
-    format: Annotated[FormatChoice, typer.Option("--format", help="text: a document per line; jsonl: a 'text' field per row.")] = FormatChoice.text,
+    pairs: Annotated[Path | None, _file("Keyword pairs file, one 'male/female' a line.")] = None,
+    format: Annotated[FormatChoice, typer.Option(
+        "--format", help="text: a document per line; jsonl: a 'text' field per row.")] = FormatChoice.text,
     text_field: Annotated[str, typer.Option(help="JSONL field holding the text.")] = "text",
     min_len: Annotated[int, typer.Option(min=1, help="Shortest sentence kept (characters).")] = 10,
     max_len: Annotated[int, typer.Option(min=1, help="Longest sentence kept (characters).")] = 128,
-    vocab: Annotated[Optional[Path], typer.Option(help="Tokenizer vocab.txt for the coverage figure.",
-                                                  exists=True, dir_okay=False)] = None,
-    export_annotation: Annotated[bool, typer.Option("--export-annotation", help="Write one CSV per annotator.")] = False,
-    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", help="Filled annotator CSV (repeat per annotator).",
-                                                              exists=True, dir_okay=False)] = None,
-    name_gold: Annotated[Optional[Path], typer.Option(help="CoNLL BIO file: measure the name filter on it.",
-                                                      exists=True, dir_okay=False)] = None,
-    no_simplify: Annotated[bool, typer.Option("--no-simplify", help="Skip traditional → simplified conversion.")] = False,
-    shard_bytes: Annotated[int, typer.Option(min=1, help="Shard size in bytes (cut at line ends); a rerun reuses work only with the same size.")] = MiningConfig.shard_bytes,
+    vocab: Annotated[Path | None, _file("Tokenizer vocab.txt for the coverage figure.")] = None,
+    export_annotation: Annotated[bool, typer.Option(
+        "--export-annotation", help="Write one CSV per annotator.")] = False,
+    annotations: Annotated[list[Path] | None, _file(
+        "Filled annotator CSV (repeat per annotator).", "--annotations")] = None,
+    name_gold: Annotated[Path | None, _file("CoNLL BIO file: measure the name filter on it.")] = None,
+    no_simplify: Annotated[bool, typer.Option(
+        "--no-simplify", help="Skip traditional → simplified conversion.")] = False,
+    shard_bytes: Annotated[int, typer.Option(
+        min=1, help="Shard size in bytes (cut at line ends); a rerun reuses work only with the same size.",
+    )] = MiningConfig.shard_bytes,
 ) -> MiningReport:
     """Mine gender-neutral candidate sentences from a raw Chinese corpus (SlguSet-style)."""
     config = MiningConfig(
@@ -61,7 +67,7 @@ def mine_command(
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:
-        ids: dict[str, int] = {}
+        ids: dict[str, TaskID] = {}
 
         def progress(stage: str, done: int, total: int) -> None:
             if stage not in ids:

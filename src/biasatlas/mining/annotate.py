@@ -9,12 +9,14 @@ gender fits equally, 0 when not.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
 from biasatlas.errors import DataError
 from biasatlas.mining.checkpoint import atomic_open
 from biasatlas.mining.records import Candidate
+from biasatlas.textfiles import read_text
 
 COLUMNS = ("id", "pair", "keyword", "sentence", "neutral", "comment")
 YES = frozenset({"1", "y", "yes", "true", "是", "中性"})
@@ -26,8 +28,8 @@ def annotator_files(folder: Path, annotators: int) -> list[Path]:
 
 
 def _has_labels(path: Path) -> bool:
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        return any((row.get("neutral") or "").strip() for row in csv.DictReader(handle))
+    rows = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    return any((row.get("neutral") or "").strip() for row in rows)
 
 
 def export_annotation(candidates: Sequence[Candidate], folder: Path,
@@ -63,21 +65,20 @@ def import_labels(path: Path, expected_ids: Sequence[str]) -> dict[str, bool]:
     """One annotator's labels by candidate id, checked against the exported ids."""
     expected = set(expected_ids)
     labels: dict[str, bool] = {}
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
-        for column in ("id", "neutral"):
-            if column not in (reader.fieldnames or ()):
-                raise DataError("missing column", path=path, line=1, field=column)
-        for row in reader:
-            line = reader.line_num
-            cid = (row.get("id") or "").strip()
-            if cid not in expected:
-                raise DataError(f"unknown candidate id {cid!r}", path=path, line=line,
-                                field="id")
-            if cid in labels:
-                raise DataError(f"candidate id {cid!r} labelled twice", path=path, line=line,
-                                field="id")
-            labels[cid] = parse_label(row.get("neutral"), path, line)
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    for column in ("id", "neutral"):
+        if column not in (reader.fieldnames or ()):
+            raise DataError("missing column", path=path, line=1, field=column)
+    for row in reader:
+        line = reader.line_num
+        cid = (row.get("id") or "").strip()
+        if cid not in expected:
+            raise DataError(f"unknown candidate id {cid!r}", path=path, line=line,
+                            field="id")
+        if cid in labels:
+            raise DataError(f"candidate id {cid!r} labelled twice", path=path, line=line,
+                            field="id")
+        labels[cid] = parse_label(row.get("neutral"), path, line)
     missing = expected - labels.keys()
     if missing:
         raise DataError(f"{len(missing)} candidate(s) not labelled, e.g. {min(missing)!r}",

@@ -8,11 +8,13 @@ cue lists below name the *other* words that would tell a reader the referent's g
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from biasatlas.errors import DataError
+from biasatlas.textfiles import read_text
 
 Gender = Literal["male", "female"]
 
@@ -92,8 +94,8 @@ class Lexicon:
 
     def gender_map(self) -> dict[str, Gender]:
         """Every gendered word (keywords first, so they win over a cue of the same spelling)."""
-        genders: dict[str, Gender] = {w: "male" for w in MALE_CUES}
-        genders.update({w: "female" for w in FEMALE_CUES})
+        genders: dict[str, Gender] = dict.fromkeys(MALE_CUES, "male")
+        genders.update(dict.fromkeys(FEMALE_CUES, "female"))
         # The default terms stay cues when a custom pair list leaves them out (她 still
         # tells the gender in 她的母亲 when only 父亲/母亲 is mined).
         for pair in DEFAULT_PAIRS + self.pairs:
@@ -104,18 +106,17 @@ class Lexicon:
 def load_pairs(path: Path) -> tuple[KeywordPair, ...]:
     """Read a pairs file: one ``male/female`` (or ``male<TAB>female``) per line, ``#`` comments."""
     pairs: list[KeywordPair] = []
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, raw in enumerate(handle, start=1):
-            text = raw.split("#", 1)[0].strip()
-            if not text:
-                continue
-            parts = text.split("/") if "/" in text else text.split()
-            if len(parts) != 2:
-                raise DataError("expected 'male/female'", path=path, line=number, field="pair")
-            try:
-                pairs.append(KeywordPair(parts[0].strip(), parts[1].strip()))
-            except ValueError as exc:
-                raise DataError(str(exc), path=path, line=number, field="pair") from exc
+    for number, raw in enumerate(io.StringIO(read_text(path), newline=None), start=1):
+        text = raw.split("#", 1)[0].strip()
+        if not text:
+            continue
+        parts = text.split("/") if "/" in text else text.split()
+        if len(parts) != 2:
+            raise DataError("expected 'male/female'", path=path, line=number, field="pair")
+        try:
+            pairs.append(KeywordPair(parts[0].strip(), parts[1].strip()))
+        except ValueError as exc:
+            raise DataError(str(exc), path=path, line=number, field="pair") from exc
     try:
         Lexicon(tuple(pairs))
     except ValueError as exc:

@@ -8,12 +8,14 @@ non-neutral sentence), so it is reported first.
 
 from __future__ import annotations
 
+import io
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from biasatlas.errors import DataError
 from biasatlas.mining.names import detect_person_name, word_table
 from biasatlas.mining.segment import tokenize
+from biasatlas.textfiles import read_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,20 +51,19 @@ def read_bio_sentences(path: Path) -> list[GoldSentence]:
     out: list[GoldSentence] = []
     chars: list[str] = []
     person = False
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\r\n")
-            if not line.strip():
-                if chars:
-                    out.append(GoldSentence("".join(chars), person))
-                chars, person = [], False
-                continue
-            parts = line.split(" ")
-            if len(parts) != 2 or len(parts[0]) != 1 or not parts[1]:
-                raise DataError("expected '<one character> <BIO tag>'", path=path,
-                                line=number, field="tag")
-            chars.append(parts[0])
-            person = person or parts[1] == "B-PER"
+    for number, raw in enumerate(io.StringIO(read_text(path), newline=None), start=1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            if chars:
+                out.append(GoldSentence("".join(chars), person))
+            chars, person = [], False
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or len(parts[0]) != 1 or not parts[1]:
+            raise DataError("expected '<one character> <BIO tag>'", path=path,
+                            line=number, field="tag")
+        chars.append(parts[0])
+        person = person or parts[1] == "B-PER"
     if chars:
         out.append(GoldSentence("".join(chars), person))
     return out

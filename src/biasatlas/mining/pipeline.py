@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from biasatlas.hashing import sha256_file
 from biasatlas.mining.agreement import agreement_report, unanimous_neutral
@@ -99,7 +100,8 @@ class _Run:
         self.ran: list[str] = []
         self.skipped: list[str] = []
 
-    def sharded_stage(self, engine, stage: str, inputs: list, previous: list[dict] | None):
+    def sharded_stage(self, engine, stage: str, inputs: list,
+                      previous: list[dict] | None) -> tuple[list[dict], dict]:
         folder = self.out / "stages" / stage
         tasks = []
         for i, item in enumerate(inputs):
@@ -116,11 +118,12 @@ class _Run:
             manifests[todo[k]] = manifest
             self.progress(stage, len(tasks) - len(todo) + done, len(tasks))
         (self.ran if todo else self.skipped).append(stage)
-        summary = _sum_counts(manifests)
+        filled = cast(list[dict], manifests)  # the loop above filled every slot that was None
+        summary = _sum_counts(filled)
         atomic_write_text(folder.with_suffix(".json"),
                           json.dumps({"stage": stage, "shards": len(tasks), "counts": summary,
                                       "done": True}, ensure_ascii=False, indent=1))
-        return manifests, summary
+        return filled, summary
 
     def step(self, step: Step, produce) -> dict:
         manifest = load_done(step)
@@ -170,21 +173,21 @@ def run_pipeline(corpus_paths: Sequence[str | Path], out_dir: str | Path,
     engine = make_engine(config.engine, config.workers)
     stage_counts: dict[str, dict] = {}
     try:
-        previous = None
+        previous: list[dict] | None = None
         for stage in SHARD_STAGES:
             previous, stage_counts[stage] = run.sharded_stage(engine, stage, shards, previous)
     finally:
         engine.close()
     names_out = [out / "stages" / "names" / f"shard-{i:05d}.jsonl" for i in range(len(shards))]
     dedupe_step = Step("dedupe", 1, out / "stages" / "dedupe" / "candidates.jsonl",
-                       [m["output"]["sha256"] for m in previous])
+                       [m["output"]["sha256"] for m in previous or ()])
     dedupe = run.step(dedupe_step, _dedupe(names_out, pair_of))
     stage_counts["dedupe"] = dedupe["counts"]
     candidates = read_candidates(dedupe_step.output)
     extra = {"corpus": [str(p) for p in corpus_paths], "config": _config_dict(config),
              "annotated": bool(config.annotations)}
     if config.name_gold is not None:
-        extra["name_filter"] = _name_eval(run, config)
+        extra["name_filter"] = _name_eval(run, Path(config.name_gold))
     if config.export_annotation:
         _export(run, candidates, dedupe["output"]["sha256"])
     if config.annotations:
@@ -201,8 +204,7 @@ def _config_dict(config: MiningConfig) -> dict:
             "shard_bytes": config.shard_bytes}
 
 
-def _name_eval(run: _Run, config: MiningConfig) -> dict:
-    gold = Path(config.name_gold)
+def _name_eval(run: _Run, gold: Path) -> dict:
     step = Step("name_eval", 1, run.out / "stages" / "name_eval" / "score.jsonl",
                 {"gold": str(gold), "sha256": sha256_file(gold)})
 

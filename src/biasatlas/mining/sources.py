@@ -18,6 +18,7 @@ from typing import Literal
 
 from biasatlas.errors import DataError
 from biasatlas.mining.records import Document
+from biasatlas.textfiles import decode_line
 
 Format = Literal["text", "jsonl"]
 _CHUNK = 1 << 22
@@ -81,8 +82,9 @@ def plan_shards(paths: list[str], shard_bytes: int) -> tuple[Shard, ...]:
 
 
 def _lines(shard: Shard) -> Iterator[tuple[int, str]]:
-    """(line number, decoded line) of the shard; undecodable bytes become U+FFFD so one bad
-    byte in a huge corpus costs one sentence (the noise rule drops it), not the run."""
+    """(line number, decoded line) of the shard. The corpus must be UTF-8, as every text
+    file (:mod:`biasatlas.textfiles`): a byte that is not stops the run with its line and
+    offset, rather than turning into U+FFFD in the mined sentences."""
     with open(shard.path, "rb") as handle:
         handle.seek(shard.start)
         position, number = shard.start, shard.first_line
@@ -90,10 +92,8 @@ def _lines(shard: Shard) -> Iterator[tuple[int, str]]:
             raw = handle.readline()
             if not raw:
                 break
+            text = decode_line(raw, path=shard.path, line=number, offset=position)
             position += len(raw)
-            text = raw.decode("utf-8", errors="replace")
-            if number == 1:
-                text = text.removeprefix("\ufeff")
             yield number, text.strip()
             number += 1
 

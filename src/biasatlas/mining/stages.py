@@ -15,9 +15,11 @@ manifest still counts them all.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from biasatlas.mining.checkpoint import Step, run_step
 from biasatlas.mining.filters import CueFinder, RuleParams, apply_rules
@@ -83,7 +85,9 @@ class Resources:
         self.genders = self.lexicon.gender_map()
         self.keywords = frozenset(self.lexicon.keywords)
         self.pair_of = {k: self.lexicon.pair_of(k) for k in self.lexicon.keywords}
-        self._tokenizer = self._pos = self._words = None
+        self._tokenizer: Any = None
+        self._pos: Any = None
+        self._words: WordTable | None = None
 
     @property
     def tokenizer(self):
@@ -145,6 +149,8 @@ def _pairs_of(record, res: Resources) -> set[str]:
 def _run_match(task: ShardTask, res: Resources, writer) -> dict:
     counts: Counter = Counter()
     by_pair: Counter = Counter()
+    if task.source is None:
+        raise ValueError(f"the match stage reads a corpus shard; task {task.index} has none")
     for doc in read_documents(task.source, task.params.fmt, task.params.text_field):
         kept, n_sentences = match_document(doc, res)
         counts.update(documents=1, characters=len(doc.text), sentences=n_sentences,
@@ -157,8 +163,9 @@ def _run_match(task: ShardTask, res: Resources, writer) -> dict:
     return {**counts, "dropped": dropped, "out_by_pair": dict(by_pair)}
 
 
-_FILTERS = {"rules": (Sentence, rules_sentence), "segment": (Sentence, segment_record),
-            "names": (Segmented, names_record)}
+_FILTERS: dict[str, tuple[type[Sentence] | type[Segmented], Callable[..., Any]]] = {
+    "rules": (Sentence, rules_sentence), "segment": (Sentence, segment_record),
+    "names": (Segmented, names_record)}
 
 
 def _run_filter(task: ShardTask, res: Resources, writer) -> dict:
@@ -166,6 +173,8 @@ def _run_filter(task: ShardTask, res: Resources, writer) -> dict:
     counts: Counter = Counter()
     dropped: Counter = Counter()
     by_pair: Counter = Counter()
+    if task.input is None:
+        raise ValueError(f"the {task.stage} stage reads the previous stage; task {task.index} has no input")
     for row in iter_rows(Path(task.input)):
         counts["in"] += 1
         result = function(record_type.from_row(row), res)

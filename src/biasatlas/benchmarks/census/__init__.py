@@ -4,6 +4,7 @@ Pure code, no model: load a census table, build slot probes from gendered identi
 predicates and occupation forms, and turn a scorer's answers into the paper's
 normative and descriptive scores. See ``docs/benchmarks/census.md`` and METHODS.md §1.
 
+>>> from biasatlas.benchmarks.census import build_plan, load_census
 >>> table = load_census("no")                      # 417 Norwegian occupations
 >>> plan = build_plan("no", table)                  # paired identifiers: 26 × 6 per occupation
 >>> len(plan.probes), plan.n_sentences
@@ -11,7 +12,9 @@ normative and descriptive scores. See ``docs/benchmarks/census.md`` and METHODS.
 
 ``answers = scorer.score(plan.probes)`` and ``compute_metrics(plan, answers)`` close the
 loop; ``build_probes`` returns the probes alone. :class:`Census` (``benchmark.py``) is
-the same benchmark for :func:`biasatlas.pipeline.evaluate` and ``biasatlas run census``.
+the same benchmark for :func:`biasatlas.pipeline.evaluate` and ``biasatlas run census``;
+``SPEC`` (``spec.py``) is the benchmark as the registry and the report see it, with its
+typed summary (``summary.py``) and what the terminal and the report show (``view.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("BUILTIN_TABLES", "CensusRow", "CensusTable", "load_census"), "table"),
     **dict.fromkeys(("Cell", "CensusPlan", "Skip", "build_plan", "build_probes"), "templates"),
     "Census": "benchmark",
+    "SPEC": "spec",
 }
 __all__ = sorted(_EXPORTS)
 
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
     from .metrics import (AGGREGATIONS, CensusSummary, ClassScores, Interval, TemplateProbs,
                           female_share, share_class, summarise)
     from .scoring import NORMALISATIONS, CensusResult, OccupationScore, compute_metrics
+    from .spec import SPEC
     from .table import BUILTIN_TABLES, CensusRow, CensusTable, load_census
     from .templates import Cell, CensusPlan, Skip, build_plan, build_probes
 

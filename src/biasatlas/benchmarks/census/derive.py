@@ -18,7 +18,8 @@ import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .table import CensusRow, decode_csv_bytes, normalise_name
+from ...textfiles import read_text
+from .table import CensusRow, normalise_name
 
 US_COLUMNS = ("occupation", "female_pct", "total_employed")
 FR_COLUMNS = ("occupation", "female_pct", "total_employed", "source_code")
@@ -28,6 +29,8 @@ NO_COLUMNS = ("occupation", "female_pct")
 _US_FIRST_ROW, _US_LAST_ROW = 8, 607
 #: Not occupations: "not stated" and an aggregate of T2A60 + T2B60 (PROVENANCE.md).
 _FR_DROPPED_CODES = frozenset({"ZZZZZ", "T2Z60"})
+#: DARES publishes its files in Windows-1252 ("œ" is byte 0x9C): declared, never guessed.
+_DARES_ENCODING = "cp1252"
 
 
 def derive_us_bls(xlsx: str | Path) -> list[CensusRow]:
@@ -64,7 +67,7 @@ def derive_fr_dares(part_femmes: str | Path, effectifs: str | Path) -> list[Cens
     the window, in thousands in the source.
     """
     employed = _fr_employment(Path(effectifs))
-    text = decode_csv_bytes(Path(part_femmes).read_bytes(), str(part_femmes))
+    text = read_text(Path(part_femmes), encoding=_DARES_ENCODING)
     rows = []
     for rec in csv.DictReader(io.StringIO(text, newline="")):
         code = rec["Fap3"]
@@ -79,7 +82,7 @@ def derive_fr_dares(part_femmes: str | Path, effectifs: str | Path) -> list[Cens
 
 
 def _fr_employment(path: Path) -> dict[str, float]:
-    text = decode_csv_bytes(path.read_bytes(), str(path))
+    text = read_text(path, encoding=_DARES_ENCODING)
     for rec in csv.DictReader(io.StringIO(text, newline="")):
         if rec["Annee"] == "2018":
             return {code: float(value) for code, value in rec.items()
@@ -89,7 +92,7 @@ def _fr_employment(path: Path) -> dict[str, float]:
 
 def derive_no_ssb(gold_csv: str | Path) -> list[CensusRow]:
     """The 417 Norwegian occupations of Touileb et al. (2022), % women as stored."""
-    text = decode_csv_bytes(Path(gold_csv).read_bytes(), str(gold_csv))
+    text = read_text(Path(gold_csv))
     return [CensusRow(occupation=normalise_name(rec["occupations"]),
                       female_pct=float(rec["female"]))
             for rec in csv.DictReader(io.StringIO(text, newline=""))]

@@ -31,14 +31,17 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ...errors import DataError, UnknownName
-from .table import decode_csv_bytes, normalise_name
+from ...textfiles import decode_text
+from .table import normalise_name
 
 Gender = Literal["f", "m"]
 Number = Literal["sg", "pl"]
 GENDERS: tuple[Gender, ...] = ("f", "m")
+NUMBERS: tuple[Number, ...] = ("sg", "pl")
+_Word = TypeVar("_Word", bound=str)
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Census tables name countries; templates name languages.
 COUNTRY_LANGUAGE = {"us": "en", "uk": "en", "fr": "fr", "no": "no"}
@@ -186,13 +189,13 @@ def _source(override: str | Path | None, folder: Traversable | Path,
 
 def _rows(source: Traversable | Path,
           required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """(line, row) pairs of a UTF-8/cp1252 CSV, checking that ``required`` columns exist."""
+    """(line, row) pairs of a UTF-8 CSV, checking that ``required`` columns exist."""
     name = str(source)
     try:
         data = source.read_bytes()
     except FileNotFoundError as err:
         raise DataError("file not found", path=name) from err
-    reader = csv.DictReader(io.StringIO(decode_csv_bytes(data, name), newline=""))
+    reader = csv.DictReader(io.StringIO(decode_text(data, path=name), newline=""))
     columns = [c.strip() for c in reader.fieldnames or []]
     for column in required:
         if column not in columns:
@@ -208,13 +211,14 @@ def _rows(source: Traversable | Path,
     return rows
 
 
-def _choice(row: dict[str, str], field: str, allowed: tuple[str, ...], name: str,
-            line: int) -> str:
+def _choice(row: dict[str, str], field: str, allowed: tuple[_Word, ...], name: str,
+            line: int) -> _Word:
     value = row[field].strip()
-    if value not in allowed:
-        raise DataError(f"{value!r} is not one of {', '.join(allowed)}", path=name, line=line,
-                        field=field)
-    return value
+    for option in allowed:
+        if value == option:
+            return option
+    raise DataError(f"{value!r} is not one of {', '.join(allowed)}", path=name, line=line,
+                    field=field)
 
 
 def _unique_id(row: dict[str, str], seen: set[str], name: str, line: int) -> str:
@@ -237,7 +241,7 @@ def read_identifiers(source: Traversable | Path) -> tuple[Identifier, ...]:
         if not forms:
             raise DataError("no slot word", path=name, line=line, field="forms")
         out.append(Identifier(id=ident, gender=_choice(row, "gender", GENDERS, name, line),
-                              number=_choice(row, "number", ("sg", "pl"), name, line),
+                              number=_choice(row, "number", NUMBERS, name, line),
                               prefix=normalise_name(row["prefix"]), forms=forms,
                               twin=(row.get("twin") or "").strip() or None))
     for gender in GENDERS:
@@ -268,7 +272,7 @@ def read_predicates(source: Traversable | Path) -> tuple[Predicate, ...]:
     name, seen, out = str(source), set[str](), []
     for line, row in _rows(source, ("id", "number", "tense", "text")):
         ident = _unique_id(row, seen, name, line)
-        pred = Predicate(id=ident, number=_choice(row, "number", ("sg", "pl"), name, line),
+        pred = Predicate(id=ident, number=_choice(row, "number", NUMBERS, name, line),
                          tense=row["tense"].strip(), text=normalise_name(row["text"]))
         if not pred.placeholders:
             raise DataError("no {form} placeholder for the occupation", path=name, line=line,

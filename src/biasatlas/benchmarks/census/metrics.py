@@ -19,7 +19,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import stats
@@ -201,7 +201,7 @@ def summarise(census_pcts: Sequence[float], model_pcts: Sequence[float], *,
         raise ValueError("no occupations to score")
     census, model = _classes(census_pcts), _classes(model_pcts)
     pearson, pearson_p, spearman, spearman_p = correlations(census_pcts, model_pcts)
-    boot = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
+    boot: dict[str, Any] = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
     return CensusSummary(
         n_occupations=len(census),
         normative=normative_score(model_pcts),

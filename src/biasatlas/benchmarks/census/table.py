@@ -5,7 +5,9 @@ among the people employed in it. Three tables ship with the package (``tables/``
 ``tables/SOURCES.md``): the US (BLS CPS table 11, 2021), France (DARES Portraits
 statistiques des métiers, FAP-2009, 2017–2019) and Norway (SSB figures as compiled by
 Touileb et al. 2022). Any CSV with the columns ``occupation,female_pct`` works as well;
-bad rows raise :class:`~biasatlas.errors.DataError` naming the file, line and field.
+bad rows raise :class:`~biasatlas.errors.DataError` naming the file, line and field. A
+table must be UTF-8 (a BOM is dropped); other encodings are refused, as every text file
+is (:mod:`biasatlas.textfiles`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import DataError, UnknownName
+from ...textfiles import decode_text
 
 #: Residual "catch-all" BLS categories. Dropping the rows that match this pattern leaves
 #: 314 of the 354 US rows: the paper's US count (a reconstruction; the authors' own list
@@ -155,23 +158,10 @@ def _unknown_table(name: str) -> UnknownName:
                        f"Available: {', '.join(sorted(BUILTIN_TABLES))}, or a CSV path.")
 
 
-def decode_csv_bytes(data: bytes, source: str) -> str:
-    """UTF-8 (BOM stripped); Windows-1252 accepted as a fallback (DARES files use it)."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return data.decode("cp1252")
-    except UnicodeDecodeError as err:
-        raise DataError(f"not UTF-8 or Windows-1252 text ({err.reason} at byte {err.start})",
-                        path=source) from err
-
-
 def parse_census_csv(data: bytes, *, source: str, name: str,
                      language: str | None = None) -> CensusTable:
     """Validate and parse a census CSV (header with ``occupation`` and ``female_pct``)."""
-    reader = csv.reader(io.StringIO(decode_csv_bytes(data, source), newline=""))
+    reader = csv.reader(io.StringIO(decode_text(data, path=source), newline=""))
     header = next(reader, None)
     if header is None or not any(cell.strip() for cell in header):
         raise DataError("empty file: expected a header with occupation,female_pct", path=source)

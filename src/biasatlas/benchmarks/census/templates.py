@@ -131,7 +131,7 @@ def conditional_plan(plan: CensusPlan) -> CensusPlan:
 
 
 def build_probes(language: str | Path | LanguageSpec, table: CensusTable,
-                 sample: int | None = None, **options) -> list[SlotProbe]:
+                 sample: int | None = None, **options) -> list[SlotProbe | ContinuationProbe]:
     """The slot probes of :func:`build_plan` (same arguments)."""
     return list(build_plan(language, table, sample=sample, **options).probes)
 

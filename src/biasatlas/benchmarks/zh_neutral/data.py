@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import DataError
+from ...textfiles import read_text
 
 Gender = Literal["male", "female"]
 REQUIRED_FIELDS = ("sentence", "keyword", "offset", "pair")
@@ -78,7 +79,7 @@ def read_items(path: Path) -> list[ZhItem]:
     path = Path(path)
     if not path.is_file():
         raise DataError("no such file", path=path)
-    text = _decode(path)
+    text = read_text(path)  # UTF-8 only: a GBK file is refused, naming line and byte
     rows = _csv_rows(text, path) if _is_csv(path, text) else _jsonl_rows(text, path)
     items = [_item(row, path, line) for line, row in rows]
     if not items:
@@ -90,16 +91,6 @@ def read_items(path: Path) -> list[ZhItem]:
                             path=path, line=item.line, field="id")
         seen[item.id] = item.line
     return items
-
-
-def _decode(path: Path) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError("not valid UTF-8 (a GBK file? re-save it as UTF-8)", path=path,
-                        line=line) from exc
 
 
 def _is_csv(path: Path, text: str) -> bool:
