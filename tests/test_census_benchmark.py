@@ -102,7 +102,7 @@ def test_masked_lm_path_matches_one_probe_per_forward(tiny_bert, country):
     run = evaluate(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
     assert run.summary["normalisation"] == "none"
     assert run.summary["multi_token"]["policy"] == "joint"
-    check_run(run, reference_shares(bench, lambda l, w, r: bert_word_logprob(model, tokenizer, l, w, r),
+    check_run(run, reference_shares(bench, lambda left, w, r: bert_word_logprob(model, tokenizer, left, w, r),
                                     normalise=False))
     # 2 occupations × (26 paired identifiers × 6 predicates = 156 in en/no, 28 × 6 = 168 in
     # fr) sentences, each of the paper's single forward passes here, against one pass per
@@ -120,7 +120,7 @@ def test_causal_lm_joint_reading_matches_one_sentence_per_forward(tiny_gpt2):
     assert run.summary["normalisation"] == "template" and run.summary["causal_reading"] == "joint"
     assert run.summary["multi_token"]["policy"] == "whole-sentence"
     check_run(run, reference_shares(
-        bench, lambda l, w, r: causal_sentence_ll(model, tokenizer, l + w + r), normalise=True))
+        bench, lambda left, w, r: causal_sentence_ll(model, tokenizer, left + w + r), normalise=True))
 
 
 def occupation_cut(bench: Census) -> dict[tuple[str, str], int]:
@@ -156,7 +156,7 @@ def test_seq2seq_joint_reading_matches_one_sentence_per_forward(tiny_bart):
     run = evaluate(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
     assert run.summary["normalisation"] == "template"
     check_run(run, reference_shares(
-        bench, lambda l, w, r: seq2seq_logprob(model, tokenizer, l, w, r), normalise=True))
+        bench, lambda left, w, r: seq2seq_logprob(model, tokenizer, left, w, r), normalise=True))
     # Every filler is its own decoder pass (plus the baseline's), but the encoder runs
     # about once per context.
     assert run.summary["n_forward_passes"] > run.summary["n_probes"]
@@ -189,7 +189,7 @@ def test_seq2seq_conditional_reading_scores_the_occupation_with_it_masked(tiny_b
 def test_gebnlp_variant_reads_first_sub_tokens(tiny_bert):
     model = AutoModelForMaskedLM.from_pretrained(tiny_bert).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
-    bench = Census(country="no", sample=4, variant="gebnlp2022", template_set="er")
+    bench = Census(country="no", sample=4, method="gebnlp2022", template_set="er")
     run = evaluate(bench, MaskedLMScorer(str(tiny_bert), multi_token="first-token"))
     assert run.summary["multi_token"]["policy"] == "first-token"
     assert run.summary["method"] == "gebnlp2022" and run.summary["template_set"] == "er"
@@ -219,7 +219,7 @@ def test_unbound_auto_normalisation_asks_for_a_scorer():
 @pytest.mark.parametrize("kwargs, message", [
     ({"country": "uk"}, "Nomis"),
     ({"country": "de"}, "census country"),
-    ({"country": "us", "variant": "gebnlp2022"}, "Norwegian"),
+    ({"country": "us", "method": "gebnlp2022"}, "Norwegian"),
     ({"aggregation": "mean"}, "aggregation"),
     ({"sample": 0}, "positive"),
 ])

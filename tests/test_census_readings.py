@@ -22,7 +22,7 @@ import pytest
 from biasatlas.benchmarks.census import load_language
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.pipeline import evaluate
-from biasatlas.probes import ContinuationProbe, SlotAnswer, SlotProbe
+from biasatlas.probes import ContinuationProbe, ScorerInfo, SlotAnswer, SlotProbe
 from biasatlas.scorers.base import Scorer
 
 
@@ -42,6 +42,8 @@ class Synthetic(Scorer):
 
     def __init__(self, name: str, language: str, prior, given) -> None:
         self.name, self.variant = name, "synthetic"
+        # A "masked-lm" stand-in answers P(identifier | context) as a mask would.
+        self._info = ScorerInfo(name, "masked" if name == "masked-lm" else "sequence")
         self.prior, self.given = prior, given
         identifiers = load_language(language).identifiers
         self.gender = {f: i.gender for i in identifiers for f in i.forms}
@@ -64,6 +66,10 @@ class Synthetic(Scorer):
                                                             self.gender[self._form_in(c)]))
                                        for c in p.contexts), (1,) * len(p.contexts))
                 for p in probes]
+
+    @property
+    def info(self) -> ScorerInfo:
+        return self._info
 
     def describe(self) -> dict:
         return {"scorer": self.name, "model": "synthetic"}

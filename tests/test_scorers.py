@@ -32,7 +32,7 @@ def test_causal_shared_ll_sums_only_shared_tokens(tiny_gpt2):
     probe = PairProbe("p", "The poor are ignorant.", "The rich are ignorant.")
     full = CausalLMScorer(str(tiny_gpt2), variant="sentence-ll").score([probe])["p"]
     shared = CausalLMScorer(str(tiny_gpt2), variant="shared-ll").score([probe])["p"]
-    assert shared.n_scored_a < full.n_scored_a  # the modified word is left out
+    assert shared.n_tokens_a < full.n_tokens_a  # the modified word is left out
     assert shared.score_a > full.score_a  # fewer negative terms
 
 

@@ -13,7 +13,7 @@ from biasatlas.benchmarks.zh_neutral import (ZhNeutral, bias_value, bootstrap_in
                                              score_items, summarise)
 from biasatlas.benchmarks.zh_neutral.data import ZhItem
 from biasatlas.errors import DataError, UnknownName
-from biasatlas.probes import SlotAnswer
+from biasatlas.probes import ScorerInfo, SlotAnswer
 
 
 def _item(i: str, pair: str = "他/她", sentence: str = "他今天去上班了。", keyword: str = "他",
@@ -108,18 +108,21 @@ def test_unequal_mask_counts_are_skipped_with_the_reason():
     assert skipped == [] and records[0]["b"] == pytest.approx(math.log(0.1), abs=1e-12)
 
 
-class _Named:
-    def __init__(self, name: str, multi_token: str | None = None) -> None:
-        self.name, self.multi_token = name, multi_token
+class _Described:
+    """A stand-in scorer: only what bind() reads, its ScorerInfo."""
+
+    def __init__(self, kind: str, reads: str, multi_token: str | None = None) -> None:
+        self.info = ScorerInfo(kind, reads, multi_token)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("scorer", "policy", "checked"), [
     (None, "skip", True),                               # not bound: be safe
-    (_Named("masked-lm", "joint"), "skip", True),       # one mask per token: counts must match
-    (_Named("masked-lm", "first-token"), "skip", False),  # one mask per word whatever its length
-    (_Named("causal-lm"), "skip", False),               # whole-sentence likelihoods, no masks
-    (_Named("seq2seq"), "skip", False),
-    (_Named("masked-lm", "joint"), "compare", False),   # the documented alternative
+    (_Described("masked-lm", "masked", "joint"), "skip", True),  # one mask per token: counts must match
+    (_Described("masked-lm", "masked", "first-token"), "skip", False),  # one mask per word
+    (_Described("causal-lm", "sequence"), "skip", False),  # whole-sentence likelihoods, no masks
+    (_Described("seq2seq", "sequence"), "skip", False),
+    (_Described("masked-lm", "masked", "joint"), "compare", False),  # the documented alternative
+    (_Described("served-bert", "masked", "joint"), "skip", True),  # any name: what it reads counts
 ])
 def test_which_scorers_the_mask_policy_applies_to(scorer, policy, checked):
     bench = ZhNeutral(unequal_masks=policy, topics_k=0)

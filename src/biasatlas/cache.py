@@ -42,7 +42,7 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
 from urllib.parse import quote
@@ -66,6 +66,10 @@ _KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer}
 _ANSWERED_BY = {PairProbe: PairAnswer, SlotProbe: SlotAnswer, ContinuationProbe: SlotAnswer,
                 SentenceProbe: SentenceAnswer}
 _BROKEN = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
+# PairAnswer's token counts were first named n_scored_a/_b. Rows keep those names, so
+# caches written before the rename still read and new rows are byte-identical to theirs.
+_STORED_NAMES = {"pair": {"n_tokens_a": "n_scored_a", "n_tokens_b": "n_scored_b"}}
+_FIELD_NAMES = {kind: {v: k for k, v in names.items()} for kind, names in _STORED_NAMES.items()}
 
 
 class CacheError(BiasAtlasError):
@@ -102,7 +106,8 @@ def _checksum(scorer: str, key: str, payload: str) -> str:
 
 def _encode(answer: Answer) -> str:
     kind = {PairAnswer: "pair", SlotAnswer: "slot", SentenceAnswer: "sentence"}[type(answer)]
-    fields = {k: v for k, v in asdict(answer).items() if k != "id"}
+    names = _STORED_NAMES.get(kind, {})
+    fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id"}
     return json.dumps({"kind": kind, **fields}, allow_nan=False)
 
 
@@ -110,8 +115,9 @@ def _decode(probe: Probe, payload: str) -> Answer | None:
     """The answer ``payload`` holds for ``probe``, or None when it is not a usable one."""
     try:
         data = json.loads(payload)
-        cls = _KINDS[data.pop("kind")]
-        data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        kind = data.pop("kind")
+        cls, names = _KINDS[kind], _FIELD_NAMES.get(kind, {})
+        data = {names.get(k, k): tuple(v) if isinstance(v, list) else v for k, v in data.items()}
         answer = cls(id=probe.id, **data)
         usable = _fits(probe, answer) and _finite(answer)
     except (ValueError, KeyError, TypeError, AttributeError):
@@ -125,7 +131,7 @@ def _fits(probe: Probe, answer: Answer) -> bool:
         return False
     if isinstance(probe, (SlotProbe, ContinuationProbe)):
         wanted = len(probe.fillers if isinstance(probe, SlotProbe) else probe.contexts)
-        return len(answer.logprobs) == len(answer.n_tokens) == wanted  # type: ignore[union-attr]
+        return len(answer.logprobs) == len(answer.n_tokens) == wanted  # type: ignore[union-attr, arg-type]
     return True
 
 
@@ -187,7 +193,7 @@ class ScoreCache:
         except sqlite3.Error as exc:
             raise _unusable(self.path, exc) from exc
 
-    def put(self, scorer: str, probes: Iterable[Probe], answers: dict[str, Answer]) -> None:
+    def put(self, scorer: str, probes: Iterable[Probe], answers: Mapping[str, Answer]) -> None:
         """Store answers in one transaction (all of the chunk, or none of it).
 
         A probe of the chunk left without an answer (the scorer could not answer it, or

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import platform
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import __version__
 from .benchmarks.base import Benchmark
 from .cache import ScoreCache
+from .probes import Answer, Probe
 from .results import Run
 from .scorers.base import Scorer
 
@@ -27,8 +29,10 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     """Run ``benchmark`` with ``scorer`` and return the run record.
 
     Two optional benchmark hooks: ``bind(scorer)`` returns the benchmark set up for that
-    scorer (census: normalisation follows the scorer kind), and
-    ``with_counters(summary, counters)`` adds the scorer's forward-pass counts.
+    scorer (it reads only ``scorer.info``, a :class:`~biasatlas.probes.ScorerInfo`: census
+    normalisation follows what an answer is), and ``with_counters(summary, counters)``
+    adds the scorer's forward-pass counts. The scorer keeps no state from one call to the
+    next: this run's skips are the probes its own ``score`` calls left unanswered.
     """
     bind = getattr(benchmark, "bind", None)
     if bind is not None:
@@ -37,10 +41,10 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
     started = time.perf_counter()
-    answers, cache_stats = _score(scorer, probes, progress, cache, refresh)
+    answers, unscorable, cache_stats = _score(scorer, probes, progress, cache, refresh)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
-    skipped = _skips(result.skipped, scorer.unscorable)
+    skipped = _skips(result.skipped, unscorable)
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": scorer.fingerprint()}
@@ -59,16 +63,25 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     return Run(config, summary, result.records, skipped, timing)
 
 
-def _skips(from_benchmark: list[dict[str, Any]], unscorable: dict[str, str]) -> list[dict[str, Any]]:
+def _skips(from_benchmark: list[dict[str, Any]],
+           unscorable: Mapping[str, str]) -> list[dict[str, Any]]:
     """The benchmark's skips, with the scorer's reason where it has one, then the rest."""
-    skipped = [{**s, "reason": unscorable.get(s.get("id"), s.get("reason"))} for s in from_benchmark]
+    skipped = [{**s, "reason": _reason(s, unscorable)} for s in from_benchmark]
     known = {s.get("id") for s in skipped}
     return skipped + [{"id": pid, "reason": why} for pid, why in sorted(unscorable.items())
                       if pid not in known]
 
 
-def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | None,
-           refresh: bool) -> tuple[dict, dict[str, int]]:
+def _reason(skip: dict[str, Any], unscorable: Mapping[str, str]) -> Any:
+    """The scorer's reason for a skipped item's probe, else the benchmark's."""
+    pid = skip.get("id")
+    return unscorable.get(pid, skip.get("reason")) if isinstance(pid, str) else skip.get("reason")
+
+
+def _score(scorer: Scorer, probes: Sequence[Probe], progress: bool, cache: ScoreCache | None,
+           refresh: bool) -> tuple[dict[str, Answer], dict[str, str], dict[str, int]]:
+    """Answers by probe id, the probes the scorer could not answer (id → why), and the
+    cache's counts."""
     from tqdm import tqdm
 
     key = scorer.fingerprint()
@@ -76,6 +89,7 @@ def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | Non
     # their own. A refused answer is missing: scored again below, its row overwritten.
     answers, rejected = _lookup(cache, key, probes, refresh)
     missing = {p.id for p in probes if p.id not in answers}
+    unscorable: dict[str, str] = {}
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
         bar.update(len(probes) - len(missing))
@@ -90,11 +104,13 @@ def _score(scorer: Scorer, probes: list, progress: bool, cache: ScoreCache | Non
                 if cache is not None:
                     cache.put(key, todo, got)
                 answers.update(got)
-    return answers, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
-                     "cache_rejected": rejected}
+                unscorable.update(got.unscorable)
+    return answers, unscorable, {"cache_hits": len(probes) - len(missing),
+                                 "scored": len(missing), "cache_rejected": rejected}
 
 
-def _lookup(cache: ScoreCache | None, key: str, probes: list, refresh: bool) -> tuple[dict, int]:
+def _lookup(cache: ScoreCache | None, key: str, probes: Sequence[Probe],
+            refresh: bool) -> tuple[dict[str, Answer], int]:
     """Cached answers, and how many stored ones the cache refused (failed checksum, NaN)."""
     if cache is None or refresh:
         return {}, 0

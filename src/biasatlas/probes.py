@@ -8,8 +8,9 @@ benchmark, so answers can be cached, resumed and joined back to items.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Union
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -70,18 +71,26 @@ class SentenceProbe:
     text: str
 
 
-Probe = Union[PairProbe, SlotProbe, ContinuationProbe, SentenceProbe]
+Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe
 
 
 @dataclass(frozen=True)
 class PairAnswer:
-    """Scores of the two sentences of a :class:`PairProbe`, in natural-log units."""
+    """Scores of the two sentences of a :class:`PairProbe`, in natural-log units.
+
+    ``n_tokens_a`` and ``n_tokens_b`` count the token log-probabilities each score sums
+    (or averages): the shared tokens masked one at a time (``nangia``), the modified
+    tokens (``modified-tokens``), every non-special token of the one unmasked pass
+    (``aul``), or the sentence's tokens (causal LMs); 0 when the scorer reads no tokens.
+    The score cache stores them under their first names, ``n_scored_a``/``n_scored_b``,
+    so rows written before the rename still read (:mod:`biasatlas.cache`).
+    """
 
     id: str
     score_a: float
     score_b: float
-    n_scored_a: int = 0
-    n_scored_b: int = 0
+    n_tokens_a: int = 0
+    n_tokens_b: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,4 +116,75 @@ class SentenceAnswer:
     n_tokens: int
 
 
-Answer = Union[PairAnswer, SlotAnswer, SentenceAnswer]
+Answer = PairAnswer | SlotAnswer | SentenceAnswer
+
+
+Reads = Literal["masked", "sequence"]
+"""What a slot answer's log-probability is (see :class:`ScorerInfo`)."""
+MultiToken = Literal["joint", "first-token"]
+"""How a masked LM scores a filler of several tokens (see :class:`ScorerInfo`)."""
+MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token")
+
+
+@dataclass(frozen=True)
+class ScorerInfo:
+    """What a scorer's answers mean: the contract a benchmark reads instead of a name.
+
+    A benchmark must know how to read a slot answer (census: whether it needs template
+    normalisation; zh-neutral: whether mask counts must match), and it learns that here,
+    never from the scorer's name: a masked model served by Ray or vLLM under another
+    name reads the same way as the local one.
+
+    ``reads``:
+
+    * ``"masked"``: log P(filler | context) read from one softmax at the masked slot
+      (a masked LM), already a probability of the filler among the whole vocabulary;
+    * ``"sequence"``: the log-likelihood of the whole filled-in sentence (causal and
+      seq2seq LMs, and the fake scorer), which compares fillers only once normalised
+      over the candidates of one template.
+
+    ``kind`` is the scorer's kind as run records write it (``"masked-lm"``,
+    ``"causal-lm"``, ``"seq2seq"``, ``"fake"`` for the built-in ones; zh-neutral's config
+    records it as ``scorer_kind``). ``multi_token`` is the masked-LM policy for fillers
+    of several tokens: ``"joint"`` (one mask per token, a product of softmaxes) or
+    ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022); None when the
+    scorer reads sentences, where every token counts anyway.
+    """
+
+    kind: str
+    reads: Reads
+    multi_token: MultiToken | None = None
+
+    def __post_init__(self) -> None:
+        if self.reads not in ("masked", "sequence"):
+            raise ValueError(f"ScorerInfo.reads must be 'masked' or 'sequence', not {self.reads!r}")
+        if self.multi_token is not None and self.multi_token not in MULTI_TOKEN_POLICIES:
+            raise ValueError(f"ScorerInfo.multi_token must be one of {', '.join(MULTI_TOKEN_POLICIES)} "
+                             f"or None, not {self.multi_token!r}")
+        if self.multi_token is not None and self.reads != "masked":
+            raise ValueError("ScorerInfo.multi_token is a masked-LM policy: a scorer that reads "
+                             "sequences scores every token of a filler")
+
+
+@dataclass(frozen=True, eq=False)
+class Scored(Mapping[str, Answer]):
+    """What one :meth:`Scorer.score` call returns: the answers, by probe id, and the probes
+    it could not answer, by id, with the reason.
+
+    A mapping of the answers, so ``scorer.score(probes)[pid]`` reads an answer. The
+    skips travel with the answers rather than on the scorer, so one scorer serves any
+    number of runs without one run's skips showing in another's. Equality is the
+    answers' (a :class:`Mapping`'s); ``unscorable`` is not compared.
+    """
+
+    answers: Mapping[str, Answer]
+    unscorable: Mapping[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, probe_id: str) -> Answer:
+        return self.answers[probe_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.answers)
+
+    def __len__(self) -> int:
+        return len(self.answers)

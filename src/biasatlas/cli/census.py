@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -38,13 +38,13 @@ class CensusScorerOptions(ScorerOptions):
 
 def run_census(
     country: Annotated[str, typer.Option(help="us | uk | fr | no. uk needs --census (not shipped).")] = "us",
-    census: Annotated[Optional[Path], typer.Option(
+    census: Annotated[Path | None, typer.Option(
         help="Your own census CSV (columns occupation,female_pct) instead of the shipped table.")] = None,
-    language: Annotated[Optional[str], typer.Option(
+    language: Annotated[str | None, typer.Option(
         help="Template language: en | fr | no, or a folder (default: the country's).")] = None,
-    inflections: Annotated[Optional[Path], typer.Option(
+    inflections: Annotated[Path | None, typer.Option(
         help="Occupation forms CSV for --census tables (occupation,sg,pl,article for English).")] = None,
-    sample: Annotated[Optional[int], typer.Option(min=1, help="Score N occupations drawn at random (seeded).")] = None,
+    sample: Annotated[int | None, typer.Option(min=1, help="Score N occupations drawn at random (seeded).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of --sample and of the bootstrap intervals.")] = 0,
     aggregation: Annotated[str, typer.Option(
         help="mean-prob (default) | pooled | mean-share | majority: how scores become a share.")] = "mean-prob",
@@ -53,7 +53,7 @@ def run_census(
     method: Annotated[str, typer.Option(
         help="touileb2023 (EACL 2023) | gebnlp2022 (the Norwegian predecessor).")] = "touileb2023",
     template_set: Annotated[str, typer.Option(help="gebnlp2022 only: er | jobber_som.")] = "jobber_som",
-    multi_token: Annotated[Optional[str], typer.Option(
+    multi_token: Annotated[str | None, typer.Option(
         help="Masked LMs: joint | first-token (default: joint; first-token for gebnlp2022).")] = None,
     identifiers: Annotated[str, typer.Option(
         help="paired (default: every identifier with its other-gender twin, so a symmetric model "
@@ -73,11 +73,14 @@ def run_census(
     """Census occupational bias, normative and descriptive (Touileb et al. 2023)."""
     from ..benchmarks.census.benchmark import Census
 
+    # Typer hands over plain strings; Census checks each against its closed set, naming the
+    # choices ("did you mean"), so they pass through untyped here.
+    choices: dict[str, Any] = {"aggregation": aggregation, "normalisation": normalisation,
+                               "method": method, "template_set": template_set,
+                               "identifiers": identifiers, "causal_reading": causal_reading}
     bench = Census(country=country.lower(), census=census, language=language, inflections=inflections,
-                   sample=sample, seed=seed, limit=limit, aggregation=aggregation,
-                   normalisation=normalisation, variant=method, template_set=template_set,
-                   missing="skip" if skip_missing else "error", identifiers=identifiers,
-                   causal_reading=causal_reading, preamble=preamble)
+                   sample=sample, seed=seed, limit=limit, missing="skip" if skip_missing else "error",
+                   preamble=preamble, **choices)
     bench.load()  # a bad table, country or missing form fails here, before the model loads
     policy = multi_token or ("first-token" if method == "gebnlp2022" else None)
     execute(bench, CensusScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -16,16 +16,17 @@ DEFAULT_MODEL = "gemma-3-270m"
 Model = Annotated[str, typer.Option("--model", "-m", help="Hub id, local folder, packaged name "
                                     "(gemma-3-270m, smollm2-135m) or 'fake'.")]
 ScorerName = Annotated[str, typer.Option("--scorer", help="auto | masked-lm | causal-lm | seq2seq | fake")]
-Variant = Annotated[Optional[str], typer.Option("--variant", help="Pair-scoring variant (see 'biasatlas list').")]
-BatchSize = Annotated[int, typer.Option("--batch-size", min=1, help="Rows (masked copies or sentences) per forward pass.")]
+Variant = Annotated[str | None, typer.Option("--variant", help="Pair-scoring variant (see 'biasatlas list').")]
+BatchSize = Annotated[int, typer.Option("--batch-size", min=1,
+                                        help="Rows (masked copies or sentences) per forward pass.")]
 Device = Annotated[str, typer.Option("--device", help="cpu, cuda, cuda:1, mps …")]
 Dtype = Annotated[str, typer.Option("--dtype", help="float32 (default), or bfloat16/float16 on GPU.")]
-Revision = Annotated[Optional[str], typer.Option("--revision", help="Hub revision (commit, tag, branch).")]
+Revision = Annotated[str | None, typer.Option("--revision", help="Hub revision (commit, tag, branch).")]
 Trust = Annotated[bool, typer.Option("--trust-remote-code", help="Allow a hub model's own code to run.")]
-Out = Annotated[Optional[Path], typer.Option("--out", "-o", help="Run folder to write.")]
+Out = Annotated[Path | None, typer.Option("--out", "-o", help="Run folder to write.")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
 Refresh = Annotated[bool, typer.Option("--refresh", help="Rescore everything and overwrite cached scores.")]
-Limit = Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N items (for a quick look).")]
+Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N items (for a quick look).")]
 Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out when its settings differ "
                                      "(a folder that is not a run folder is never replaced).")]
 

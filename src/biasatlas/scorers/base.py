@@ -1,28 +1,79 @@
-"""The scorer contract: answer probes, describe yourself for provenance.
+"""The scorer contract: answer probes, say what the answers mean, describe yourself.
 
-A scorer receives a list of probes of any kind and returns one answer per probe id.
-Scorers group probes by kind, so benchmarks may mix kinds freely. A scorer that cannot
-answer a kind raises :class:`~biasatlas.errors.UnsupportedProbe` with the reason.
+A scorer receives a list of probes of any kind and returns a :class:`~biasatlas.probes.Scored`:
+one answer per probe id, and the probes it could not answer with the reason. Scorers
+group probes by kind, so benchmarks may mix kinds freely. A scorer that cannot answer a
+kind raises :class:`~biasatlas.errors.UnsupportedProbe` with the reason. ``score`` keeps
+nothing between calls, so one scorer serves any number of runs.
+
+:attr:`Scorer.info` (a :class:`~biasatlas.probes.ScorerInfo`) says what an answer is
+(a probability read at a mask, or a sentence likelihood); benchmarks read it, never the
+scorer's name.
+
+Model scorers (:class:`ModelScorer`) build their work as :class:`Job` s, each a list of
+requests (model rows) that one engine call runs, and how the values become answers.
+:meth:`ModelScorer.plan` counts the distinct rows of those jobs without running them.
 """
 
 from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from ..errors import UnsupportedProbe
-from ..probes import Answer, ContinuationProbe, PairProbe, Probe, SentenceProbe, SlotProbe
+from ..probes import (Answer, ContinuationProbe, PairProbe, Probe, Scored, ScorerInfo,
+                      SentenceProbe, SlotProbe)
 
 Progress = Callable[[int], None]
+"""Called with the number of probes just answered, so a CLI can draw a progress bar."""
+
+Hook = Callable[[list[Any], Progress], Sequence[Answer]]
+P = TypeVar("P", bound=Probe)
+
+# Why a kind is refused, by default (a scorer may say more in its own hook).
+_UNSUPPORTED = {
+    "pair": "the {name} scorer does not answer pair probes",
+    "slot": "the {name} scorer does not answer slot probes",
+    "continuation": ("the {name} scorer does not answer continuation probes "
+                     "(conditional likelihoods need a causal or seq2seq LM)"),
+    "sentence": "the {name} scorer does not answer sentence probes",
+}
 
 
 def _finite(answer: Answer) -> bool:
     values = [v for k, v in vars(answer).items() if k.startswith(("score", "logprob"))]
     flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
     return all(math.isfinite(x) for x in flat)
-"""Called with the number of probes just answered, so a CLI can draw a progress bar."""
+
+
+def each_alone(attempt: Callable[[list[P]], None], group: list[P]) -> dict[str, str]:
+    """Run ``attempt`` on ``group``; if a probe of it is unsupported, on each probe alone.
+
+    Returns probe id → why, for the probes that failed alone. If every probe fails, the
+    kind itself is unsupported and the first error stands. Shared by :meth:`Scorer.score`
+    and :meth:`ModelScorer.plan`, so a plan isolates failures exactly as a run does (and
+    counts the work a failing group did before it stopped, which a run does too).
+    """
+    try:
+        attempt(group)
+        return {}
+    except UnsupportedProbe:
+        if len(group) == 1:
+            raise
+    failures: dict[str, str] = {}
+    answered = 0
+    for probe in group:
+        try:
+            attempt([probe])
+            answered += 1
+        except UnsupportedProbe as exc:
+            failures[probe.id] = str(exc)
+    if not answered:
+        raise UnsupportedProbe(next(iter(failures.values())))
+    return failures
 
 
 class Scorer(abc.ABC):
@@ -32,97 +83,53 @@ class Scorer(abc.ABC):
     #: The pair-scoring variant (METHODS.md §2, "Other variants"); recorded in results.
     variant: str = ""
 
-    def score(self, probes: Sequence[Probe], progress: Progress | None = None) -> dict[str, Answer]:
-        """Answer every probe it can; returns ``{probe.id: answer}``.
+    @property
+    @abc.abstractmethod
+    def info(self) -> ScorerInfo:
+        """What this scorer's answers mean (:class:`~biasatlas.probes.ScorerInfo`)."""
+
+    def score(self, probes: Sequence[Probe], progress: Progress | None = None) -> Scored:
+        """Answer every probe it can; returns the answers by probe id, and the rest.
 
         A probe the scorer cannot answer (a sentence longer than the model's maximum
         length, a filler with no token of its own) or whose answer is not finite is left
-        out and its reason kept in :attr:`unscorable`, never turned into a number.
+        out and its reason put in :attr:`Scored.unscorable`, never turned into a number.
         """
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
-        for kind, hook in ((PairProbe, self._pairs), (SlotProbe, self._slots),
-                           (ContinuationProbe, self._continuations),
-                           (SentenceProbe, self._sentences)):
+        unscorable: dict[str, str] = {}
+        for kind, hook in self._hooks():
             group = [p for p in probes if isinstance(p, kind)]
             if group:
-                answers.update(self._answer_group(hook, group, tick))
+                unscorable.update(each_alone(_answering(hook, tick, answers), group))
         for pid in [pid for pid, a in answers.items() if not _finite(a)]:
             del answers[pid]
-            self.unscorable[pid] = "non-finite score from the model"
-        return answers
+            unscorable[pid] = "non-finite score from the model"
+        return Scored(answers, unscorable)
 
-    @property
-    def unscorable(self) -> dict[str, str]:
-        """Probe id → why it has no answer, for every probe this scorer left out."""
-        if "_unscorable" not in self.__dict__:
-            self._unscorable: dict[str, str] = {}
-        return self._unscorable
+    def _hooks(self) -> tuple[tuple[type, Hook], ...]:
+        return ((PairProbe, self._pairs), (SlotProbe, self._slots),
+                (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences))
 
-    def _answer_group(self, hook: Callable, group: list, tick: Progress) -> dict[str, Answer]:
-        try:
-            return {a.id: a for a in hook(group, tick)}
-        except UnsupportedProbe:
-            if len(group) == 1:
-                raise
-        # Isolate the probes that cannot be answered; if none can, the kind itself is
-        # unsupported and the error stands.
-        answers: dict[str, Answer] = {}
-        failures: dict[str, str] = {}
-        for probe in group:
-            try:
-                answers.update({a.id: a for a in hook([probe], tick)})
-            except UnsupportedProbe as exc:
-                failures[probe.id] = str(exc)
-        if not answers:
-            raise UnsupportedProbe(next(iter(failures.values())))
-        self.unscorable.update(failures)
-        return answers
+    def _unsupported(self, kind: str) -> UnsupportedProbe:
+        return UnsupportedProbe(_UNSUPPORTED[kind].format(name=self.name))
 
-    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[Answer]:
-        raise UnsupportedProbe(f"the {self.name} scorer does not answer pair probes")
+    def _pairs(self, probes: list[PairProbe], tick: Progress) -> Sequence[Answer]:
+        raise self._unsupported("pair")
 
-    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[Answer]:
-        raise UnsupportedProbe(f"the {self.name} scorer does not answer slot probes")
+    def _slots(self, probes: list[SlotProbe], tick: Progress) -> Sequence[Answer]:
+        raise self._unsupported("slot")
 
-    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[Answer]:
-        raise UnsupportedProbe(f"the {self.name} scorer does not answer continuation probes "
-                               "(conditional likelihoods need a causal or seq2seq LM)")
+    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> Sequence[Answer]:
+        raise self._unsupported("continuation")
 
-    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[Answer]:
-        raise UnsupportedProbe(f"the {self.name} scorer does not answer sentence probes")
+    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> Sequence[Answer]:
+        raise self._unsupported("sentence")
 
     def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
-        """The distinct model inputs these probes need, counted by a dry run.
-
-        The scorer's own planning code runs with ``logprob_sums`` (the one method that
-        calls the model) replaced by a recorder, so the count is exactly what an
-        uncached run computes, and it does not change when a resumed run finds most
-        answers in the cache. Scorers without a model return ``{}``.
-        """
-        if not hasattr(self, "logprob_sums"):
-            return {}
-        calls: list[list[Any]] = []
-
-        def record(requests: Sequence[Any]) -> list[float]:
-            calls.append([r[0] if isinstance(r, tuple) else r for r in requests])
-            return [0.0] * len(requests)
-
-        self.logprob_sums = record  # type: ignore[method-assign]  # shadows the method
-        try:
-            self.score(probes)
-        finally:
-            del self.logprob_sums
-        rows = {r for call in calls for r in call}
-        encoders = {getattr(r, "encoder", None) for r in rows} - {None}
-        out = {"rows_computed": len(rows), "batches": self._planned_batches(calls, len(rows))}
-        return {**out, "encoder_rows": len(encoders)} if encoders else out
-
-    def _planned_batches(self, calls: list[list[Any]], n_rows: int) -> int:
-        """Batches for the rows of ``calls`` (one list per ``logprob_sums`` call):
-        ``batch_size`` distinct rows per batch, unless a scorer cuts batches otherwise."""
-        batch = max(int(getattr(self, "batch_size", 1)), 1)
-        return -(-n_rows // batch)
+        """The distinct model inputs these probes need (see :meth:`ModelScorer.plan`);
+        scorers without a model compute none and return ``{}``."""
+        return {}
 
     @abc.abstractmethod
     def describe(self) -> dict[str, Any]:
@@ -142,3 +149,128 @@ class Scorer(abc.ABC):
         desc = {k: v for k, v in described.items() if k not in volatile}
         blob = json.dumps(desc, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _answering(hook: Hook, tick: Progress, into: dict[str, Answer]) -> Callable[[list[Any]], None]:
+    """An attempt for :func:`each_alone`: answer the probes, keep the answers in ``into``."""
+    def attempt(probes: list[Any]) -> None:
+        into.update({a.id: a for a in hook(probes, tick)})
+
+    return attempt
+
+
+@dataclass(frozen=True)
+class Job:
+    """One call of a model scorer's engine: the requests it runs together (rows and the
+    targets to read), and how their summed log-probabilities become answers.
+
+    ``answers(values)`` gets one value per request, in request order; ``n_probes`` is
+    how many probes the job answers (for the progress bar).
+    """
+
+    requests: Sequence[Any]
+    answers: Callable[[list[float]], Sequence[Answer]]
+    n_probes: int
+
+
+class ModelScorer(Scorer):
+    """A scorer whose answers come from model rows: it builds :class:`Job` s per probe
+    kind (``_pair_jobs`` …) and runs their requests with :meth:`logprob_sums`.
+
+    Building a job touches only the tokenizer, so :meth:`plan` can count the rows a
+    run computes without the model. Jobs are built lazily, one engine call at a time, so
+    memory stays bounded and a probe that cannot be encoded stops its group where a run
+    would stop it.
+    """
+
+    batch_size: int = 1
+    counters: dict[str, int]
+
+    @abc.abstractmethod
+    def logprob_sums(self, requests: Sequence[Any]) -> list[float]:
+        """One summed log-probability per request, in order: the only call into the model."""
+
+    def _model_input(self, request: Any) -> Any:
+        """The row a request reads (rows are what the engine computes, once each)."""
+        return request[0]
+
+    # -- jobs per probe kind (a scorer overrides those it answers) --------------------------
+    def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
+        raise self._unsupported("pair")
+
+    def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
+        raise self._unsupported("slot")
+
+    def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
+        raise self._unsupported("continuation")
+
+    def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
+        raise self._unsupported("sentence")
+
+    def _job_builders(self) -> tuple[tuple[type, Callable[[list[Any]], Iterable[Job]]], ...]:
+        """Probe kind → its job builder, in the order :meth:`Scorer.score` answers kinds."""
+        return ((PairProbe, self._pair_jobs), (SlotProbe, self._slot_jobs),
+                (ContinuationProbe, self._continuation_jobs), (SentenceProbe, self._sentence_jobs))
+
+    # -- running ------------------------------------------------------------------------------
+    def _run(self, jobs: Iterable[Job], tick: Progress) -> list[Answer]:
+        answers: list[Answer] = []
+        for job in jobs:
+            answers.extend(job.answers(self.logprob_sums(job.requests)))
+            tick(job.n_probes)
+        return answers
+
+    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[Answer]:
+        return self._run(self._pair_jobs(probes), tick)
+
+    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[Answer]:
+        return self._run(self._slot_jobs(probes), tick)
+
+    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[Answer]:
+        return self._run(self._continuation_jobs(probes), tick)
+
+    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[Answer]:
+        return self._run(self._sentence_jobs(probes), tick)
+
+    # -- planning -----------------------------------------------------------------------------
+    def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
+        """The work an uncached ``score(probes)`` does, counted from its jobs' requests.
+
+        ``rows_computed`` is the number of distinct rows, ``batches`` the engine's batches
+        (:meth:`_planned_batches`); a seq2seq scorer adds ``encoder_rows``. Kinds are
+        grouped and failures isolated as :meth:`score` does, so the count is exactly an
+        uncached run's, and it does not change when a resumed run finds most answers in
+        the cache. The model is never called.
+        """
+        calls: list[Sequence[Any]] = []
+        for kind, build in self._job_builders():
+            group = [p for p in probes if isinstance(p, kind)]
+            if group:
+                each_alone(_recording(build, calls), group)
+        rows = {self._model_input(r) for call in calls for r in call}
+        planned = {"rows_computed": len(rows), "batches": self._planned_batches(calls, rows)}
+        return {**planned, **self._planned_extra(rows)}
+
+    def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
+        """Batches for the requests of ``calls`` (one list per engine call): ``batch_size``
+        distinct rows per batch, unless a scorer cuts batches otherwise."""
+        batch = max(int(self.batch_size), 1)
+        return -(-len(rows) // batch)
+
+    def _planned_extra(self, rows: set[Any]) -> dict[str, int]:
+        """Further counts a scorer's engine keeps (seq2seq: distinct encoder inputs)."""
+        return {}
+
+
+def _recording(build: Callable[[list[Any]], Iterable[Job]],
+               calls: list[Sequence[Any]]) -> Callable[[list[Any]], None]:
+    """An attempt for :func:`each_alone`: build the jobs, keep each one's requests.
+
+    One job at a time, as :meth:`ModelScorer._run` builds them: when a probe cannot be
+    encoded, the jobs before it stay counted, as a run has computed them.
+    """
+    def attempt(probes: list[Any]) -> None:
+        for job in build(probes):
+            calls.append(job.requests)
+
+    return attempt

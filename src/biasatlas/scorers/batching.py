@@ -1,7 +1,8 @@
 """Rows, de-duplication and length-sorted batching shared by the torch scorers.
 
 A *row* is one model input (token ids, masks already placed) and the positions whose
-log-softmax we read. Scorers turn probes into ``(row, targets)`` requests; this module
+log-softmax we read. Scorers turn probes into ``(row, targets)`` requests, grouped into
+:class:`~biasatlas.scorers.base.Job` s (:func:`slot_jobs`, :func:`option_jobs`); this module
 computes each distinct row once, in length-sorted batches, and hands back one summed
 log-probability per request, in request order.
 
@@ -15,9 +16,13 @@ batches by a padded-token budget (:func:`token_batches`) as well as by rows.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
+
+from ..probes import Answer, SlotAnswer
+from .base import Job
 
 T = TypeVar("T")
 
@@ -148,37 +153,36 @@ def _gather(rows: list[Row], wanted: dict[Row, set[tuple[int, ...]]], logp: Any)
     return out
 
 
-def answer_slots(probes: Sequence[Any], tick: Callable[[int], None],
-                 slot_request: Callable[[str, str, str], tuple[Request, int]],
-                 sums: Callable[[list[Request]], list[float]], chunk: int) -> list[Any]:
+def slot_jobs(probes: Sequence[Any],
+              slot_request: Callable[[str, str, str], tuple[Any, int]], chunk: int) -> Iterator[Job]:
     """Slot answers: one request per filler, summed log-probabilities, token counts.
 
     ``slot_request(left, filler, right)`` is the scorer's own reading of a filler (masked
     row, or filled-in sentence) and returns the request and the filler's token count.
     """
-    return answer_options(probes, tick, lambda p: [slot_request(p.left, f, p.right)
-                                                   for f in p.fillers], sums, chunk)
+    return option_jobs(probes, lambda p: [slot_request(p.left, f, p.right) for f in p.fillers],
+                       chunk)
 
 
-def answer_options(probes: Sequence[Any], tick: Callable[[int], None],
-                   requests_of: Callable[[Any], list[tuple[Any, int]]],
-                   sums: Callable[[list[Any]], list[float]], chunk: int) -> list[Any]:
-    """One :class:`SlotAnswer` per probe from its options' requests (fillers or contexts).
+def option_jobs(probes: Sequence[Any], requests_of: Callable[[Any], list[tuple[Any, int]]],
+                chunk: int) -> Iterator[Job]:
+    """One job per ``chunk`` probes, answering each with a :class:`SlotAnswer` from its
+    options' requests (fillers or contexts).
 
     ``requests_of(probe)`` gives one ``(request, n_tokens)`` per option; the requests of a
-    whole chunk go to ``sums`` together, so rows are batched across probes.
+    whole chunk run in one engine call, so rows are batched across probes.
     """
-    from ..probes import SlotAnswer
-
-    answers = []
     for group in chunks(probes, chunk):
         plans = [requests_of(p) for p in group]
-        values = iter(sums([req for plan in plans for req, _ in plan]))
-        for probe, plan in zip(group, plans):
-            answers.append(SlotAnswer(probe.id, tuple(next(values) for _ in plan),
-                                      tuple(n for _, n in plan)))
-        tick(len(group))
-    return answers
+        yield Job([req for plan in plans for req, _ in plan],
+                  partial(_option_answers, group, plans), len(group))
+
+
+def _option_answers(group: list[Any], plans: list[list[tuple[Any, int]]],
+                    values: list[float]) -> list[Answer]:
+    got = iter(values)
+    return [SlotAnswer(probe.id, tuple(next(got) for _ in plan), tuple(n for _, n in plan))
+            for probe, plan in zip(group, plans)]
 
 
 def pad_rows(rows: list[Row], pad_id: int) -> tuple[Any, Any, Any, Any]:

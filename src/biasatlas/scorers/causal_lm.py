@@ -24,15 +24,17 @@ the model's own full forward and the same on-device reduction.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe,
-                      SlotAnswer, SlotProbe)
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, ScorerInfo, SentenceAnswer,
+                      SentenceProbe, SlotProbe)
 from .alignment import shared_positions
-from .base import Progress, Scorer
-from .batching import (Picks, Request, Row, answer_options, answer_slots, chunks, pad_rows,
+from .base import Job, ModelScorer
+from .batching import (Picks, Request, Row, chunks, option_jobs, pad_rows, slot_jobs,
                        target_logprob_sums, token_batches)
 from .loading import load_checked, model_provenance, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
@@ -65,7 +67,7 @@ GPU_BATCH_TOKENS, GPU_FORWARD_OVERHEAD = 16384, 2048
 HEAD_CHUNK_ROWS = 256
 
 
-class CausalLMScorer(Scorer):
+class CausalLMScorer(ModelScorer):
     name = "causal-lm"
 
     def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: int = 16,
@@ -98,6 +100,11 @@ class CausalLMScorer(Scorer):
             if fast_head else None
         self.counters: dict[str, int] = {}
 
+    @property
+    def info(self) -> ScorerInfo:
+        """Slot answers are log-likelihoods of the filled-in sentences."""
+        return ScorerInfo(kind=self.name, reads="sequence")
+
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` without special tokens (the prefix is added per row)."""
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -110,16 +117,11 @@ class CausalLMScorer(Scorer):
             raise UnsupportedProbe(f"{len(ids) + 1} tokens exceed the model's {limit}")
         return Row((self.prefix_id, *ids), tuple(scored)), tuple(ids[i] for i in scored)
 
-    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[PairAnswer]:
-        answers = []
+    def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):
             plans = [self._pair_plan(p) for p in chunk]
-            values = iter(self.logprob_sums([r for plan in plans for r in plan]))
-            for probe, (req_a, req_b) in zip(chunk, plans):
-                answers.append(PairAnswer(probe.id, next(values), next(values),
-                                          len(req_a[1]), len(req_b[1])))
-            tick(len(chunk))
-        return answers
+            yield Job([r for plan in plans for r in plan], partial(_pair_answers, chunk, plans),
+                      len(chunk))
 
     def _pair_plan(self, probe: PairProbe) -> tuple[Request, Request]:
         ids_a, ids_b = self.encode(probe.a), self.encode(probe.b)
@@ -128,18 +130,17 @@ class CausalLMScorer(Scorer):
         shared_a, shared_b = shared_positions(ids_a, ids_b)
         return self._request(ids_a, shared_a), self._request(ids_b, shared_b)
 
-    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[SlotAnswer]:
-        return answer_slots(probes, tick, self._slot_request, self.logprob_sums, chunk=256)
+    def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
+        return slot_jobs(probes, self._slot_request, chunk=256)
 
     def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
         ids = self.encode(left + filler + right)
         tokens_of_filler = len(_filler_span(self.tokenizer, left, filler, right))
         return self._request(ids), tokens_of_filler
 
-    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[SlotAnswer]:
-        return answer_options(probes, tick, lambda p: [self._continuation_request(c, p.continuation)
-                                                       for c in p.contexts],
-                              self.logprob_sums, chunk=256)
+    def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
+        return option_jobs(probes, lambda p: [self._continuation_request(c, p.continuation)
+                                              for c in p.contexts], chunk=256)
 
     def _continuation_request(self, context: str, continuation: str) -> tuple[Request, int]:
         context, continuation = split_continuation(context, continuation)
@@ -147,24 +148,24 @@ class CausalLMScorer(Scorer):
         scored = continuation_positions(ids, self.encode(context), set())
         return self._request(ids, scored), len(scored)
 
-    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
+    def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         requests = [self._request(self.encode(p.text)) for p in probes]
-        values = self.logprob_sums(requests)
-        tick(len(probes))
-        return [SentenceAnswer(p.id, v, len(r[1])) for p, v, r in zip(probes, values, requests)]
+        yield Job(requests, partial(_sentence_answers, probes, requests), len(probes))
 
-    def logprob_sums(self, requests: list[Request]) -> list[float]:
+    def logprob_sums(self, requests: Sequence[Request]) -> list[float]:
         """For each (row, targets): Σ_j log P(target_j | the row up to position j)."""
-        return target_logprob_sums(requests, self._batches, self._target_logprobs, self.counters)
+        return target_logprob_sums(list(requests), self._batches, self._target_logprobs,
+                                   self.counters)
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
         return token_batches(rows, max(self.batch_size, 1), self.max_batch_tokens,
                              self.forward_overhead)
 
-    def _planned_batches(self, calls: list[list[Any]], n_rows: int) -> int:
-        """Batches as :meth:`_batches` cuts each call's distinct rows (a token budget cuts
-        as well as ``batch_size``)."""
-        return sum(len(self._batches(list(dict.fromkeys(rows)))) for rows in calls)
+    def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
+        """Batches as :meth:`_batches` cuts each engine call's distinct rows (a token budget
+        cuts as well as ``batch_size``)."""
+        return sum(len(self._batches(list(dict.fromkeys(row for row, _ in call))))
+                   for call in calls)
 
     def _target_logprobs(self, rows: list[Row], picks: Picks) -> Any:
         """One log-probability per pick, reduced over the vocabulary on the model's device."""
@@ -191,6 +192,18 @@ class CausalLMScorer(Scorer):
                 "device": self.device, "batch_size": self.batch_size,
                 "prefix_token_id": self.prefix_id, "tokenizer": type(self.tokenizer).__name__,
                 **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _pair_answers(chunk: list[PairProbe], plans: list[tuple[Request, Request]],
+                  values: list[float]) -> list[PairAnswer]:
+    got = iter(values)
+    return [PairAnswer(probe.id, next(got), next(got), len(req_a[1]), len(req_b[1]))
+            for probe, (req_a, req_b) in zip(chunk, plans)]
+
+
+def _sentence_answers(probes: list[SentenceProbe], requests: list[Request],
+                      values: list[float]) -> list[SentenceAnswer]:
+    return [SentenceAnswer(p.id, v, len(r[1])) for p, v, r in zip(probes, values, requests)]
 
 
 # The load-time check's input: a few ordinary tokens after the prefix.

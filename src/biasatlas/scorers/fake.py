@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe,
-                      SlotAnswer, SlotProbe)
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, ScorerInfo, SentenceAnswer,
+                      SentenceProbe, SlotAnswer, SlotProbe)
 from .base import Progress, Scorer
 
 
@@ -27,6 +27,12 @@ class FakeScorer(Scorer):
 
     def __init__(self, boost: tuple[str, ...] = (), bias: float = 0.0, variant: str = "hash") -> None:
         self.boost, self.bias, self.variant = tuple(boost), float(bias), variant
+
+    @property
+    def info(self) -> ScorerInfo:
+        """A hash of the whole filled-in text: read like a sentence likelihood (census
+        normalises it over each template's identifiers; zh-neutral checks no mask counts)."""
+        return ScorerInfo(kind=self.name, reads="sequence")
 
     def _text_score(self, text: str) -> float:
         bonus = self.bias if any(word in text for word in self.boost) else 0.0

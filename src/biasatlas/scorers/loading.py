@@ -136,13 +136,14 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     import transformers
 
     loader = getattr(transformers, auto_class)
+    failures: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError, *_weight_file_errors())
     try:
         model, info = loader.from_pretrained(
             resolved.location, revision=revision, trust_remote_code=trust_remote_code,
             output_loading_info=True, dtype=torch_dtype(dtype))
         tokenizer = transformers.AutoTokenizer.from_pretrained(
             resolved.location, revision=revision, trust_remote_code=trust_remote_code)
-    except (OSError, ValueError, KeyError, *_weight_file_errors()) as exc:
+    except failures as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ModelError(f"cannot load {resolved.name} as {what}: {first}") from exc
     check_head_loaded(resolved.name, model, info)

@@ -21,18 +21,20 @@ projection only at the masked positions; all under ``torch.inference_mode``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, ScorerInfo,
+                      SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
-from .base import Progress, Scorer
-from .batching import Request, Row, answer_slots, chunks, logprob_sums, pad_rows
+from .base import Job, ModelScorer
+from .batching import Request, Row, chunks, logprob_sums, pad_rows, slot_jobs
 from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("nangia", "modified-tokens", "aul")
-MULTI_TOKEN_POLICIES = ("joint", "first-token")
 
 # Modules applied, in order, to encoder states to get vocabulary logits. Applying them
 # to the gathered masked positions only is what saves the [rows, length, vocab] product.
@@ -47,12 +49,12 @@ _HEADS: dict[str, tuple[str, ...]] = {
 }
 
 
-class MaskedLMScorer(Scorer):
+class MaskedLMScorer(ModelScorer):
     name = "masked-lm"
 
     def __init__(self, model: str, *, variant: str = "nangia", batch_size: int = 64,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
-                 trust_remote_code: bool = False, multi_token: str = "joint",
+                 trust_remote_code: bool = False, multi_token: MultiToken = "joint",
                  fast_head: bool = True) -> None:
         if variant not in PAIR_VARIANTS:
             raise UnsupportedProbe(f"masked-lm pair variant {variant!r} unknown; "
@@ -68,18 +70,27 @@ class MaskedLMScorer(Scorer):
         self._head = _HEADS.get(type(self.model).__name__) if fast_head else None
         self.counters = {"rows_requested": 0, "rows_computed": 0, "batches": 0}
 
-    # -- probes -------------------------------------------------------------------------
-    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[PairAnswer]:
-        answers = []
+    @property
+    def info(self) -> ScorerInfo:
+        """Slot answers are log P(filler | context) read at the mask."""
+        return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token)
+
+    # -- probes → jobs ------------------------------------------------------------------
+    def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):  # bounded memory, steady progress
             plans = [self._pair_plan(p) for p in chunk]
-            values = iter(self.logprob_sums([r for plan in plans for side in plan for r in side]))
-            for probe, (req_a, req_b) in zip(chunk, plans):
-                got_a = [next(values) for _ in req_a]
-                got_b = [next(values) for _ in req_b]
-                answers.append(PairAnswer(probe.id, self._reduce(got_a, req_a),
-                                          self._reduce(got_b, req_b), len(got_a), len(got_b)))
-            tick(len(chunk))
+            yield Job([r for plan in plans for side in plan for r in side],
+                      partial(self._pair_answers, chunk, plans), len(chunk))
+
+    def _pair_answers(self, chunk: list[PairProbe], plans: list[tuple[list[Request], list[Request]]],
+                      values: list[float]) -> list[PairAnswer]:
+        got = iter(values)
+        answers = []
+        for probe, (req_a, req_b) in zip(chunk, plans):
+            got_a = [next(got) for _ in req_a]
+            got_b = [next(got) for _ in req_b]
+            answers.append(PairAnswer(probe.id, self._reduce(got_a, req_a), self._reduce(got_b, req_b),
+                                      _n_tokens(req_a), _n_tokens(req_b)))
         return answers
 
     def _reduce(self, values: list[float], requests: list[Request]) -> float:
@@ -106,7 +117,7 @@ class MaskedLMScorer(Scorer):
 
     def _one_mask_each(self, ids: list[int], positions: list[int]) -> list[Request]:
         mask = self.tokenizer.mask_token_id
-        out = []
+        out: list[Request] = []
         for pos in positions:
             masked = list(ids)
             masked[pos] = mask
@@ -118,8 +129,8 @@ class MaskedLMScorer(Scorer):
         positions = tuple(i for i, t in enumerate(ids) if t not in special)
         return Row(tuple(ids), positions), tuple(ids[i] for i in positions)
 
-    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[SlotAnswer]:
-        return answer_slots(probes, tick, self._slot_request, self.logprob_sums, chunk=512)
+    def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
+        return slot_jobs(probes, self._slot_request, chunk=512)
 
     def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
         """The masked row for one filler, and the filler's token count in context."""
@@ -135,16 +146,14 @@ class MaskedLMScorer(Scorer):
             masked[pos] = mask
         return (Row(tuple(masked), tuple(positions)), tuple(ids[p] for p in positions)), len(positions)
 
-    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
-        """Pseudo-log-likelihood of every non-special token (Salazar et al. 2020)."""
+    def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
+        """Pseudo-log-likelihood of every non-special token (Salazar et al. 2020), one
+        engine call per sentence."""
         special = set(self.tokenizer.all_special_ids)
-        answers = []
         for probe in probes:
             ids = self.encode(probe.text)
             reqs = self._one_mask_each(ids, [i for i, t in enumerate(ids) if t not in special])
-            answers.append(SentenceAnswer(probe.id, float(sum(self.logprob_sums(reqs))), len(reqs)))
-        tick(len(probes))
-        return answers
+            yield Job(reqs, partial(_sentence_answer, probe.id, len(reqs)), 1)
 
     # -- engine -------------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
@@ -154,9 +163,10 @@ class MaskedLMScorer(Scorer):
             raise UnsupportedProbe(f"{len(ids)} tokens exceed the model's {limit}: {text[:60]!r}")
         return list(ids)
 
-    def logprob_sums(self, requests: list[Request]) -> list[float]:
+    def logprob_sums(self, requests: Sequence[Request]) -> list[float]:
         """For each (row, targets): Σ_j log softmax(logits[row, pos_j])[target_j]."""
-        return logprob_sums(requests, self.batch_size, self._logprobs_at_positions, self.counters)
+        return logprob_sums(list(requests), self.batch_size, self._logprobs_at_positions,
+                            self.counters)
 
     def _logprobs_at_positions(self, rows: list[Row]) -> Any:
         import torch
@@ -182,6 +192,17 @@ class MaskedLMScorer(Scorer):
                 "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
                 "tokenizer": type(self.tokenizer).__name__,
                 **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _n_tokens(requests: list[Request]) -> int:
+    """Token log-probabilities a side's score sums or averages: one per read position
+    (one per masked copy for ``nangia`` and ``modified-tokens``, every token of the one
+    unmasked row for ``aul``)."""
+    return sum(len(row.positions) for row, _ in requests)
+
+
+def _sentence_answer(probe_id: str, n_tokens: int, values: list[float]) -> list[SentenceAnswer]:
+    return [SentenceAnswer(probe_id, float(sum(values)), n_tokens)]
 
 
 def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,

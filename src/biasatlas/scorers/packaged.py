@@ -31,7 +31,7 @@ import shutil
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -285,7 +285,7 @@ def _provenance(spec: PackagedModel, distribution: metadata.Distribution, gguf: 
         "dtype": "float32",
         "libraries": _library_versions(),
         "check": check,
-        "converted_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "converted_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -36,15 +36,16 @@ decoder row that reads them; identical requests are computed once; all under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe,
+from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
-from .base import Progress, Scorer
-from .batching import answer_options, chunks
+from .base import Job, ModelScorer
+from .batching import chunks, option_jobs
 from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
 
@@ -61,7 +62,7 @@ class Seq2SeqRow:
     scored: tuple[int, ...] | None = None  # decoder positions summed; None: all of them
 
 
-class Seq2SeqScorer(Scorer):
+class Seq2SeqScorer(ModelScorer):
     name = "seq2seq"
 
     def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: int = 32,
@@ -78,30 +79,36 @@ class Seq2SeqScorer(Scorer):
         self.counters = {"rows_requested": 0, "rows_computed": 0, "encoder_rows": 0,
                          "batches": 0}
 
-    # -- probes -------------------------------------------------------------------------
-    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[PairAnswer]:
+    @property
+    def info(self) -> ScorerInfo:
+        """Slot answers are log-likelihoods of the filled-in sentences (given the masked input)."""
+        return ScorerInfo(kind=self.name, reads="sequence")
+
+    # -- probes → jobs ------------------------------------------------------------------
+    def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
         raise UnsupportedProbe("the seq2seq scorer does not answer pair probes: CrowS-Pairs "
                                "is defined for masked LMs (use masked-lm) or as sentence "
                                "likelihoods (use causal-lm)")
 
-    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[SlotAnswer]:
-        answers = []
+    def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):  # bounded memory, steady progress
             masked = [self._encode_source(p.left + self.tokenizer.mask_token + p.right)
                       for p in chunk]
             rows = [[self._row(enc, p.left + f + p.right) for f in p.fillers]
                     for p, enc in zip(chunk, masked)]
-            values = iter(self.logprob_sums([r for plan in rows for r in plan]))
-            for probe, plan in zip(chunk, rows):
-                answers.append(SlotAnswer(probe.id, tuple(next(values) for _ in plan),
-                                          tuple(self._filler_tokens(probe, f) for f in probe.fillers)))
-            tick(len(chunk))
-        return answers
+            yield Job([r for plan in rows for r in plan], partial(self._slot_answers, chunk, rows),
+                      len(chunk))
 
-    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[SlotAnswer]:
-        return answer_options(probes, tick, lambda p: [self._continuation_row(c, p.continuation)
-                                                       for c in p.contexts],
-                              self.logprob_sums, chunk=256)
+    def _slot_answers(self, chunk: list[SlotProbe], rows: list[list[Seq2SeqRow]],
+                      values: list[float]) -> list[SlotAnswer]:
+        got = iter(values)
+        return [SlotAnswer(probe.id, tuple(next(got) for _ in plan),
+                           tuple(self._filler_tokens(probe, f) for f in probe.fillers))
+                for probe, plan in zip(chunk, rows)]
+
+    def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
+        return option_jobs(probes, lambda p: [self._continuation_row(c, p.continuation)
+                                              for c in p.contexts], chunk=256)
 
     def _continuation_row(self, context: str, continuation: str) -> tuple[Seq2SeqRow, int]:
         """Encoder: the context and a mask where the continuation was; decoder: both, with
@@ -115,12 +122,10 @@ class Seq2SeqScorer(Scorer):
                                         set(self.tokenizer.all_special_ids))
         return Seq2SeqRow(row.encoder, row.decoder, row.targets, tuple(scored)), len(scored)
 
-    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[SentenceAnswer]:
+    def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         source = self._encode_source(self.tokenizer.mask_token)
         rows = [self._row(source, p.text) for p in probes]
-        values = self.logprob_sums(rows)
-        tick(len(probes))
-        return [SentenceAnswer(p.id, v, len(r.targets)) for p, v, r in zip(probes, values, rows)]
+        yield Job(rows, partial(_sentence_answers, probes, rows), len(probes))
 
     def _filler_tokens(self, probe: SlotProbe, filler: str) -> int:
         """The filler's token count in the filled sentence (for reporting only)."""
@@ -154,6 +159,15 @@ class Seq2SeqScorer(Scorer):
             raise UnsupportedProbe(f"{n} tokens exceed the model's {limit}: {text[:60]!r}")
 
     # -- engine -------------------------------------------------------------------------
+    def _model_input(self, request: Seq2SeqRow) -> Seq2SeqRow:
+        return request  # a request is its row: the targets are part of it
+
+    def _planned_extra(self, rows: set[Any]) -> dict[str, int]:
+        """Distinct encoder inputs over all the rows (the engine sorts rows by encoder input,
+        so a batch runs each of its encoder inputs once)."""
+        encoders = {row.encoder for row in rows}
+        return {"encoder_rows": len(encoders)} if encoders else {}
+
     def logprob_sums(self, rows: Sequence[Seq2SeqRow]) -> list[float]:
         """Σ_t log P(targets[t] | encoder, decoder[:t+1]) for each row, in order."""
         distinct = list(dict.fromkeys(rows))
@@ -199,6 +213,11 @@ class Seq2SeqScorer(Scorer):
                 "decoder_start_token_id": self.model.config.decoder_start_token_id,
                 "tokenizer": type(self.tokenizer).__name__,
                 **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _sentence_answers(probes: list[SentenceProbe], rows: list[Seq2SeqRow],
+                      values: list[float]) -> list[SentenceAnswer]:
+    return [SentenceAnswer(p.id, v, len(r.targets)) for p, v, r in zip(probes, values, rows)]
 
 
 def _score_mask(batch: list[Seq2SeqRow], dec_mask: Any) -> Any:

@@ -7,18 +7,23 @@ occupations; probes are the distinct masked contexts of :func:`build_plan` (one
 context); the summary holds the paper's Table 3/4 numbers, bootstrap intervals,
 correlations and the forward-pass count.
 
+Two methods share the benchmark (:mod:`.methods`): ``touileb2023`` (the paper) and
+``gebnlp2022`` (its Norwegian predecessor), each saying which occupations it scores,
+which probes it asks, its normalisation rule and how answers become scores.
+
 Two optional hooks let :func:`biasatlas.pipeline.evaluate` tell the benchmark about its
-scorer: :meth:`Census.bind` resolves ``normalisation="auto"`` (``none`` for masked LMs,
-whose answers are P(i | t); ``template`` for causal and seq2seq LMs, whose answers are
-sentence log-likelihoods), the causal reading and the multi-token policy;
-:meth:`Census.with_counters` adds the scorer's row counts to the summary.
+scorer: :meth:`Census.bind` records the scorer's :class:`~biasatlas.probes.ScorerInfo`,
+which resolves ``normalisation="auto"`` (``none`` when the answer is P(i | t) read at a
+mask; ``template`` when it is a sentence log-likelihood, as from causal and seq2seq LMs),
+the causal reading and the multi-token policy; :meth:`Census.with_counters` adds the
+scorer's row counts to the summary.
 
 **Causal reading** (causal and seq2seq LMs). ``conditional`` (default) asks
 log P(occupation phrase | identifier + predicate), a
 :class:`~biasatlas.probes.ContinuationProbe`; after the per-template normalisation this is
 P(identifier | occupation) with every identifier equally likely a priori. ``joint`` asks
 log P(whole sentence), which adds each identifier's own prior log P(identifier +
-predicate): with Gemma 3 on Norwegian that prior alone gives a 61 % female share, so the
+predicate): with Gemma 3 on Norwegian that prior alone gives a 64 % female share, so the
 joint reading measures the identifiers, not the occupations. Both record an
 occupation-free baseline (:mod:`.diagnostics`) so the size of that prior is on record.
 """
@@ -29,26 +34,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ...errors import DataError, UnknownName, UnsupportedProbe
-from ...probes import Answer, ContinuationProbe, SlotProbe
+from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe
 from ..base import BenchmarkResult
-from .gebnlp import TEMPLATE_SETS, build_gebnlp_probes, compute_gebnlp_metrics
-from .diagnostics import Baseline, baseline, baseline_plan
-from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS
-from .metrics import AGGREGATIONS
-from .scoring import NORMALISATIONS, CensusResult, compute_metrics
+from .gebnlp import TEMPLATE_SETS, TemplateSet
+from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
+from .methods import (CAUSAL_READINGS, METHOD_OBJECTS, METHODS, Auto, CausalReading, CensusMethod,
+                      Method, MethodScores)
+from .metrics import AGGREGATIONS, Aggregation
+from .scoring import NORMALISATIONS, CensusResult, Normalisation
 from .table import UK_HOWTO, CensusTable, load_census
-from .templates import CensusPlan, build_plan, conditional_plan, slug
+from .templates import CensusPlan, build_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
 
 VERSION = "1"
 COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no")
-VARIANTS: tuple[str, ...] = ("touileb2023", "gebnlp2022")
-CAUSAL_READINGS: tuple[str, ...] = ("conditional", "joint")
-#: Scorers whose slot answers are P(filler | context) from a softmax at the mask.
-_PROBABILITY_SCORERS = frozenset({"masked-lm"})
+Missing = Literal["error", "skip"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class Census:
     the user's table (``uk`` needs one: it is not shipped). ``language`` is a template
     language code or folder (default: the country's). ``sample`` draws that many
     occupations with ``numpy.random.default_rng(seed)``; ``limit`` keeps the first N.
-    ``variant`` is ``touileb2023`` (the paper) or ``gebnlp2022`` (its Norwegian
+    ``method`` is ``touileb2023`` (the paper) or ``gebnlp2022`` (its Norwegian
     predecessor, one template per occupation, ``template_set`` ``er`` or ``jobber_som``).
     ``identifiers`` is ``paired`` (default: each identifier with its other-gender twin)
     or ``all`` (the paper's Table 2 as printed). ``causal_reading`` is ``auto``
@@ -84,17 +87,16 @@ class Census:
     sample: int | None = None
     seed: int = 0
     limit: int | None = None
-    aggregation: str = "mean-prob"
-    normalisation: str = "auto"
-    variant: str = "touileb2023"
-    template_set: str = "jobber_som"
-    missing: str = "error"
-    identifiers: str = "paired"
-    causal_reading: str = "auto"
+    aggregation: Aggregation = "mean-prob"
+    normalisation: Normalisation | Auto = "auto"
+    method: Method = "touileb2023"
+    template_set: TemplateSet = "jobber_som"
+    missing: Missing = "error"
+    identifiers: IdentifierSet = "paired"
+    causal_reading: CausalReading | Auto = "auto"
     preamble: str = ""
     n_resamples: int = 1000
-    scorer_kind: str | None = None  # set by bind(): which scorer answers the probes
-    multi_token: str | None = None  # set by bind(): the masked-LM multi-token policy
+    scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean
     name: str = "census"
     VERSION: str = VERSION
 
@@ -106,7 +108,7 @@ class Census:
                               "(and --inflections FILE for its English occupation forms)")
         if self.census is None and self.country not in COUNTRIES:
             raise did_you_mean("census country", self.country, COUNTRIES)
-        for kind, value, allowed in (("census variant", self.variant, VARIANTS),
+        for kind, value, allowed in (("census method", self.method, METHODS),
                                      ("aggregation", self.aggregation, AGGREGATIONS),
                                      ("normalisation", self.normalisation, ("auto", *NORMALISATIONS)),
                                      ("GeBNLP template set", self.template_set, tuple(TEMPLATE_SETS)),
@@ -117,17 +119,22 @@ class Census:
                 raise did_you_mean(kind, value, allowed)
         if self.language is None and self.country not in COUNTRY_LANGUAGE:
             raise UnknownName(f"no template language for country {self.country!r}: pass language=")
-        if self.variant == "gebnlp2022" and self.template_language != "no":
-            raise UnknownName("the gebnlp2022 variant has Norwegian templates only: use "
+        if self.method == "gebnlp2022" and self.template_language != "no":
+            raise UnknownName("the gebnlp2022 method has Norwegian templates only: use "
                               "country 'no' (or a Norwegian table with language 'no')")
-        for name, value in (("sample", self.sample), ("limit", self.limit)):
-            if value is not None and value < 1:
-                raise ValueError(f"{name} must be a positive number of occupations, not {value}")
+        for field, count in (("sample", self.sample), ("limit", self.limit)):
+            if count is not None and count < 1:
+                raise ValueError(f"{field} must be a positive number of occupations, not {count}")
 
     # -- data -----------------------------------------------------------------------------
     @property
     def template_language(self) -> str:
         return self.language or COUNTRY_LANGUAGE[self.country]
+
+    @property
+    def published(self) -> CensusMethod:
+        """The method object of :attr:`method` (:mod:`.methods`)."""
+        return METHOD_OBJECTS[self.method]
 
     @cached_property
     def census_table(self) -> CensusTable:
@@ -141,12 +148,11 @@ class Census:
     def plan(self) -> CensusPlan:
         """The paper's probes (touileb2023) for every occupation of :attr:`census_table`."""
         return build_plan(self.template_language, self.census_table, inflections=self.inflections,
-                          missing=self.missing, identifier_set=self.identifiers,  # type: ignore[arg-type]
+                          missing=self.missing, identifier_set=self.identifiers,
                           preamble=self.preamble)
 
     def load(self) -> list[CensusItem]:
-        occupations = (self.census_table.occupations if self.variant == "gebnlp2022"
-                       else self.plan.occupations)
+        occupations = self.published.occupations(self)
         if not occupations:  # e.g. --skip-missing and no occupation has inflection forms
             skipped = len(self.plan.skipped)
             raise DataError(f"no occupation of {self.census_table.source} can be scored"
@@ -155,49 +161,25 @@ class Census:
         return [CensusItem(slug(o), o, self.census_table.female_pct(o)) for o in occupations]
 
     def probes(self, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
-        """The paper's probes in this scorer's reading, then the baseline's (likelihood LMs)."""
-        if self.variant == "gebnlp2022":
-            return build_gebnlp_probes(self._table_of(items), self.template_set)  # type: ignore[arg-type]
-        plan = self._plan_of(items)
-        extra = list(baseline_plan(plan).probes) if self.reading is not None else []
-        return [*self._read(plan).probes, *extra]
-
-    def _read(self, plan: CensusPlan) -> CensusPlan:
-        """The plan as this scorer answers it: slot probes, or continuation probes."""
-        return conditional_plan(plan) if self.reading == "conditional" else plan
+        """The method's probes in this scorer's reading (:mod:`.methods`)."""
+        return self.published.probes(self, items)
 
     @property
-    def reading(self) -> str | None:
+    def reading(self) -> CausalReading | None:
         """``conditional`` or ``joint`` for likelihood scorers; None for masked LMs."""
-        if self.variant == "gebnlp2022" or self.scorer_kind in _PROBABILITY_SCORERS:
-            return None
-        if self.causal_reading != "auto":
-            return self.causal_reading
-        if self.scorer_kind is None:
+        reading = self.published.reading(self)
+        if reading == "auto":
             raise ValueError("causal_reading='auto' depends on the scorer: run through "
                              "biasatlas.pipeline.evaluate, call bind(scorer), or pass "
                              "causal_reading='conditional' or 'joint'")
-        return "conditional"
-
-    def _table_of(self, items: Sequence[CensusItem]) -> CensusTable:
-        return self.census_table.subset([i.occupation for i in items])
-
-    def _plan_of(self, items: Sequence[CensusItem]) -> CensusPlan:
-        """The plan restricted to ``items`` (all of them, normally)."""
-        keep = {i.occupation for i in items}
-        if keep == set(self.plan.occupations):
-            return self.plan
-        cells = tuple(c for c in self.plan.cells if c.occupation in keep)
-        used = {c.probe_id for c in cells}
-        return replace(self.plan, occupations=tuple(o for o in self.plan.occupations if o in keep),
-                       probes=tuple(p for p in self.plan.probes if p.id in used), cells=cells)
+        return reading
 
     # -- scorer hooks (called by pipeline.evaluate) ------------------------------------------
     def bind(self, scorer: Any) -> Census:
-        """This benchmark set up for ``scorer``: its kind and multi-token policy recorded."""
-        bound = replace(self, scorer_kind=getattr(scorer, "name", None),
-                        multi_token=getattr(scorer, "multi_token", None))
-        if bound.scorer_kind in _PROBABILITY_SCORERS and self.causal_reading != "auto":
+        """This benchmark set up for ``scorer``: what its answers mean (``scorer.info``)."""
+        info: ScorerInfo = scorer.info
+        bound = replace(self, scorer=info)
+        if info.reads == "masked" and self.causal_reading != "auto":
             raise UnsupportedProbe(f"causal reading {self.causal_reading!r} is for causal and seq2seq "
                                    "LMs: a masked LM reads P(identifier | context) at the mask")
         for key in ("census_table", "plan"):  # built already, and independent of the scorer
@@ -206,25 +188,25 @@ class Census:
         return bound
 
     @property
-    def resolved_normalisation(self) -> str:
+    def resolved_normalisation(self) -> Normalisation:
         """How slot answers are read; ``auto`` follows the scorer (see the module docstring)."""
-        if self.variant == "gebnlp2022":
-            return "none"  # F / (F + M) is the same whatever normaliser F and M share
-        if self.normalisation != "auto":
-            return self.normalisation
-        if self.scorer_kind is None:
+        normalisation = self.published.normalisation(self)
+        if normalisation == "auto":
             raise ValueError("normalisation='auto' depends on the scorer: run through "
                              "biasatlas.pipeline.evaluate, call bind(scorer), or pass "
                              "normalisation='none' (masked LM) or 'template' (causal/seq2seq)")
-        return "none" if self.scorer_kind in _PROBABILITY_SCORERS else "template"
+        return normalisation
 
     @property
     def multi_token_policy(self) -> str:
-        if self.scorer_kind in _PROBABILITY_SCORERS:
-            return self.multi_token or "joint"
-        if self.scorer_kind and self.variant == "touileb2023" and self.reading == "conditional":
+        """How fillers of several tokens were scored, as the summary records it."""
+        if self.scorer is None:
+            return "unknown"
+        if self.scorer.reads == "masked":
+            return self.scorer.multi_token or "joint"
+        if self.reading == "conditional":
             return "not scored (conditional reading)"  # the identifier is context, never a target
-        return "whole-sentence" if self.scorer_kind else "unknown"
+        return "whole-sentence"
 
     def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
         """The summary with the scorer's forward-pass counts (rows = model inputs).
@@ -239,33 +221,12 @@ class Census:
 
     # -- metric ---------------------------------------------------------------------------
     def score(self, items: Sequence[CensusItem], answers: Mapping[str, Answer]) -> BenchmarkResult:
-        if self.variant == "gebnlp2022":
-            table = self._table_of(items)
-            gebnlp = compute_gebnlp_metrics(table, answers, self.template_set,  # type: ignore[arg-type]
-                                            n_resamples=self.n_resamples, seed=self.seed)
-            extra = {"template_set": self.template_set, "binary_agreement": gebnlp.binary_agreement}
-            return self._result(gebnlp.census, len(table), len(table), extra)
-        plan = self._plan_of(items)
-        result = compute_metrics(self._read(plan), answers, aggregation=self.aggregation,  # type: ignore[arg-type]
-                                 normalisation=self.resolved_normalisation,  # type: ignore[arg-type]
-                                 n_resamples=self.n_resamples, seed=self.seed)
-        return self._result(result, plan.n_sentences, len(plan.probes), self._diagnostics(plan, answers))
+        return self._result(self.published.score(self, items, answers))
 
-    def _diagnostics(self, plan: CensusPlan, answers: Mapping[str, Answer]) -> dict[str, Any]:
-        """The occupation-free baseline (likelihood scorers only) and its warning."""
-        if self.reading is None:
-            return {"baseline": None, "warnings": []}
-        base_plan = baseline_plan(plan)
-        found: Baseline = baseline(base_plan, answers, self.aggregation)  # type: ignore[arg-type]
-        return {"baseline": {"share": found.share, "top_identifier": found.top_identifier,
-                             "top_identifier_share": found.top_identifier_share,
-                             "n_contexts": len(base_plan.probes)},
-                "warnings": [found.warning] if found.warning else []}
-
-    def _result(self, result: CensusResult, n_sentences: int, n_contexts: int,
-                extra: dict[str, Any]) -> BenchmarkResult:
-        summary = {**self._summary(result), "n_probes": n_sentences, "n_contexts": n_contexts,
-                   "n_forward_passes": None, **extra}
+    def _result(self, scores: MethodScores) -> BenchmarkResult:
+        result = scores.result
+        summary = {**self._summary(result), "n_probes": scores.n_sentences,
+                   "n_contexts": scores.n_contexts, "n_forward_passes": None, **scores.extra}
         records = [{"id": slug(o.occupation), "occupation": o.occupation,
                     "census_female_pct": o.census_pct, "model_female_pct": o.model_pct,
                     "census_class": o.census_class, "model_class": o.model_class,
@@ -278,7 +239,7 @@ class Census:
     def _summary(self, result: CensusResult) -> dict[str, Any]:
         s = result.summary
         return {
-            "method": self.variant, "country": self.country, "language": result.language,
+            "method": self.method, "country": self.country, "language": result.language,
             "identifiers": self.identifiers, "causal_reading": self.reading,
             "preamble": self.preamble,
             "table": result.table, "aggregation": result.aggregation,
@@ -299,31 +260,29 @@ class Census:
 
     def config(self) -> dict[str, Any]:
         table = self.census_table
-        unresolved = self.normalisation == "auto" and self.scorer_kind is None
-        normalisation = "auto" if unresolved and self.variant == "touileb2023" else self.resolved_normalisation
-        return {"benchmark": self.name, "version": self.VERSION, "variant": self.variant,
+        # The method is recorded under "variant", its name before the parameter became
+        # ``method``: the run folder's owner file holds this config, and a rerun into an
+        # existing folder compares it, so a renamed key would make that folder refuse its
+        # own rerun. (The summary has always called it "method".) Likewise "normalisation"
+        # and "causal_reading" record "auto" while no scorer is bound.
+        return {"benchmark": self.name, "version": self.VERSION, "variant": self.method,
                 "country": self.country, "dataset": f"census-{table.name}",
                 "data": table.source, "data_sha256": table.sha256,
                 "census": str(self.census) if self.census else None,
                 "language": self.template_language,
                 "inflections": str(self.inflections) if self.inflections else None,
                 "sample": self.sample, "seed": self.seed, "limit": self.limit,
-                "aggregation": self.aggregation, "normalisation": normalisation,
+                "aggregation": self.aggregation,
+                "normalisation": self.published.normalisation(self),
                 "normalisation_requested": self.normalisation,
-                "template_set": self.template_set if self.variant == "gebnlp2022" else None,
+                "template_set": self.template_set if self.method == "gebnlp2022" else None,
                 "missing": self.missing, "n_resamples": self.n_resamples,
-                "identifiers": self.identifiers, "causal_reading": self._config_reading(),
+                "identifiers": self.identifiers, "causal_reading": self.published.reading(self),
                 "preamble": self.preamble,
                 "multi_token_policy": self.multi_token_policy}
 
-    def _config_reading(self) -> str | None:
-        """The reading in use, or what was asked for when no scorer is bound yet."""
-        if self.scorer_kind is None and self.variant == "touileb2023":
-            return self.causal_reading
-        return self.reading
-
     def table(self, summary: Mapping[str, Any]) -> Any:
         """The paper's Table 3/4 row for this model (``census_table`` holds the data)."""
-        from .render import render
+        from .view import VIEW  # the terminal table is the view's, like everything shown
 
-        return render(summary)
+        return VIEW.terminal(summary)

@@ -190,7 +190,7 @@ def _template_probs(template: str, members: list[tuple[Cell, list[float]]],
         top = max(lp for _, lps in members for lp in lps)
         shift = top + math.log(sum(math.exp(lp - top) for _, lps in members for lp in lps)) \
             if top > -math.inf else 0.0
-    probs = {"f": [], "m": []}
+    probs: dict[str, list[float]] = {"f": [], "m": []}
     for cell, logprobs in members:
         probs[cell.gender].append(sum(math.exp(lp - shift) for lp in logprobs))
     return TemplateProbs(template=template, female=tuple(probs["f"]), male=tuple(probs["m"]))

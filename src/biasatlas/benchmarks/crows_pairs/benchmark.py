@@ -26,6 +26,7 @@ from ...probes import Answer, PairAnswer, PairProbe
 from ...stats import proportion_test
 from ..base import BenchmarkResult
 from ...hashing import sha256_file
+from ...textfiles import read_text
 from ..fetch import DataFile, locate
 
 VERSION = "1"
@@ -75,7 +76,7 @@ class CrowsPair:
 
 def read_pairs(path: Path) -> list[CrowsPair]:
     """Parse a CrowS-Pairs file (comma or TAB, leading id column), validating every row."""
-    text = _decode(path)
+    text = read_text(path)
     if not text.strip():
         raise DataError("the file is empty", path=path)
     delimiter = "\t" if text.split("\n", 1)[0].count("\t") else ","
@@ -105,17 +106,7 @@ def read_pairs(path: Path) -> list[CrowsPair]:
     return pairs
 
 
-def _decode(path: Path) -> str:
-    raw = Path(path).read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError("not valid UTF-8 (a Windows-1252 file? re-save it as UTF-8)",
-                        path=path, line=line) from exc
-
-
-def _pair(row: dict[str, Any], path: Path, line: int, id_field: str) -> CrowsPair | None:
+def _pair(row: dict[str | None, Any], path: Path, line: int, id_field: str) -> CrowsPair | None:
     if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
         return None  # a blank line
     if None in row:  # csv puts surplus fields under the key None
@@ -215,9 +206,9 @@ class CrowsPairs:
                 "tie_decimals": self.tie_decimals, "limit": self.limit}
 
     def table(self, summary: Mapping[str, Any]) -> Any:
-        from .render import render
+        from .view import VIEW  # the terminal table is the view's, like everything shown
 
-        return render(summary)
+        return VIEW.terminal(summary)
 
 
 def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
-from ...probes import Answer, SlotAnswer, SlotProbe
+from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe
 from ..base import BenchmarkResult
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
@@ -44,8 +44,6 @@ VERSION = "1"
 LOG_BASES: dict[str, float] = {"e": math.e, "2": 2.0, "10": 10.0}
 UNEQUAL_MASKS = ("skip", "compare")
 DEFAULT_THRESHOLD = 0.3
-#: Scorers whose slot answers come from [MASK] positions, where the mask count matters.
-_MASKING_SCORERS = frozenset({"masked-lm"})
 
 
 def bias_value(logprob_male: float, logprob_female: float, log_base: str = "e") -> float:
@@ -136,15 +134,15 @@ def summarise(records: Sequence[Mapping[str, Any]], *, threshold: float = DEFAUL
               n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict[str, Any]:
     """Bias score, leaning counts and shares, per pair, with bootstrap intervals."""
     bs = [float(r["b"]) for r in records]
-    boot = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
+    boot: dict[str, Any] = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
     counts = {lean: sum(r["leaning"] == lean for r in records) for lean in LEANINGS}
     intervals = {"bias_score": bootstrap_interval(bs, _mean_abs, **boot)}
     for lean in LEANINGS:
         intervals[f"{lean}_percent"] = bootstrap_interval(bs, _share(lean, threshold), **boot)
     return {
         "n": len(records),
-        "bias_score": _mean([abs(b) for b in bs]),
-        "mean_b": _mean(bs),
+        "bias_score": mean_or_none([abs(b) for b in bs]),
+        "mean_b": mean_or_none(bs),
         "leaning": counts,
         "leaning_percent": {k: 100.0 * v / len(records) if records else None for k, v in counts.items()},
         "intervals": intervals,
@@ -158,13 +156,13 @@ def _by_pair(records: Sequence[Mapping[str, Any]], boot: Mapping[str, Any]) -> d
     for pair in dict.fromkeys(r["pair"] for r in records):  # order of first appearance
         bs = [float(r["b"]) for r in records if r["pair"] == pair]
         leans = [r["leaning"] for r in records if r["pair"] == pair]
-        out[pair] = {"n": len(bs), "bias_score": _mean([abs(b) for b in bs]), "mean_b": _mean(bs),
+        out[pair] = {"n": len(bs), "bias_score": mean_or_none([abs(b) for b in bs]), "mean_b": mean_or_none(bs),
                      "leaning": {lean: leans.count(lean) for lean in LEANINGS},
                      "bias_score_ci": bootstrap_interval(bs, _mean_abs, **boot)}
     return out
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def mean_or_none(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
@@ -184,8 +182,7 @@ class ZhNeutral:
     seed: int = 0
     confidence: float = 0.95
     topics_k: int = 10
-    scorer_kind: str | None = None  # set by bind()
-    multi_token: str | None = None  # set by bind(): the masked-LM multi-token policy
+    scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean
     name: str = "zh-neutral"
     VERSION: str = VERSION
 
@@ -222,17 +219,19 @@ class ZhNeutral:
         return [SlotProbe(i.id, i.left, i.right, (i.male, i.female)) for i in items]
 
     def bind(self, scorer: Any) -> ZhNeutral:
-        """This benchmark set up for ``scorer``: its kind and multi-token policy recorded."""
-        return replace(self, scorer_kind=getattr(scorer, "name", None),
-                       multi_token=getattr(scorer, "multi_token", None))
+        """This benchmark set up for ``scorer``: what its answers mean (``scorer.info``)."""
+        return replace(self, scorer=scorer.info)
 
     @property
     def checks_masks(self) -> bool:
-        """Whether unequal mask counts are skipped: masked LMs under the joint policy (and
-        any scorer not bound, to be safe); sentence log-likelihoods have no masks."""
-        if self.unequal_masks == "compare" or self.multi_token == "first-token":
+        """Whether unequal mask counts are skipped: scorers that read at masks, under the
+        joint policy (and any scorer not bound, to be safe); sentence log-likelihoods have
+        no masks, and ``first-token`` gives every word one mask."""
+        if self.unequal_masks == "compare":
             return False
-        return self.scorer_kind is None or self.scorer_kind in _MASKING_SCORERS
+        if self.scorer is None:
+            return True
+        return self.scorer.reads == "masked" and self.scorer.multi_token != "first-token"
 
     def score(self, items: Sequence[ZhItem], answers: Mapping[str, Answer]) -> BenchmarkResult:
         records, skipped = score_items(items, answers, log_base=self.log_base,
@@ -257,10 +256,12 @@ class ZhNeutral:
                 "log_base": self.log_base, "threshold": self.threshold,
                 "unequal_masks": self.unequal_masks, "limit": self.limit,
                 "n_resamples": self.n_resamples, "seed": self.seed, "confidence": self.confidence,
-                "topics_k": self.topics_k, "scorer_kind": self.scorer_kind,
-                "multi_token": self.multi_token}
+                # Keys as first written (a rerun compares the recorded config).
+                "topics_k": self.topics_k,
+                "scorer_kind": self.scorer.kind if self.scorer else None,
+                "multi_token": self.scorer.multi_token if self.scorer else None}
 
     def table(self, summary: Mapping[str, Any]) -> Any:
-        from .render import render
+        from .view import VIEW  # the terminal table is the view's, like everything shown
 
-        return render(summary)
+        return VIEW.terminal(summary)

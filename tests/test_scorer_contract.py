@@ -1,0 +1,192 @@
+"""The scorer contract: ScorerInfo says what an answer means, score() keeps no state
+between runs, and plan() counts a run's model rows without running the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+
+from biasatlas.benchmarks.crows_pairs import CrowsPairs
+from biasatlas.errors import UnsupportedProbe
+from biasatlas.pipeline import evaluate
+from biasatlas.probes import (ContinuationProbe, PairAnswer, PairProbe, Scored, ScorerInfo,
+                              SentenceProbe, SlotProbe)
+from biasatlas.scorers.fake import FakeScorer
+
+# -- ScorerInfo ---------------------------------------------------------------------------------
+
+
+def test_fake_scorer_reads_like_a_sentence_likelihood():
+    # What census and zh-neutral did for it when they read the name "fake": template
+    # normalisation, no mask-count check. The recorded kind is unchanged.
+    assert FakeScorer().info == ScorerInfo(kind="fake", reads="sequence", multi_token=None)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"kind": "x", "reads": "mask"}, "reads"),
+    ({"kind": "x", "reads": "masked", "multi_token": "all"}, "multi_token"),
+    ({"kind": "x", "reads": "sequence", "multi_token": "joint"}, "masked-LM policy"),
+])
+def test_scorer_info_refuses_values_outside_its_closed_sets(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ScorerInfo(**kwargs)
+
+
+def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bart):
+    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.seq2seq import Seq2SeqScorer
+
+    assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint")
+    assert MaskedLMScorer(str(tiny_bert), multi_token="first-token").info.multi_token == "first-token"
+    assert CausalLMScorer(str(tiny_gpt2)).info == ScorerInfo("causal-lm", "sequence")
+    assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence")
+
+
+# -- score() returns its skips and keeps none -----------------------------------------------------
+
+
+class Picky(FakeScorer):
+    """The fake scorer, except that it cannot answer a pair whose first sentence says
+    UNSCORABLE and answers NaN for one that says NAN."""
+
+    def _pairs(self, probes, tick):
+        if any("UNSCORABLE" in p.a for p in probes):
+            raise UnsupportedProbe("this sentence cannot be scored")
+        answers = super()._pairs(probes, tick)
+        return [dataclasses.replace(a, score_a=math.nan) if "NAN" in p.a else a
+                for a, p in zip(answers, probes)]
+
+
+def _crows_file(path: Path, rows: list[tuple[str, str]]) -> Path:
+    """A CrowS-Pairs file: (id, first sentence) rows, each a stereo gender pair."""
+    lines = ["id,sent_more,sent_less,stereo_antistereo,bias_type"]
+    lines += [f"{pid},{text} He is here.,She is here.,stereo,gender" for pid, text in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_score_returns_answers_and_unscorable_probes_together():
+    probes = [PairProbe("ok", "he is here", "she is here"),
+              PairProbe("refused", "UNSCORABLE he", "she"),
+              PairProbe("nan", "NAN he", "she")]
+    scored = Picky().score(probes)
+    assert isinstance(scored, Scored)
+    assert set(scored) == {"ok"} and isinstance(scored["ok"], PairAnswer)  # a Mapping of answers
+    assert dict(scored.unscorable) == {"refused": "this sentence cannot be scored",
+                                       "nan": "non-finite score from the model"}
+    assert scored == {"ok": scored["ok"]}  # compares as the mapping it is
+    assert not hasattr(Picky(), "unscorable")  # nothing accumulates on the scorer
+
+
+def test_one_scorer_for_two_runs_gives_each_run_only_its_own_skips(tmp_path):
+    scorer = Picky()
+    first = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "a.csv", [
+        ("a0", "UNSCORABLE"), ("a1", "Fine."), ("a2", "NAN")]))
+    second = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "b.csv", [
+        ("b0", "Fine."), ("b1", "UNSCORABLE"), ("b2", "Also fine.")]))
+    run_a = evaluate(first, scorer)
+    run_b = evaluate(second, scorer)
+    assert {s["id"]: s["reason"] for s in run_a.skipped} == {
+        "a0": "this sentence cannot be scored", "a2": "non-finite score from the model"}
+    assert {s["id"]: s["reason"] for s in run_b.skipped} == {"b1": "this sentence cannot be scored"}
+    assert run_b.summary["n"] == 2 and run_b.summary["n_skipped"] == 1
+    # The first run again, after the second: the same skips, nothing carried over.
+    assert evaluate(first, scorer).skipped == run_a.skipped
+
+
+# -- plan() counts what an uncached score() computes ----------------------------------------------
+
+PAIRS = [PairProbe("p1", "les pauvres sont là.", "les riches sont là."),
+         PairProbe("p2", "The poor are really ignorant.", "The rich are really ignorant."),
+         PairProbe("p3", "Elle était tout le temps de bonne humeur.",
+                   "Il était tout le temps de bonne humeur.")]
+# "a" and "b" share a context: with single-token fillers one masked row serves both.
+SLOTS = [SlotProbe("a", "la ", " est là.", ("femme", "fille")),
+         SlotProbe("b", "la ", " est là.", ("femme",)),
+         SlotProbe("c", "The ", " worked as a nurse.", ("woman", "man", "terrazzoworkerish")),
+         SlotProbe("d", "", " will work as an engineer.", ("She", "He"))]
+CONTINUATIONS = [ContinuationProbe("k1", ("The woman", "The man"), " works as a nurse."),
+                 ContinuationProbe("k2", ("Han jobber som ", "Hun jobber som "), "lege.")]
+SENTENCES = [SentenceProbe("s1", "Les pauvres sont incapables de gérer leurs finances."),
+             SentenceProbe("s2", "The nurse said that she was tired."),
+             SentenceProbe("s3", "Elle est infirmière.")]
+
+
+def _refusing(scorer):
+    """The scorer with its engine replaced by one that fails: plan() must not call it."""
+    def engine(requests):
+        raise AssertionError("plan() ran the model")
+
+    scorer.logprob_sums = engine
+    return scorer
+
+
+def _check_plan(make, probes):
+    """plan() on one scorer equals the counters of an uncached score() on a fresh one."""
+    planned = _refusing(make()).plan(probes)
+    scorer = make()
+    scorer.score(probes)
+    counted = {k: v for k, v in scorer.counters.items() if k != "rows_requested"}
+    assert planned == counted
+    assert scorer.counters["rows_computed"] > 0
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 64])
+@pytest.mark.parametrize("kind", ["pairs", "slots", "sentence"])
+def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
+    from biasatlas.scorers.masked_lm import MaskedLMScorer
+
+    # One engine call per kind (a masked LM scores each sentence probe in a call of its own).
+    probes = {"pairs": PAIRS, "slots": SLOTS, "sentence": SENTENCES[:1]}[kind]
+    for variant in ("nangia", "aul", "modified-tokens"):
+        _check_plan(lambda v=variant: MaskedLMScorer(str(tiny_bert), batch_size=batch_size, variant=v),
+                    probes)
+    _check_plan(lambda: MaskedLMScorer(str(tiny_bert), batch_size=batch_size,
+                                       multi_token="first-token"), probes)
+
+
+@pytest.mark.parametrize("batch_size, max_batch_tokens", [(1, None), (3, 40), (64, 100_000)])
+def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_tokens):
+    from biasatlas.scorers.causal_lm import CausalLMScorer
+
+    for variant in ("sentence-ll", "shared-ll"):
+        # The causal engine cuts each call's rows by a token budget: every kind at once.
+        _check_plan(lambda v=variant: CausalLMScorer(str(tiny_gpt2), batch_size=batch_size, variant=v,
+                                           max_batch_tokens=max_batch_tokens),
+                    [*PAIRS, *SLOTS, *CONTINUATIONS, *SENTENCES])
+
+
+@pytest.mark.parametrize("batch_size", [1, 4, 64])
+@pytest.mark.parametrize("kind", ["slots", "continuations", "sentences"])
+def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
+    from biasatlas.scorers.seq2seq import Seq2SeqScorer
+
+    probes = {"slots": SLOTS, "continuations": CONTINUATIONS, "sentences": SENTENCES}[kind]
+    planned = _refusing(Seq2SeqScorer(str(tiny_bart), batch_size=batch_size)).plan(probes)
+    scorer = Seq2SeqScorer(str(tiny_bart), batch_size=batch_size)
+    scorer.score(probes)
+    assert planned["rows_computed"] == scorer.counters["rows_computed"]
+    assert planned["batches"] == scorer.counters["batches"]
+    # The plan counts distinct encoder inputs; the engine counts them per batch, so it
+    # counts again an input whose rows a batch boundary splits (never with one batch).
+    assert planned["encoder_rows"] <= scorer.counters["encoder_rows"]
+    if planned["batches"] == 1:
+        assert planned["encoder_rows"] == scorer.counters["encoder_rows"]
+
+
+def test_plan_isolates_an_unscorable_probe_as_a_run_does(tiny_gpt2):
+    from biasatlas.scorers.causal_lm import CausalLMScorer
+
+    # Too long for the tiny model: the group is answered again probe by probe.
+    probes = [*SENTENCES, SentenceProbe("long", " ".join(["word"] * 400) + ".")]
+    _check_plan(lambda: CausalLMScorer(str(tiny_gpt2), batch_size=8), probes)
+    assert set(CausalLMScorer(str(tiny_gpt2)).score(probes).unscorable) == {"long"}
+
+
+def test_scorers_without_a_model_plan_nothing():
+    assert FakeScorer().plan([*PAIRS, *SLOTS, *SENTENCES]) == {}
