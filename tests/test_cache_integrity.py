@@ -118,8 +118,7 @@ def _resigned(payload: str) -> Callable[..., tuple[str, str]]:
 
 
 def _nan_payload(value: str) -> str:
-    return ('{"kind": "pair", "score_a": %s, "score_b": -1.0, "n_scored_a": 0, "n_scored_b": 0}'
-            % value)
+    return f'{{"kind": "pair", "score_a": {value}, "score_b": -1.0, "n_scored_a": 0, "n_scored_b": 0}}'
 
 
 MUTATIONS: dict[str, Callable[..., tuple[str, str]]] = {
@@ -358,6 +357,7 @@ WARNINGS = [
 
 
 @pytest.mark.parametrize("name,setup,warning,reused,stored", WARNINGS, ids=[w[0] for w in WARNINGS])
+@pytest.mark.slow
 def test_read_only_caches_are_used_with_a_warning(world, modes_obeyed, uncached_table, tmp_path, name, setup,
                                                   warning, reused, stored):
     cache_dir = world / tmp_path.name
@@ -378,6 +378,7 @@ def test_read_only_caches_are_used_with_a_warning(world, modes_obeyed, uncached_
         assert ScoreCache(db).count() == stored
 
 
+@pytest.mark.slow
 def test_the_cli_warns_once_about_damaged_answers_and_repairs_them(world, uncached_table, tmp_path):
     db = _fill(world / tmp_path.name)
     with sqlite3.connect(db) as conn:  # rot in both answers: -3.14… becomes -13.14…

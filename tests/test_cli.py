@@ -32,6 +32,7 @@ def fr_run(tiny_bert, shared_data, tmp_path_factory):
     return out, done
 
 
+@pytest.mark.slow
 def test_run_folder_has_the_documented_files_and_fields(fr_run):
     out, done = fr_run
     summary = json.loads((out / "summary.json").read_text())
@@ -52,6 +53,7 @@ def test_run_folder_has_the_documented_files_and_fields(fr_run):
     assert "metric" in done.stdout and "gender" in done.stdout  # the table was printed
 
 
+@pytest.mark.slow
 def test_cli_outcomes_equal_the_reference_algorithm(fr_run, tiny_bert, shared_data):
     out, _ = fr_run
     items = {i["id"]: i for i in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
@@ -61,7 +63,8 @@ def test_cli_outcomes_equal_the_reference_algorithm(fr_run, tiny_bert, shared_da
     sample = pairs[::40]  # 42 pairs spread over the file, LanguageARC rows included
     assert any(p.id.startswith("LA") for p in sample)
     for pair in sample:
-        sent1, sent2 = (pair.sent_more, pair.sent_less) if pair.direction == "stereo" else (pair.sent_less, pair.sent_more)
+        stereo = pair.direction == "stereo"
+        sent1, sent2 = (pair.sent_more, pair.sent_less) if stereo else (pair.sent_less, pair.sent_more)
         s1, s2 = (round(x, 3) for x in nangia_pll(model, tok, sent1.lower(), sent2.lower()))
         more, less = (s1, s2) if pair.direction == "stereo" else (s2, s1)
         want = "tie" if more == less else ("more" if more > less else "less")

@@ -9,7 +9,8 @@ import pytest
 
 from biasatlas.errors import DataError
 from biasatlas.report import compare_runs, holm, load_run, load_runs, mcnemar_table, mcnemar_test
-from biasatlas.report.compare import comparison_pairs, paired_bootstrap, pairing_differences, wilcoxon_test
+from biasatlas.report.compare import comparison_pairs, pairing_differences
+from biasatlas.stats import paired_bootstrap, wilcoxon_test
 from report_fixtures import CROWS_B, census_run, crows_paper_run, crows_run, hub_scorer, zh_run
 
 

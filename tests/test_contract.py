@@ -26,8 +26,8 @@ KEYS = {
 
 def _benchmark(name: str, shared_data):
     if name == "crows-pairs":
-        return CrowsPairs(dataset=None, data=shared_data / "crows-pairs-fr/crows_pairs_FR_languagearc_contribution+210.csv",
-                          limit=12)
+        fr = shared_data / "crows-pairs-fr/crows_pairs_FR_languagearc_contribution+210.csv"
+        return CrowsPairs(dataset=None, data=fr, limit=12)
     if name == "census":
         return Census(country="no", sample=2, n_resamples=50)
     return ZhNeutral(limit=8, n_resamples=50)

@@ -70,6 +70,7 @@ def test_out_at_a_model_folder_is_refused_and_the_model_untouched(tiny_bert, pai
     assert snapshot(model) == before
 
 
+@pytest.mark.slow
 def test_out_at_another_run_is_refused_unless_forced(pairs, tmp_path):
     out = tmp_path / "run"
     first = cli("run", "crows-pairs", "--data", str(pairs), "--model", "fake", "--out", str(out))
@@ -108,6 +109,7 @@ def test_out_at_a_file_is_refused_before_scoring(pairs, tmp_path):
 
 
 # -- 4, 6, 7, 8: meaningless input is refused -----------------------------------------------------
+@pytest.mark.slow
 def test_model_folder_without_tokenizer_files_is_refused(tiny_bert, pairs, tmp_path):
     model = tmp_path / "no-tokenizer"
     model.mkdir()
@@ -177,6 +179,7 @@ def remote_code_folder(tmp_path: Path, tiny_bert: Path) -> tuple[Path, Path]:
     return folder, marker
 
 
+@pytest.mark.slow
 def test_custom_code_does_not_run_without_the_flag(tiny_bert, pairs, tmp_path):
     folder, marker = remote_code_folder(tmp_path, tiny_bert)
     done = cli("run", "crows-pairs", "--data", str(pairs), "--model", str(folder))
@@ -184,6 +187,7 @@ def test_custom_code_does_not_run_without_the_flag(tiny_bert, pairs, tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_custom_code_does_not_run_on_a_terminal_answering_yes(tiny_bert, pairs, tmp_path):
     """On a terminal, transformers asks whether to run a folder's code when the flag is left
     unset; a "y" typed there must not run it (the flag is always passed explicitly)."""
@@ -228,6 +232,7 @@ DAMAGED_MODELS = [
 
 
 @pytest.mark.parametrize("name,damage,words", DAMAGED_MODELS, ids=[d[0] for d in DAMAGED_MODELS])
+@pytest.mark.slow
 def test_damaged_model_folders_are_one_line_errors(tiny_bert, pairs, tmp_path, name, damage, words):
     folder = tmp_path / "model"
     shutil.copytree(tiny_bert, folder)

@@ -17,7 +17,7 @@ LINES = [
     "父亲这个角色在家庭教育中非常重要。",
     "这位女士在会上提出了很多建设性的意见。",
 ]
-VICTIM = "precious bytes, not the dataset card\n".encode()
+VICTIM = b"precious bytes, not the dataset card\n"
 
 
 @pytest.fixture

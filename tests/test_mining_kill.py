@@ -54,6 +54,7 @@ def _mine(corpus: Path, out: Path) -> list[str]:
             "--workers", "2", "--shard-bytes", str(SHARD_BYTES)]
 
 
+@pytest.mark.slow
 def test_sigkill_of_mine_kills_its_workers_and_a_rerun_resumes(tmp_path):
     if not GOLD.exists():
         pytest.skip("People's Daily sample not present")

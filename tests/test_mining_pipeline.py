@@ -81,6 +81,7 @@ def test_match_stage_agrees_with_naive_substring_search(daily):
     assert counts["documents"] == len(gold)
 
 
+@pytest.mark.slow
 def test_name_filter_recall_and_precision_from_gold_tags(daily):
     gold, _, report = daily
     res = stages.resources(MiningParams_default())
@@ -196,6 +197,7 @@ def test_interrupted_run_resumes_without_redoing_finished_work(tmp_path, monkeyp
     assert "match" in changed.stages_skipped and "rules" in changed.stages_run
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_output_as_one(tmp_path):
     corpus = _small_corpus(tmp_path)
     one = run_pipeline([corpus], tmp_path / "one", MiningConfig(shard_bytes=300))

@@ -10,6 +10,7 @@ ray = pytest.importorskip("ray")
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.slow
 def test_ray_engine_matches_the_local_engine(tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_text("他在学校里认真学习，每天都很早起床。\n其他同学都已经回家了，教室里很安静。\n"

@@ -254,6 +254,7 @@ def converted(request: pytest.FixtureRequest) -> tuple[str, Path, object, object
     return name, folder, tokenizer, model
 
 
+@pytest.mark.slow
 def test_converted_folder_matches_the_gguf(converted: tuple[str, Path, object, object]) -> None:
     import torch
 
@@ -274,6 +275,7 @@ def test_converted_folder_matches_the_gguf(converted: tuple[str, Path, object, o
     assert record["package_version"] == metadata.version(PACKAGED_MODELS[name].distribution)
 
 
+@pytest.mark.slow
 def test_second_resolve_reuses_the_folder(converted: tuple[str, Path, object, object],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     name, folder, _, _ = converted
@@ -287,6 +289,7 @@ def test_second_resolve_reuses_the_folder(converted: tuple[str, Path, object, ob
     assert (folder / METADATA_FILE).stat().st_mtime_ns == mtime
 
 
+@pytest.mark.slow
 def test_converted_model_prefers_the_grammatical_sentence(
     converted: tuple[str, Path, object, object],
 ) -> None:

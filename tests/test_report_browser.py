@@ -72,6 +72,7 @@ def _zh_runs(root: Path) -> list[Path]:
     return runs + [real_run(ZhNeutral(limit=30, topics_k=5), root / "zh-real")]
 
 
+@pytest.mark.slow
 def test_report_page_in_headless_chromium(page_path, tmp_path):
     sync_playwright = _browser_or_skip()
     path, n_figures = page_path
@@ -110,6 +111,7 @@ def test_report_page_in_headless_chromium(page_path, tmp_path):
     assert (tmp_path / "report.pdf").stat().st_size > 10_000  # it prints
 
 
+@pytest.mark.slow
 def test_markup_in_a_zh_sentence_stays_text(tmp_path):
     sync_playwright = _browser_or_skip()
     folder = zh_run(tmp_path / "zh")

@@ -58,7 +58,7 @@ def test_csv_text_cells_that_start_like_a_formula_get_a_quote(tmp_path, name):
     for row in rows:
         assert row["model"] == "'" + name and row["run"] == "'" + name and row["dataset"] == "'" + name
     for row in rows:
-        for key, cell in row.items():
+        for cell in row.values():
             if cell.startswith(("=", "+", "-", "@", "\t", "\r")):
                 float(cell)  # only a number may start like that (a negative one); text never does
 
@@ -150,8 +150,9 @@ def test_long_and_dollar_labels_render(tmp_path, build):
 def test_long_label_is_shortened_in_the_plot_with_the_full_text_as_tooltip(tmp_path):
     import xml.etree.ElementTree as ET
 
-    from biasatlas.report.plots import crows_categories, style
-    from biasatlas.report.svg import SVG_NS, to_svg
+    from biasatlas.benchmarks.crows_pairs.view import crows_categories
+    from biasatlas.display.style import style
+    from biasatlas.display.svg import SVG_NS, to_svg
 
     category = "a very long bias category name " * 4
     folder = crows_run(tmp_path / "run", model=LONG)
@@ -176,7 +177,8 @@ def test_long_label_is_shortened_in_the_plot_with_the_full_text_as_tooltip(tmp_p
 
 
 def test_mathtext_is_off_for_every_text(tmp_path):
-    from biasatlas.report.plots import crows_categories, style
+    from biasatlas.benchmarks.crows_pairs.view import crows_categories
+    from biasatlas.display.style import style
 
     (run,) = load_runs([_dollar_category(crows_run(tmp_path / "run", model="$\\frac{1}{0}$"))])
     with style():
@@ -269,7 +271,6 @@ DAMAGE = [
     ("no config.json", _no_config, "run", "missing config.json"),
     ("no items.jsonl", _no_items, "run", "missing items.jsonl"),
     ("truncated JSON", _bad_json, "summary.json", "not valid JSON"),
-    ("UTF-8 BOM", _bom, "config.json", "byte-order mark"),
     ("not UTF-8", _latin1, "summary.json", "not UTF-8"),
     ("summary not an object", _summary_list, "summary.json", "expected a JSON object, got a list"),
     ("string for a number", _string_metric, "summary.json",
@@ -285,6 +286,7 @@ DAMAGE = [
 
 
 @pytest.mark.parametrize(("damage", "where", "what"), [d[1:] for d in DAMAGE], ids=[d[0] for d in DAMAGE])
+@pytest.mark.slow
 def test_damaged_run_folder_is_one_line_and_exit_code_2(tmp_path, damage, where, what):
     folder = crows_run(tmp_path / "run")
     damage(folder)
@@ -297,6 +299,15 @@ def test_damaged_run_folder_is_one_line_and_exit_code_2(tmp_path, damage, where,
     assert str(folder if where == "run" else folder / where) in lines[0]
     assert what in lines[0], lines[0]
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
+def test_a_bom_prefixed_run_file_reads_like_any_text_file(tmp_path):
+    """One text policy (biasatlas.textfiles): a leading UTF-8 BOM is dropped, nothing else changes."""
+    plain = crows_run(tmp_path / "plain")
+    bom = crows_run(tmp_path / "bom")
+    _bom(bom)
+    (a,), (b,) = load_runs([plain]), load_runs([bom])
+    assert a.config == b.config and a.summary == b.summary
 
 
 def test_missing_folder_is_one_line(tmp_path):

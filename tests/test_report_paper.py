@@ -10,9 +10,9 @@ from types import MappingProxyType
 import pytest
 
 from biasatlas.report import build_report, load_run, load_runs, render, render_html
-from biasatlas.report import paper as paper_module
-from biasatlas.report.paper import KnownFiles, comparability, paper_check, paper_entry
-from biasatlas.report.plots import style
+from biasatlas.benchmarks.crows_pairs import paper as paper_module
+from biasatlas.benchmarks.crows_pairs.paper import KnownFiles, comparability, paper_check, paper_entry
+from biasatlas.display.style import style
 from biasatlas.report.sections import run_plots
 from report_fixtures import census_run, crows_paper_run, crows_run, hub_scorer, local_scorer
 

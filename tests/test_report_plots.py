@@ -12,12 +12,14 @@ from matplotlib.collections import PathCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
+from biasatlas.benchmarks.census.view import census_scatter
+from biasatlas.benchmarks.crows_pairs.paper import paper_entry
+from biasatlas.benchmarks.crows_pairs.view import ABOVE, BELOW, crows_categories
+from biasatlas.benchmarks.zh_neutral.overview import zh_overview
+from biasatlas.benchmarks.zh_neutral.view import zh_histogram, zh_pairs
+from biasatlas.display.style import FEMALE, MALE, NEUTRAL, cjk_font, style
+from biasatlas.display.svg import SVG_NS, to_svg
 from biasatlas.report import load_run
-from biasatlas.report.paper import paper_entry
-from biasatlas.report.plots import (ABOVE, BELOW, FEMALE, MALE, NEUTRAL, census_scatter, cjk_font,
-                                    crows_categories, style, zh_histogram, zh_pairs)
-from biasatlas.report.svg import SVG_NS, to_svg
-from biasatlas.report.zh import zh_overview
 from report_fixtures import CENSUS, ZH_B, census_run, crows_run, zh_run
 
 

@@ -132,7 +132,7 @@ def test_demo_set_is_the_default_and_covers_the_16_pairs():
     assert ZhNeutral().path() == demo_path()
     assert 60 <= len(items) <= 100
     per_pair = {p.label: sum(i.pair == p.label for i in items) for p in DEFAULT_PAIRS}
-    assert set(i.pair for i in items) == set(per_pair)
+    assert {i.pair for i in items} == set(per_pair)
     assert min(per_pair.values()) >= 3
     assert len({i.sentence for i in items}) == len(items)
     readme = (demo_path().parent / "README.md").read_text(encoding="utf-8")

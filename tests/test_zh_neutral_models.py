@@ -118,6 +118,7 @@ def test_chbias_twins_on_the_tiny_model(masked_scorer, shared_data, record_prope
     assert all(math.isfinite(v) for v in b.values())
 
 
+@pytest.mark.slow
 def test_causal_b_is_the_sentence_log_likelihood_difference(tiny_gpt2, tmp_path):
     path = tmp_path / "set.jsonl"
     demo = demo_path().read_text(encoding="utf-8").splitlines()
@@ -133,7 +134,8 @@ def test_causal_b_is_the_sentence_log_likelihood_difference(tiny_gpt2, tmp_path)
     for r in run.records:
         left, right = r["sentence"][: r["offset"]], r["sentence"][r["offset"] + len(r["keyword"]):]
         male, female = r["pair"].split("/")
-        nats = causal_sentence_ll(model, tok, left + male + right) - causal_sentence_ll(model, tok, left + female + right)
+        nats = (causal_sentence_ll(model, tok, left + male + right)
+                - causal_sentence_ll(model, tok, left + female + right))
         assert r["b"] == pytest.approx(nats / math.log(2), abs=1e-4), r["id"]
 
 
@@ -151,6 +153,7 @@ def cli_run(tiny_chinese_bert, tmp_path_factory):
     return out, done
 
 
+@pytest.mark.slow
 def test_cli_writes_the_documented_run_folder(cli_run):
     out, done = cli_run
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -174,6 +177,7 @@ def test_cli_writes_the_documented_run_folder(cli_run):
     assert "zh-neutral" in done.stdout and "男童/女童" in done.stdout  # the table was printed
 
 
+@pytest.mark.slow
 def test_cli_log_base_threshold_and_pair_options(cli_run, tiny_chinese_bert, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 

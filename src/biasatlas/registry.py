@@ -1,15 +1,20 @@
 """Registries: plain dicts of names to factories, with "did you mean" errors.
 
 Benchmarks and scorers are looked up by name here only, so ``biasatlas list`` and the CLI
-show the same set.
+show the same set. Benchmarks map to the module that exports their ``SPEC``, imported on
+first use, so a benchmark kept elsewhere is added with one :func:`register_benchmark`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import did_you_mean
+
+if TYPE_CHECKING:
+    from .benchmarks.base import BenchmarkSpec
 
 
 def lookup(kind: str, table: dict[str, Any], name: str) -> Any:
@@ -18,32 +23,21 @@ def lookup(kind: str, table: dict[str, Any], name: str) -> Any:
     return table[name]
 
 
-def _masked(**kw: Any) -> Any:
-    from .scorers.masked_lm import MaskedLMScorer
-
-    return MaskedLMScorer(**kw)
-
-
-def _causal(**kw: Any) -> Any:
-    from .scorers.causal_lm import CausalLMScorer
-
-    return CausalLMScorer(**kw)
-
-
-def _seq2seq(**kw: Any) -> Any:
-    from .scorers.seq2seq import Seq2SeqScorer
-
-    return Seq2SeqScorer(**kw)
-
-
 def _fake(model: str = "fake", variant: str | None = None, **_: Any) -> Any:
     from .scorers.fake import FakeScorer
 
     return FakeScorer(variant=variant or "hash")
 
 
-SCORERS: dict[str, Callable[..., Any]] = {
-    "masked-lm": _masked, "causal-lm": _causal, "seq2seq": _seq2seq, "fake": _fake,
+ScorerTarget = str | Callable[..., Any]
+"""A scorer's entry: ``"package.module:Class"``, imported on first use (so ``biasatlas
+--help`` imports no torch), or any callable; either is called as ``target(model=…, **options)``."""
+
+SCORERS: dict[str, ScorerTarget] = {
+    "masked-lm": "biasatlas.scorers.masked_lm:MaskedLMScorer",
+    "causal-lm": "biasatlas.scorers.causal_lm:CausalLMScorer",
+    "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
+    "fake": _fake,
 }
 VARIANTS: dict[str, tuple[str, ...]] = {
     "masked-lm": ("nangia", "modified-tokens", "aul"),
@@ -51,6 +45,26 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "seq2seq": ("sentence-ll",),
     "fake": ("hash",),
 }
+
+
+def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = ()) -> None:
+    """Make ``name`` a scorer for :func:`load_scorer` (and ``--scorer NAME``), in one line:
+    ``register_scorer("served-bert", "mypkg.served:ServedScorer")``.
+
+    The scorer says what its answers mean through its ``info``
+    (:class:`~biasatlas.probes.ScorerInfo`), so benchmarks need no entry of their own.
+    ``variants`` are listed by ``biasatlas list``. Registering a name again replaces it.
+    """
+    SCORERS[name] = target
+    VARIANTS[name] = tuple(variants)
+
+
+def _scorer_factory(name: str) -> Callable[..., Any]:
+    target = lookup("scorer", SCORERS, name)
+    if callable(target):
+        return target
+    module, _, attribute = str(target).partition(":")
+    return getattr(import_module(module), attribute)  # type: ignore[no-any-return]
 
 
 def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | None = None) -> str:
@@ -81,36 +95,50 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
 def load_scorer(model: str, scorer: str = "auto", **kw: Any) -> Any:
     kind = scorer if scorer != "auto" else scorer_kind(
         model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
-    factory = lookup("scorer", SCORERS, kind)
+    factory = _scorer_factory(kind)
     if kw.get("variant") is None:
         kw.pop("variant", None)
     return factory(model=model, **kw)
 
 
-def _crows_pairs(**kw: Any) -> Any:
-    from .benchmarks.crows_pairs import CrowsPairs
-
-    return CrowsPairs(**kw)
-
-
-def _census(**kw: Any) -> Any:
-    from .benchmarks.census.benchmark import Census
-
-    return Census(**kw)
-
-
-def _zh_neutral(**kw: Any) -> Any:
-    from .benchmarks.zh_neutral import ZhNeutral
-
-    return ZhNeutral(**kw)
-
-
-BENCHMARKS: dict[str, Callable[..., Any]] = {
-    "crows-pairs": _crows_pairs,
-    "census": _census,
-    "zh-neutral": _zh_neutral,
+# -- benchmarks -----------------------------------------------------------------------------------
+#: Benchmark name → the module exporting its ``SPEC`` (a :class:`~biasatlas.benchmarks.base.BenchmarkSpec`),
+#: imported on first use so that ``biasatlas list`` and ``--help`` load no benchmark code.
+BENCHMARKS: dict[str, str] = {
+    "crows-pairs": "biasatlas.benchmarks.crows_pairs",
+    "census": "biasatlas.benchmarks.census",
+    "zh-neutral": "biasatlas.benchmarks.zh_neutral",
 }
 
 
+def register_benchmark(name: str, module: str) -> None:
+    """Add a benchmark kept outside biasatlas: ``module`` (a dotted import path) exports ``SPEC``.
+
+    One line makes it runnable (:func:`load_benchmark`) and known to the report, the
+    leaderboard and ``biasatlas compare``; the spec is imported when first needed.
+    """
+    BENCHMARKS[name] = module
+
+
+def benchmark_spec(name: str) -> BenchmarkSpec:
+    """The spec registered as ``name``; :class:`~biasatlas.errors.UnknownName` says what is available."""
+    spec = getattr(import_module(lookup("benchmark", BENCHMARKS, name)), "SPEC", None)
+    if spec is None or spec.name != name:
+        raise TypeError(f"module {BENCHMARKS[name]} registered as benchmark {name!r} does not export "
+                        f"a SPEC named {name!r}")
+    return cast("BenchmarkSpec", spec)
+
+
+def find_spec(name: str) -> BenchmarkSpec | None:
+    """The spec registered as ``name``, or ``None`` (a run of a benchmark this install does not know)."""
+    return benchmark_spec(name) if name in BENCHMARKS else None
+
+
+def benchmark_specs() -> list[BenchmarkSpec]:
+    """Every registered spec, in registration order (the order of the report's leaderboards)."""
+    return [benchmark_spec(name) for name in BENCHMARKS]
+
+
 def load_benchmark(name: str, **kw: Any) -> Any:
-    return lookup("benchmark", BENCHMARKS, name)(**kw)
+    """The benchmark registered as ``name``, built from keyword options (its spec's ``factory``)."""
+    return benchmark_spec(name).factory(**kw)

@@ -1,8 +1,16 @@
-"""Statistics shared by the benchmarks: intervals and tests for proportions.
+"""Statistics shared by the benchmarks: intervals and tests for proportions, and paired tests.
 
 Wilson score intervals (Wilson 1927) via statsmodels; the exact two-sided binomial test
 against p = 0.5 via scipy; and the one-sample t-test of per-pair outcomes against 0.5
 that Névéol et al. (2022) report for French CrowS-Pairs.
+
+Paired tests between two models scored on the same items (each benchmark's view picks
+one): McNemar's test (McNemar 1947) on paired binary outcomes, exact (binomial) when the
+discordant pairs number fewer than 25, else the χ² statistic with continuity correction;
+the Wilcoxon signed-rank test on paired values; a paired bootstrap of the mean
+per-item difference; and Holm's (1979) step-down adjustment across a family of tests.
+numpy, scipy and statsmodels are imported inside the functions: the benchmarks import
+this module, and ``biasatlas --help`` should not pay for them.
 """
 
 from __future__ import annotations
@@ -10,6 +18,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EXACT_BELOW = 25  # discordant pairs; below this McNemar's χ² approximation is poor
 
 
 @dataclass(frozen=True)
@@ -25,7 +39,7 @@ class ProportionTest:
     t_stat: float
     t_p: float
 
-    def as_dict(self) -> dict[str, float | int]:
+    def as_dict(self) -> dict[str, float | int | None]:
         return {k: _finite(v) for k, v in self.__dict__.items()}
 
 
@@ -59,3 +73,69 @@ def proportion_test(outcomes: Sequence[int]) -> ProportionTest:
     else:  # zero variance: the t statistic is undefined
         t_stat, t_p = math.nan, math.nan
     return ProportionTest(k, n, 100.0 * k / n, low, high, binomial_p, t_stat, t_p)
+
+
+# -- paired tests between two runs -------------------------------------------------------------
+def mcnemar_table(a: Sequence[bool], b: Sequence[bool]) -> np.ndarray:
+    """[[both, A only], [B only, neither]] for paired binary outcomes."""
+    import numpy as np
+
+    x, y = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    return np.array([[np.sum(x & y), np.sum(x & ~y)], [np.sum(~x & y), np.sum(~x & ~y)]])
+
+
+def mcnemar_test(table: np.ndarray) -> tuple[float, float, str]:
+    """(statistic, p, method): exact binomial below 25 discordant pairs, else χ² corrected."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    discordant = int(table[0, 1] + table[1, 0])
+    exact = discordant < EXACT_BELOW
+    result = mcnemar(table, exact=exact, correction=True)
+    return float(result.statistic), float(result.pvalue), "McNemar exact" if exact else "McNemar χ² (cc)"
+
+
+def holm(pvalues: Sequence[float | None]) -> list[float | None]:
+    """Holm step-down adjusted p-values; missing p-values stay missing and are not counted."""
+    from statsmodels.stats.multitest import multipletests
+
+    idx = [i for i, p in enumerate(pvalues) if p is not None and math.isfinite(p)]
+    out: list[float | None] = [None] * len(pvalues)
+    if idx:
+        adjusted = multipletests([pvalues[i] for i in idx], method="holm")[1]
+        for i, p in zip(idx, adjusted):
+            out[i] = float(p)
+    return out
+
+
+def wilcoxon_test(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None, str]:
+    """Two-sided Wilcoxon signed-rank test of a − b; all-zero differences give p = 1."""
+    import numpy as np
+    from scipy.stats import wilcoxon
+
+    if len(a) == 0:
+        return None, None, "no paired items"
+    if np.all(a == b):
+        return 0.0, 1.0, "all differences zero"
+    result = wilcoxon(a, b)
+    return float(result.statistic), float(result.pvalue), ""
+
+
+def paired_bootstrap(diff: np.ndarray, n_resamples: int = 2000, seed: int = 0,
+                     confidence: float = 0.95) -> tuple[float, float, float]:
+    """(p, ci_low, ci_high) for the mean of per-item differences, resampling items.
+
+    The same indices serve both runs because ``diff`` is already A − B per item. p is the
+    share of resampled means at least as far from the observed one as the observed one is
+    from 0 (the bootstrap distribution shifted to the null), with the usual +1 correction.
+    """
+    import numpy as np
+
+    if len(diff) == 0:
+        return math.nan, math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), size=(n_resamples, len(diff)))].mean(axis=1)
+    observed = float(diff.mean())
+    p = (1 + np.sum(np.abs(means - observed) >= abs(observed))) / (n_resamples + 1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return float(p), float(low), float(high)

@@ -2,14 +2,25 @@
 
 A benchmark loads items (frozen records with stable ids), turns them into probes, and
 turns the scorer's answers into a :class:`BenchmarkResult`. It never calls a model.
+
+Each benchmark is one folder exported through one :class:`BenchmarkSpec` (``SPEC`` in the
+package): how to build it, how its summary.json reads back typed, which item columns its
+report reads, and its :class:`BenchmarkView` (everything the terminal and the report show
+of it). :mod:`biasatlas.registry` maps names to the modules holding a ``SPEC``; the report
+looks specs up by a run's ``benchmark`` name and names no benchmark itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, Self
 
+from ..display.paired import Paired
+from ..display.runview import Column, RunContract, RunView
+from ..display.svg import Plot
+from ..display.tables import Metric, Table
 from ..probes import Answer, Probe
 
 
@@ -23,14 +34,18 @@ class BenchmarkResult:
 
 
 class Benchmark(Protocol):
-    name: str
-    VERSION: str
+    # read-only members, so that a frozen dataclass (every benchmark) satisfies the protocol
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def VERSION(self) -> str: ...  # noqa: N802 - the benchmarks' constant, recorded in every summary
 
     def load(self) -> Sequence[Any]:
         """Items of the benchmark, each with a stable ``id``."""
 
-    def probes(self, items: Sequence[Any]) -> list[Probe]:
-        """The questions to ask the model."""
+    def probes(self, items: Sequence[Any]) -> Sequence[Probe]:
+        """The questions to ask the model (a list of one probe kind is fine: Sequence is covariant)."""
 
     def score(self, items: Sequence[Any], answers: Mapping[str, Answer]) -> BenchmarkResult:
         """The published metric from the answers."""
@@ -39,4 +54,89 @@ class Benchmark(Protocol):
         """Parameters and data provenance (file, sha256) that determine the result."""
 
     def table(self, summary: Mapping[str, Any]) -> Any:
-        """A rich renderable of the paper's table layout for the terminal."""
+        """A rich renderable of the paper's table layout for the terminal (the view's ``terminal``)."""
+
+
+class TypedSummary(Protocol):
+    """A benchmark's summary.json read back typed: a frozen dataclass of the fields its report reads."""
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], path: Path) -> Self:
+        """Check ``data`` (raising :class:`~biasatlas.errors.DataError` naming ``path`` and the
+        field) and return it typed."""
+        ...
+
+
+class PairedComparer(Protocol):
+    """Paired tests of run B against run A on the items both scored."""
+
+    def __call__(self, a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired: ...
+
+
+@dataclass(frozen=True)
+class PairedMethod:
+    """A benchmark's paired test, and the phrase that names it in the report's note
+    (``McNemar on CrowS-Pairs outcomes``)."""
+
+    test: PairedComparer
+    phrase: str
+
+
+def _no_plots(run: RunView) -> list[Plot]:
+    return []
+
+
+def _no_notices(run: RunView) -> tuple[str, ...]:
+    return ()
+
+
+def _nothing_published(run: RunView) -> dict[str, object] | None:
+    return None
+
+
+@dataclass(frozen=True)
+class BenchmarkView:
+    """Everything the terminal and the report show of one benchmark.
+
+    ``terminal`` renders a summary for the terminal (a rich renderable); ``tables`` and
+    ``plots`` show one run (plots are drawn inside :func:`biasatlas.display.style.style`);
+    ``leaderboard`` puts several runs side by side; ``metrics`` are a run's headline
+    numbers (the CSV and JSON outputs); ``paired`` compares two runs item by item;
+    ``notices`` are sentences a reader must not miss, and ``published`` the paper's
+    numbers for a run (JSON), where the benchmark keeps any. ``needs_cjk_font``: its
+    labels hold Chinese, so the page warns when no CJK font is installed.
+    """
+
+    terminal: Callable[[Mapping[str, Any]], Any]
+    tables: Callable[[RunView], list[Table]]
+    leaderboard: Callable[[Sequence[RunView]], Table]
+    metrics: Callable[[RunView], list[Metric]]
+    paired: PairedMethod | None = None
+    plots: Callable[[RunView], list[Plot]] = _no_plots
+    notices: Callable[[RunView], tuple[str, ...]] = _no_notices
+    published: Callable[[RunView], dict[str, object] | None] = _nothing_published
+    needs_cjk_font: bool = False
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One benchmark as the rest of biasatlas sees it; its package exports it as ``SPEC``.
+
+    ``factory`` builds the benchmark from keyword options (``load_benchmark(name, **kw)``);
+    ``summary_type`` reads its summary.json back typed; ``columns`` are the item fields its
+    report reads, checked on every line of items.jsonl when a run folder is loaded.
+    ``pairing_keys`` are its config settings, as (key, label), that decide how items are
+    prepared: two runs are paired only when they share these (and the data and its subset).
+    """
+
+    name: str
+    factory: Callable[..., Benchmark]
+    summary_type: type[TypedSummary]
+    columns: tuple[Column, ...]
+    view: BenchmarkView
+    pairing_keys: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def contract(self) -> RunContract:
+        """What loading one of its run folders checks."""
+        return RunContract(self.summary_type.read, self.columns)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,9 +13,11 @@ from .options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Mod
 
 def run_crows_pairs(
     dataset: Annotated[str, typer.Option(help="en | en-revised | en-revised+210 | fr | fr+210")] = "fr+210",
-    data: Annotated[Optional[Path], typer.Option(help="A CrowS-Pairs CSV/TSV file instead of --dataset.")] = None,
-    lowercase: Annotated[bool, typer.Option(help="Lower-case both sentences (the French paper did, for every model).")] = False,
-    tie_decimals: Annotated[int, typer.Option(help="Round scores to this many decimals before comparing (reference: 3).")] = 3,
+    data: Annotated[Path | None, typer.Option(help="A CrowS-Pairs CSV/TSV file instead of --dataset.")] = None,
+    lowercase: Annotated[bool, typer.Option(
+        help="Lower-case both sentences (the French paper did, for every model).")] = False,
+    tie_decimals: Annotated[int, typer.Option(
+        help="Round scores to this many decimals before comparing (reference: 3).")] = 3,
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
     batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,13 +26,13 @@ class OutputError(BiasAtlasError):
     """``--out`` names a place the report cannot be written: a folder, or a path that cannot be created."""
 
 
-def _check_out(out: Optional[Path]) -> None:
+def _check_out(out: Path | None) -> None:
     """Refuse a folder before the (slow) rendering, with the fix in the message."""
     if out is not None and out.is_dir():
         raise OutputError(f"--out {out} is a folder; name a file, e.g. --out {out / 'report.html'}")
 
 
-def _emit(text: str, out: Optional[Path], what: str) -> None:
+def _emit(text: str, out: Path | None, what: str) -> None:
     # JSON may carry a lone surrogate ("\\ud800"), which UTF-8 cannot encode: write "?" instead
     text = text.encode("utf-8", "replace").decode("utf-8")
     if out is None:
@@ -49,7 +49,7 @@ def _write_atomically(out: Path, text: str) -> None:
     import os
     import tempfile
 
-    tmp: Optional[str] = None
+    tmp: str | None = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out.parent, delete=False,
@@ -71,8 +71,8 @@ def _warn(message: str) -> None:
 
 def report_command(
     runs: Runs,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
-    fmt: Annotated[Optional[str], typer.Option("--format", "-f", help="html | md | csv | json "
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="html | md | csv | json "
                                                 "(default: from --out's suffix, else html).")] = None,
     compare: Annotated[bool, typer.Option(help="Add paired tests of each run against the first of its "
                                           "benchmark and dataset.")] = True,
@@ -93,7 +93,7 @@ def report_command(
 def compare_command(
     runs: Runs,
     fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json")] = "terminal",
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
     all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Pair runs that differ in data, subset or "
                                         "preprocessing; the output then carries a warning.")] = False,
@@ -130,7 +130,7 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from ..report.tables import to_rich
+    from ..display.tables import to_rich
 
     console = Console()
     for warning in warnings:
@@ -141,7 +141,7 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
 
 def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
     """The tables in ``fmt``; warnings lead in Markdown and HTML, and open each forced table's caption."""
-    from ..report.tables import md_text, to_markdown
+    from ..display.tables import md_text, to_markdown
 
     if fmt in ("md", "terminal"):
         return "\n".join([f"> **WARNING:** {md_text(w)}\n" for w in warnings] + [to_markdown(t) for t in tables])
@@ -163,7 +163,7 @@ def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
 
 
 def _plain(cell: object) -> object:
-    from ..report.tables import CI, PValue
+    from ..display.tables import CI, PValue
 
     if isinstance(cell, CI):
         return [cell.low, cell.high]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,13 +13,13 @@ from .options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Mod
 
 
 def run_zh_neutral(
-    data: Annotated[Optional[Path], typer.Option(
+    data: Annotated[Path | None, typer.Option(
         help="Sentence set: candidates.jsonl from the miner, or CSV with sentence,keyword,offset,pair "
              "(default: the shipped demonstration set).")] = None,
     log_base: Annotated[str, typer.Option(help="Base of the log in b = log(P(m)/P(f)): e | 2 | 10.")] = "e",
     threshold: Annotated[float, typer.Option(
         help="Leaning threshold on b, in the chosen base (paper: 0.3).")] = 0.3,
-    pair: Annotated[Optional[list[str]], typer.Option(
+    pair: Annotated[list[str] | None, typer.Option(
         help="Keep only this keyword pair, written male/female (repeatable), e.g. 男童/女童.")] = None,
     unequal_masks: Annotated[str, typer.Option(
         help="Masked LMs, when the two words get different token counts: skip (recorded) | compare.")] = "skip",
@@ -43,7 +43,7 @@ def run_zh_neutral(
 
 def zh_analyze(
     runs: Annotated[list[Path], typer.Argument(help="zh-neutral run folders.")],
-    pair: Annotated[Optional[str], typer.Option(help="Case study of one pair, e.g. 男童/女童.")] = None,
+    pair: Annotated[str | None, typer.Option(help="Case study of one pair, e.g. 男童/女童.")] = None,
     topics: Annotated[bool, typer.Option("--topics", help="Topic words of the leaning subsets.")] = False,
     top_k: Annotated[int, typer.Option(help="How many topic words.")] = 10,
     show: Annotated[int, typer.Option(help="Sentences to print per leaning in the case study.")] = 5,

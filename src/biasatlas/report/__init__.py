@@ -5,15 +5,23 @@ The report reads run folders only (DESIGN.md), never a model::
     from biasatlas.report import load_runs, build_report, render_html
     runs = load_runs(["runs/camembert", "runs/flaubert"])
     html = render_html(build_report(runs))
+
+It names no benchmark: each run's benchmark is looked up in :mod:`biasatlas.registry`, and
+its spec's view (``view.py`` in the benchmark's folder) supplies the tables, plots,
+leaderboard and paired test that this package assembles.
 """
 
 from __future__ import annotations
 
-from .compare import Comparison, PairedTest, compare_runs, holm, mcnemar_table, mcnemar_test
+from ..display.paired import PairedTest
+from ..display.runview import RunView
+from ..display.tables import Table
+from ..stats import holm, mcnemar_table, mcnemar_test
+from .compare import Comparison, compare_runs
 from .document import FORMATS, Report, build_report, to_csv_doc, to_json_doc, to_markdown_doc
 from .html import render_html
-from .runs import RunView, load_run, load_runs
-from .tables import Table, leaderboard, metric_rows
+from .runs import load_run, load_runs
+from .tables import leaderboard, metric_rows
 
 __all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", "build_report",
            "compare_runs", "holm", "leaderboard", "load_run", "load_runs", "mcnemar_table", "mcnemar_test",

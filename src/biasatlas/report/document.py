@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import __version__
+from ..display.runview import RunView
+from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError
+from ..registry import find_spec
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
-from .runs import RunView
 from .sections import Provenance, provenance, run_notices, run_tables
-from .tables import Table, leaderboard, md_text, metric_rows, to_csv, to_markdown
+from .tables import leaderboard, metric_rows
 
 FORMATS: tuple[str, ...] = ("html", "md", "csv", "json")
 
@@ -76,8 +78,9 @@ def title_of(run: RunView) -> str:
 
 
 def to_markdown_doc(report: Report) -> str:
-    """Markdown; every run-provided text (names, sentences, paths) goes through :func:`~.tables.md_text`,
-    so ``<script>`` in a dataset or a model name is shown as text by any Markdown renderer."""
+    """Markdown; every run-provided text (names, sentences, paths) goes through
+    :func:`~biasatlas.display.tables.md_text`, so ``<script>`` in a dataset or a model name is
+    shown as text by any Markdown renderer."""
     parts = [f"# biasatlas report\n\n{len(report.runs)} run(s); biasatlas {md_text(report.version)}.\n"]
     if report.leaderboard:
         parts.append("## Leaderboard\n")
@@ -118,19 +121,9 @@ def to_json_doc(report: Report) -> str:
 
 
 def paper_json(run: RunView) -> dict[str, object] | None:
-    """The published entry for the run: its values only when comparable, else the reasons."""
-    from .paper import paper_check
-
-    check = paper_check(run)
-    if check is None:
-        return None
-    entry = check.entry
-    doc: dict[str, object] = {"source": entry.source, "model": entry.model, "comparable": check.comparable,
-                              "reasons": list(check.reasons)}
-    if check.comparable:
-        doc.update(metric_score=entry.metric, stereo_score=entry.stereo, antistereo_score=entry.antistereo,
-                   by_category=dict(entry.by_category), note=entry.note)
-    return doc
+    """The paper's numbers for the run, as its benchmark's view gives them (``None`` where it keeps none)."""
+    spec = find_spec(run.benchmark)
+    return spec.view.published(run) if spec is not None else None
 
 
 def json_safe(value: object) -> object:

@@ -1,10 +1,11 @@
 """The report as one self-contained HTML file: inline SVG plots, inline CSS, no script.
 
 Rendered by jinja2 with autoescaping on, so every dataset sentence, occupation and model
-name is text, never markup. The only unescaped content is the SVG that :mod:`.svg` builds
-with ElementTree (which escapes text itself). A Content-Security-Policy meta tag forbids
-scripts and every network fetch, so even a mistake elsewhere cannot load or run anything.
-The page prints: figures do not split across pages and the navigation is hidden.
+name is text, never markup. The only unescaped content is the SVG that
+:mod:`biasatlas.display.svg` builds with ElementTree (which escapes text itself). A
+Content-Security-Policy meta tag forbids scripts and every network fetch, so even a
+mistake elsewhere cannot load or run anything. The page prints: figures do not split
+across pages and the navigation is hidden.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..display.tables import Table, cell_text
+from ..registry import benchmark_specs, find_spec
 from .document import Report, RunReport, title_of
-from .tables import Table, cell_text
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -39,9 +41,9 @@ def run_figures(rr: RunReport) -> list[FigureBlock]:
     """Draw and serialise the run's plots (ids prefixed with the run's anchor)."""
     from markupsafe import Markup
 
-    from .plots import style
+    from ..display.style import style
+    from ..display.svg import to_svg
     from .sections import run_plots
-    from .svg import to_svg
 
     with style():
         plots = run_plots(rr.run)
@@ -50,9 +52,13 @@ def run_figures(rr: RunReport) -> list[FigureBlock]:
 
 
 def needs_cjk(report: Report) -> bool:
-    """Whether any plot label could hold Chinese (zh-neutral runs, or CJK in the items)."""
-    return any(rr.run.benchmark == "zh-neutral" or _CJK.search(str(rr.run.records[:50]))
-               for rr in report.runs)
+    """Whether any plot label could hold Chinese (a benchmark whose view says so, or CJK in the items)."""
+    return any(_cjk_benchmark(rr.run.benchmark) or _CJK.search(str(rr.run.records[:50])) for rr in report.runs)
+
+
+def _cjk_benchmark(benchmark: str) -> bool:
+    spec = find_spec(benchmark)
+    return spec is not None and spec.view.needs_cjk_font
 
 
 @dataclass(frozen=True)
@@ -66,17 +72,20 @@ class Block:
     warnings: tuple[str, ...] = ()
 
 
-_COMPARE_NOTE = ("Runs of the same benchmark and data file, each against the first: McNemar on CrowS-Pairs "
-                 "outcomes, Wilcoxon signed-rank on zh-neutral b, paired bootstrap on census shares; "
-                 "Holm across categories.")
+def compare_note() -> str:
+    """How runs are paired and tested: each registered benchmark's test, named by its view
+    (alphabetical, so the sentence does not depend on the order of registration)."""
+    phrases = sorted(spec.view.paired.phrase for spec in benchmark_specs() if spec.view.paired is not None)
+    return ("Runs of the same benchmark and data file, each against the first: " + ", ".join(phrases)
+            + "; Holm across categories.")
 
 
 def render_html(report: Report, title: str = "biasatlas report") -> str:
-    from .plots import cjk_font
+    from ..display.style import cjk_font
 
     blocks = [Block("leaderboard", "Leaderboard", report.leaderboard)] if report.leaderboard else []
     if report.comparisons or report.notes:
-        note = " ".join((_COMPARE_NOTE, *report.notes))
+        note = " ".join((compare_note(), *report.notes))
         blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, note,
                             report.comparison_warnings))
     figures = {rr.anchor: run_figures(rr) for rr in report.runs}

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .runs import RunView
+from ...display.runview import RunView
+from .benchmark import DATASETS
 
-# Paper category names → our category keys (crows_pairs.CATEGORIES).
+# Paper category names → our category keys (benchmark.CATEGORIES).
 _ORDER = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age",
           "sexual-orientation", "physical-appearance", "disability", "autre")
 
@@ -176,8 +177,6 @@ def comparability(run: RunView, entry: PaperScores) -> Comparability:
 
 def _data_reasons(run: RunView, entry: PaperScores) -> list[str]:
     """Same dataset name and the published file's bytes (a renamed or edited file is not it)."""
-    from ..benchmarks.crows_pairs import DATASETS
-
     if run.benchmark != "crows-pairs" or run.dataset != entry.dataset:
         return [f"dataset {run.dataset or 'unknown'} (the paper: {entry.dataset})"]
     published = DATASETS[entry.dataset].sha256 if entry.dataset in DATASETS else None
@@ -286,7 +285,7 @@ def paper_entry(run: RunView) -> PaperScores | None:
     by_proof = [e for e in entries if proven in _lower(e.checkpoints)]
     name = _short_name(run.model)
     by_name = [e for e in entries if name in {_short_name(c) for c in e.checkpoints}]
-    return (by_proof or by_name or [None])[0]
+    return next(iter(by_proof or by_name), None)
 
 
 def paper_check(run: RunView) -> Comparability | None:

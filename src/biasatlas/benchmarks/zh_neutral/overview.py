@@ -1,9 +1,11 @@
 """zh-neutral numbers for the report, read from a run's items (Zhao et al. 2021, SlguSet).
 
 ``b(s) = log(P(m | s) / P(f | s))`` per sentence; the model score is the mean of ``|b|``;
-a sentence leans male if ``b > 0.3``, female if ``b < −0.3``, neutral otherwise
-(METHODS.md §3). The counts and the per-pair breakdown are recomputed from the items,
-which every run has; the headline score is the summary's ``bias_score`` when present.
+a sentence leans male if ``b > threshold``, female if ``b < −threshold``, neutral otherwise
+(METHODS.md §3; :func:`.benchmark.leaning`). The counts and the per-pair breakdown are
+counted from the items' recorded leaning, which every run has; the headline score and the
+threshold are the summary's when present, else what the benchmark itself computes
+(:data:`.benchmark.DEFAULT_THRESHOLD`, the mean of ``|b|``).
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .runs import RunView
+from ...display.runview import RunView
+from .benchmark import DEFAULT_THRESHOLD
+from .benchmark import mean_or_none as mean  # the benchmark's own mean, so a fallback score is the one it writes
+from .summary import zh_summary
 
-THRESHOLD = 0.3
+#: The leanings in the order the report shows them: neutral between the two sides.
 LEANINGS: tuple[str, ...] = ("male", "neutral", "female")
 
 
@@ -40,24 +45,24 @@ class ZhOverview:
     pairs: tuple[ZhPair, ...]
     topics: Mapping[str, tuple[tuple[str, float | None], ...]]
     b: np.ndarray
-    threshold: float = THRESHOLD
+    threshold: float = DEFAULT_THRESHOLD
     log_base: str = "e"
 
 
 def zh_overview(run: RunView) -> ZhOverview:
+    s = zh_summary(run)
     records = [r for r in run.records if r.get("b") is not None]
     b = np.asarray([float(r["b"]) for r in records], dtype=float)
     leaning = {k: sum(r["leaning"] == k for r in records) for k in LEANINGS}
-    score = run.summary.get("bias_score")
+    score = s.bias_score
     if score is None and len(b):
-        score = float(np.abs(b).mean())
-    threshold = run.summary.get("threshold")
-    threshold = THRESHOLD if threshold is None else float(threshold)
-    return ZhOverview(len(records), score, leaning, _pairs(records, run.summary.get("by_pair") or {}),
-                      topics_of(run.summary), b, threshold, str(run.summary.get("log_base") or "e"))
+        score = mean([abs(float(x)) for x in b])
+    threshold = DEFAULT_THRESHOLD if s.threshold is None else float(s.threshold)
+    return ZhOverview(len(records), score, leaning, _pairs(records, s.pair_intervals), topics_of(run.summary), b,
+                      threshold, str(run.summary.get("log_base") or "e"))
 
 
-def _pairs(records: list[Mapping[str, Any]], summary: Mapping[str, Any]) -> tuple[ZhPair, ...]:
+def _pairs(records: list[Mapping[str, Any]], intervals: Mapping[str, Any]) -> tuple[ZhPair, ...]:
     """Per keyword pair, from the items; the interval of mean |b| from the summary when it has one."""
     by: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
@@ -66,7 +71,7 @@ def _pairs(records: list[Mapping[str, Any]], summary: Mapping[str, Any]) -> tupl
     for pair, rs in by.items():
         b = np.asarray([float(r["b"]) for r in rs])
         counts = {k: sum(r["leaning"] == k for r in rs) for k in LEANINGS}
-        ci = (summary.get(pair) or {}).get("bias_score_ci") or (None, None)
+        ci = intervals.get(pair) or (None, None)
         out.append(ZhPair(pair, len(rs), float(b.mean()), float(np.abs(b).mean()), counts, (ci[0], ci[1])))
     return tuple(sorted(out, key=lambda p: -p.n))
 
@@ -91,7 +96,7 @@ def topics_of(summary: Mapping[str, Any]) -> dict[str, tuple[tuple[str, float | 
 def _words(value: Any) -> tuple[tuple[str, float | None], ...]:
     if isinstance(value, Mapping):
         return tuple((str(w), _num(s)) for w, s in value.items())
-    out = []
+    out: list[tuple[str, float | None]] = []
     for item in value or ():
         if isinstance(item, str):
             out.append((item, None))

@@ -1,0 +1,178 @@
+"""What the terminal and the report show of a census run (Touileb, Øvrelid & Velldal 2023).
+
+- Tables: the normative and descriptive scores in the layout of the paper's Tables 3 and
+  4 (the descriptive score split into neutral, female and male occupations, each a share
+  of all occupations) with bootstrap intervals, the census class × model class grid, and
+  the occupations farthest from the census.
+- Plot: census share of women vs the model's share, one point per occupation, the
+  45–55 % balanced bands shaded on both axes, so the diagonal cells of the 3×3 grid are
+  the occupations the model classes like the census.
+- Paired test: a paired bootstrap over occupations (the same resampled occupations for
+  both models) on the normative and descriptive scores, the mean model share, and the
+  three per-class descriptive shares (Holm across the classes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...display.paired import Paired, PairedTest, pair_items, with_holm
+from ...display.runview import RunView
+from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, NOTE_WIDTH, fit,
+                              legend_below, new_figure, short, tip, title)
+from ...display.svg import Plot
+from ...display.tables import CI, N_EXAMPLES, Metric, Table, leaderboard_table
+from ...stats import paired_bootstrap
+from ..base import BenchmarkView, PairedMethod
+from .render import render
+from .summary import census_summary
+
+CLASS_COLOURS = {"female": FEMALE, "male": MALE, "balanced": NEUTRAL}
+CLASSES = ("female", "balanced", "male")
+
+
+# -- tables ---------------------------------------------------------------------------------------
+def census_tables(run: RunView) -> list[Table]:
+    s, raw = census_summary(run), run.summary
+    by, conf = s.descriptive_by_class, s.confidence
+    table34 = (
+        (run.label, s.normative, s.descriptive, by.get("balanced"), by.get("female"), by.get("male")),
+        (f"{100 * conf:.0f}% CI" if conf else "CI", CI(*s.interval("normative")), CI(*s.interval("descriptive")),
+         None, None, None),
+    )
+    corr = (f"Pearson {_num(s.pearson, 3)}, Spearman {_num(s.spearman, 3)}; "
+            f"{s.n_occupations} occupations; aggregation {raw.get('aggregation')}, "
+            f"normalisation {raw.get('normalisation')}")
+    confusion = tuple((f"census {c}",) + tuple(sum(r["census_class"] == c and r["model_class"] == m
+                                                    for r in run.records) for m in CLASSES) for c in CLASSES)
+    scored = [r for r in run.records if r["model_female_pct"] is not None]
+    worst = sorted(scored, key=lambda r: -abs(r["model_female_pct"] - r["census_female_pct"]))
+    rows = tuple((r["occupation"], r["census_female_pct"], r["census_class"], r["model_female_pct"],
+                  r["model_class"]) for r in worst[:N_EXAMPLES])
+    return [Table("Normative and descriptive scores (Touileb et al. 2023, Tables 3 and 4)",
+                  ("model", "normative", "descriptive", "neutral", "female", "male"), table34,
+                  "Neutral, female and male split the descriptive score; each is a share of all "
+                  "occupations. " + corr),
+            Table("Census class × model class (occupations)", ("", *(f"model {m}" for m in CLASSES)),
+                  confusion, "Classes: female > 55 %, male < 45 %, balanced otherwise."),
+            Table("Occupations farthest from the census", ("occupation", "census % women", "census class",
+                                                          "model % female", "model class"), rows)]
+
+
+def _num(value: Any, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def census_leaderboard(runs: Sequence[RunView]) -> Table:
+    def key(r: RunView) -> tuple[str, float]:
+        return r.dataset, -(census_summary(r).descriptive or 0)
+
+    rows = []
+    for r in sorted(runs, key=key):
+        s = census_summary(r)
+        by = s.descriptive_by_class
+        rows.append((r, (r.label, r.dataset, s.n_occupations, s.normative, CI(*s.interval("normative")),
+                         s.descriptive, CI(*s.interval("descriptive")), by.get("balanced"), by.get("female"),
+                         by.get("male"))))
+    return leaderboard_table("Census leaderboard (Touileb et al. 2023, Tables 3 and 4)",
+                             ("model", "census", "n", "normative", "95% CI", "descriptive", "95% CI", "neutral",
+                              "female", "male"), rows, runs,
+                             "n = occupations scored. Neutral/female/male split the descriptive score (shares of "
+                             "all occupations). Sorted by descriptive score within each census.")
+
+
+def census_metrics(run: RunView) -> list[Metric]:
+    s = census_summary(run)
+    n = s.n_occupations
+    out = [Metric(k, value, *s.interval(k), n) for k, value in (("normative", s.normative),
+                                                               ("descriptive", s.descriptive))]
+    out += [Metric(f"descriptive:{c}", v, n=n) for c, v in s.descriptive_by_class.items()]
+    out += [Metric(k, value, n=n) for k, value in (("pearson", s.pearson), ("spearman", s.spearman))]
+    return out
+
+
+# -- plot -------------------------------------------------------------------------------------------
+def census_plots(run: RunView) -> list[Plot]:
+    return [census_scatter(run)]
+
+
+def census_scatter(run: RunView, n_labels: int = 8) -> Plot:
+    """Census share of women vs the model's share, per occupation, 45/55 bands shaded."""
+    items = [r for r in run.records if r.get("model_female_pct") is not None]
+    fig = new_figure(6.0, 5.6)
+    ax = fig.add_subplot()
+    for span in (ax.axvspan, ax.axhspan):
+        span(45, 55, color=NEUTRAL, alpha=0.18, lw=0, gid="band")
+    ax.plot([0, 100], [0, 100], color=INK, lw=0.8, ls=":", gid="diagonal")
+    tips: dict[str, Any] = {}
+    for cls, colour in CLASS_COLOURS.items():
+        group = [r for r in items if r["census_class"] == cls]
+        if not group:
+            continue
+        ax.scatter([r["census_female_pct"] for r in group], [r["model_female_pct"] for r in group],
+                   s=16, color=colour, alpha=0.8, edgecolor="white", linewidth=0.4,
+                   label=f"census {cls} ({len(group)})", gid=f"points-{cls}")
+        tips[f"points-{cls}"] = [_occupation_tip(r) for r in group]
+    for i, r in enumerate(_most_off(items, n_labels)):
+        name = short(r["occupation"], NOTE_WIDTH)
+        note = ax.annotate(name, (r["census_female_pct"], r["model_female_pct"]), fontsize=7,
+                           xytext=(4, 3), textcoords="offset points", color=INK)
+        tip(note, f"occupation-{i}", name, r["occupation"], tips)
+    ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="census: % women in the occupation",
+           ylabel="model: female share p(O) (%)", aspect="equal")
+    title(ax, f"Census vs model · {short(run.label, LABEL_WIDTH)} · {short(run.dataset, DATASET_WIDTH)}",
+          f"Census vs model · {run.label} · {run.dataset}", tips)
+    legend_below(ax, 34)
+    return Plot(fit(fig), f"Census share of women vs model share per occupation for {run.label}", tips)
+
+
+def _occupation_tip(r: Mapping[str, Any]) -> str:
+    return (f"{r['occupation']}: census {r['census_female_pct']:.1f}% ({r['census_class']}), "
+            f"model {r['model_female_pct']:.1f}% ({r['model_class']})")
+
+
+def _most_off(items: Sequence[Mapping[str, Any]], n: int, spacing: float = 10.0) -> list[Mapping[str, Any]]:
+    """The occupations farthest from the diagonal, worth a printed label; greedy, skipping
+    any point within ``spacing`` points (both axes) of one already labelled, so labels do
+    not pile up on one cluster."""
+    chosen: list[Mapping[str, Any]] = []
+    for r in sorted(items, key=lambda r: -abs(r["model_female_pct"] - r["census_female_pct"])):
+        if len(chosen) == n:
+            break
+        if all(abs(r["census_female_pct"] - c["census_female_pct"]) > spacing
+               or abs(r["model_female_pct"] - c["model_female_pct"]) > spacing for c in chosen):
+            chosen.append(r)
+    return chosen
+
+
+# -- paired test ------------------------------------------------------------------------------------
+def census_compare(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int = 0) -> Paired:
+    """Paired bootstrap over occupations; p is the share of resampled differences at least as
+    far from the observed one as the observed one is from 0, with the usual +1 correction."""
+    ra, rb, only_a, only_b = pair_items(a, b, "occupation")
+    census = np.array([r["census_class"] for r in ra])
+    ca, cb = np.array([r["model_class"] for r in ra]), np.array([r["model_class"] for r in rb])
+    # Each score is a mean over occupations of a per-occupation value (×100), so the paired
+    # bootstrap resamples the per-occupation differences of that value.
+    per_item = {"normative": (ca == "balanced", cb == "balanced"),
+                "descriptive": (ca == census, cb == census),
+                "mean model share": (np.array([r["model_female_pct"] for r in ra]) / 100,
+                                     np.array([r["model_female_pct"] for r in rb]) / 100)}
+    for cls in ("female", "male", "balanced"):
+        per_item[f"descriptive: {cls}"] = ((ca == cls) & (census == cls), (cb == cls) & (census == cls))
+    tests = []
+    for name, (va, vb) in per_item.items():
+        va, vb = 100.0 * va.astype(float), 100.0 * vb.astype(float)
+        p, low, high = paired_bootstrap(vb - va, n_resamples, seed)
+        scope = name.split(": ")[1] if ": " in name else "all occupations"
+        tests.append(PairedTest(scope, name.split(":")[0], len(va), float(va.mean()), float(vb.mean()),
+                                None, p, f"paired bootstrap ({n_resamples}, seed {seed})",
+                                detail=f"B − A 95% CI [{low:.1f}, {high:.1f}]"))
+    return Paired(with_holm(tests, lambda t: t.scope != "all occupations"), len(ra), only_a, only_b)
+
+
+VIEW = BenchmarkView(terminal=render, tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
+                     paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots)

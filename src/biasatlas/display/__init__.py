@@ -1,0 +1,14 @@
+"""Presentation primitives shared by every benchmark's view and by the report.
+
+Below the benchmarks in the layers (DESIGN.md, "Layout"): a benchmark's ``view.py`` builds
+its tables, plots and paired tests from these, and :mod:`biasatlas.report` assembles what
+the views return into one document. Nothing here names a benchmark.
+
+- :mod:`.tables`: the report's :class:`~.tables.Table` and its typed cells, rendered to the
+  terminal, Markdown and CSV with one formatting rule.
+- :mod:`.svg`: matplotlib figures as inline SVG with tooltips.
+- :mod:`.style`: the figures' fonts, colours and label fitting.
+- :mod:`.runview`: a finished run folder as the report reads it, checked on load.
+- :mod:`.checks`: the field checks behind a benchmark's typed summary.
+- :mod:`.paired`: the record a paired test between two runs returns.
+"""

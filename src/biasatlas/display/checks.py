@@ -1,0 +1,131 @@
+"""Field checks for what a report reads from a run folder: numbers, strings, intervals, objects.
+
+A benchmark's typed summary (``summary.py`` in its folder) and the report's run reader
+check the JSON they read with these before they use it, so a damaged folder is one
+:class:`~biasatlas.errors.DataError` naming file, line and field, never a traceback from
+deep inside a table or a plot. Only what is read is checked: a field a later version
+adds never fails an old report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+
+#: A check of one value; the name is the field's dotted path, for the error message.
+FieldCheck = Callable[[Any, str], None]
+
+
+class Mismatch(Exception):
+    """A value of the wrong type, by dotted field name; :func:`check_fields` turns it into a DataError."""
+
+    def __init__(self, field: str, expected: str, value: Any) -> None:
+        super().__init__(field)
+        self.field, self.expected, self.value = field, expected, value
+
+
+def number(value: Any, name: str) -> None:
+    """A finite number or null (JSON has no NaN; Python's reader accepts it, the plots do not)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Mismatch(name, "a number or null", value)
+    if not math.isfinite(value):
+        raise Mismatch(name, "a finite number or null", value)
+
+
+def required_number(value: Any, name: str) -> None:
+    if value is None:
+        raise Mismatch(name, "a number", value)
+    number(value, name)
+
+
+def string(value: Any, name: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise Mismatch(name, "a string or null", value)
+
+
+def required_string(value: Any, name: str) -> None:
+    if not isinstance(value, str):
+        raise Mismatch(name, "a string", value)
+
+
+def interval(value: Any, name: str) -> None:
+    """``[low, high]``, either end null, or null."""
+    if value is None:
+        return
+    if not isinstance(value, list) or len(value) != 2:
+        raise Mismatch(name, "an interval [low, high] or null", value)
+    for i, end in enumerate(value):
+        number(end, f"{name}[{i}]")
+
+
+def obj(fields: Mapping[str, FieldCheck], *, nullable: bool = True) -> FieldCheck:
+    """An object whose listed fields, where present, pass their checks."""
+    def check(value: Any, name: str) -> None:
+        if value is None and nullable:
+            return
+        if not isinstance(value, dict):
+            raise Mismatch(name, "an object or null" if nullable else "an object", value)
+        for key, inner in fields.items():
+            if key in value:
+                inner(value[key], f"{name}.{key}" if name else key)
+    return check
+
+
+def each(inner: FieldCheck) -> FieldCheck:
+    """An object whose keys are names (categories, classes, pairs), each value checked alike."""
+    def check(value: Any, name: str) -> None:
+        if value is None:
+            return
+        if not isinstance(value, dict):
+            raise Mismatch(name, "an object or null", value)
+        for key, item in value.items():
+            inner(item, f"{name}.{key}")
+    return check
+
+
+def intervals(*names: str, **others: FieldCheck) -> FieldCheck:
+    """The ``intervals`` object: the named entries ``[low, high]``; others (``confidence``) as given."""
+    return obj({**dict.fromkeys(names, interval), **others})
+
+
+def check_fields(value: Mapping[str, Any], checks: Mapping[str, FieldCheck], path: Path,
+                 line: int | None = None) -> None:
+    """Raise a :class:`DataError` naming ``path``, ``line`` and the first field that fails."""
+    try:
+        obj(checks)(value, "")
+    except Mismatch as bad:
+        raise DataError(f"expected {bad.expected}, got {describe(bad.value)}", path=path, line=line,
+                        field=bad.field) from None
+
+
+def describe(value: Any) -> str:
+    """A wrong value, short and on one line, for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" + ("…" if len(value) > 40 else "")
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "an object" if isinstance(value, dict) else "a list" if isinstance(value, list) else type(value).__name__
+
+
+# -- typed reads, after the checks --------------------------------------------------------------
+Interval = tuple[float | None, float | None]
+
+
+def interval_of(value: Any) -> Interval | None:
+    """A checked ``[low, high]`` as a pair, ``None`` where absent."""
+    return (value[0], value[1]) if isinstance(value, (list, tuple)) and len(value) == 2 else None
+
+
+def mapping_of(value: Any) -> Mapping[str, Any]:
+    """A checked object, ``{}`` where null or absent."""
+    return value if isinstance(value, Mapping) else {}
