@@ -121,6 +121,16 @@ def describe(value: Any) -> str:
 Interval = tuple[float | None, float | None]
 
 
+class WithIntervals:
+    """Mixin of typed summaries holding ``intervals`` (score name → interval)."""
+
+    intervals: Mapping[str, Interval | None]
+
+    def interval(self, key: str) -> Interval:
+        """A score's interval, ``(None, None)`` where the summary has none."""
+        return self.intervals.get(key) or (None, None)
+
+
 def interval_of(value: Any) -> Interval | None:
     """A checked ``[low, high]`` as a pair, ``None`` where absent."""
     return (value[0], value[1]) if isinstance(value, (list, tuple)) and len(value) == 2 else None

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from ..errors import DataError
 from ..textfiles import read_text
@@ -28,6 +28,14 @@ from .checks import FieldCheck, check_fields, describe, number, obj, required_nu
 #: Older runs lack the newer keys (``identifiers``, ``causal_reading``): read with ``.get``.
 SETTINGS: tuple[tuple[str, str], ...] = (("limit", "limit"), ("sample", "sample"), ("lowercase", "lowercase"),
                                          ("identifiers", "identifiers"), ("causal_reading", "causal-reading"))
+
+
+class _Readable(Protocol):
+    @classmethod
+    def read(cls: type[S], data: Mapping[str, Any], path: Path) -> S: ...
+
+
+S = TypeVar("S", bound=_Readable)
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,13 @@ class RunView:
     label: str = ""
     #: The benchmark's typed summary, as its spec read it on load (``None`` for other benchmarks).
     typed_summary: object = field(default=None, compare=False, repr=False)
+
+    def typed(self, kind: type[S]) -> S:
+        """The summary as ``kind`` (a benchmark's typed summary): as its spec read it on
+        load, or read now, for a view built by hand."""
+        if isinstance(self.typed_summary, kind):
+            return self.typed_summary
+        return kind.read(self.summary, self.path / "summary.json")
 
     @property
     def benchmark(self) -> str:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...display.checks import FieldCheck, Interval, check_fields, each, interval_of, intervals, mapping_of, number
+from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
+                               mapping_of, number)
 from ...display.runview import Column, RunView
 
 _CHECKS: dict[str, FieldCheck] = {
@@ -26,7 +27,7 @@ COLUMNS: tuple[Column, ...] = (Column("occupation"), Column("census_female_pct",
 
 
 @dataclass(frozen=True)
-class CensusRunSummary:
+class CensusRunSummary(WithIntervals):
     """Normative and descriptive scores (% of occupations), the descriptive split by census class,
     their bootstrap intervals, and the correlations of census and model shares."""
 
@@ -54,13 +55,7 @@ class CensusRunSummary:
                    intervals={k: interval_of(ints.get(k)) for k in ("normative", "descriptive")},
                    confidence=ints.get("confidence"))
 
-    def interval(self, key: str) -> Interval:
-        """A score's interval, ``(None, None)`` where the summary has none."""
-        return self.intervals.get(key) or (None, None)
-
 
 def census_summary(run: RunView) -> CensusRunSummary:
     """The run's typed summary: read on load, or read now for a view built by hand."""
-    if isinstance(run.typed_summary, CensusRunSummary):
-        return run.typed_summary
-    return CensusRunSummary.read(run.summary, run.path / "summary.json")
+    return run.typed(CensusRunSummary)

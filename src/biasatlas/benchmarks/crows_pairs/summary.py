@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...display.checks import (FieldCheck, Interval, check_fields, each, interval, interval_of, intervals,
-                               mapping_of, number, obj)
+from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval, interval_of,
+                               intervals, mapping_of, number, obj)
 from ...display.runview import Column, RunView
 
 #: The three headline scores, each with its interval and binomial test in the summary.
@@ -41,7 +41,7 @@ class CategoryScore:
 
 
 @dataclass(frozen=True)
-class CrowsRunSummary:
+class CrowsRunSummary(WithIntervals):
     """Metric, stereo and anti-stereo scores (% of pairs preferring ``sent_more``), ties, categories."""
 
     n: float | None = None
@@ -71,13 +71,7 @@ class CrowsRunSummary:
                    by_category=cats, intervals={k: interval_of(ints.get(k)) for k in SCORES},
                    binomial_p={k: mapping_of(tests.get(k)).get("binomial_p") for k in SCORES})
 
-    def interval(self, key: str) -> Interval:
-        """A score's interval, ``(None, None)`` where the summary has none."""
-        return self.intervals.get(key) or (None, None)
-
 
 def crows_summary(run: RunView) -> CrowsRunSummary:
     """The run's typed summary: read on load, or read now for a view built by hand."""
-    if isinstance(run.typed_summary, CrowsRunSummary):
-        return run.typed_summary
-    return CrowsRunSummary.read(run.summary, run.path / "summary.json")
+    return run.typed(CrowsRunSummary)

@@ -48,6 +48,4 @@ class ZhRunSummary:
 
 def zh_summary(run: RunView) -> ZhRunSummary:
     """The run's typed summary: read on load, or read now for a view built by hand."""
-    if isinstance(run.typed_summary, ZhRunSummary):
-        return run.typed_summary
-    return ZhRunSummary.read(run.summary, run.path / "summary.json")
+    return run.typed(ZhRunSummary)
