@@ -14,11 +14,12 @@ import difflib
 
 import pytest
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, Gemma3ForCausalLM, Gemma3TextConfig
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, Gemma3ForCausalLM, Gemma3TextConfig
 
 from biasatlas.probes import ContinuationProbe, PairProbe, SentenceProbe, SlotProbe
 from biasatlas.scorers.batching import Picks, Row, target_logprob_sums, token_batches
 from biasatlas.scorers.causal_lm import CausalLMScorer
+from biasatlas.scorers.prefix import Group, prefix_groups
 
 SENTENCES = ("Les pauvres sont incapables de gérer leurs finances.",
              "The poor are really ignorant about how to handle the money they do have.",
@@ -159,6 +160,56 @@ def test_soft_capped_head_matches_reference(tiny_gemma3):
     got = scorer.score(probes)
     for i, text in enumerate(SENTENCES):
         assert got[str(i)].logprob == pytest.approx(sentence_ll(model, tok, text), abs=TOLERANCE)
+
+
+# Contexts that share long prefixes, so the engine shares them (scorers/prefix.py).
+SHARED = ContinuationProbe("shared", tuple(f"In the small village by the sea, the {who} works as "
+                                           for who in ("woman", "man", "old man", "young woman")),
+                           "a nurse.")
+OTHER = ContinuationProbe("other", ("In the small village by the sea, the woman works as ",
+                                    "In the small village by the sea, the woman once worked as "),
+                          "a carpenter in town.")
+
+
+def _sharing_matches_reference(folder, *, shared: bool) -> None:
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    tok = AutoTokenizer.from_pretrained(folder)
+    scorer = CausalLMScorer(str(folder), batch_size=8, max_batch_tokens=400)
+    got = scorer.score([SHARED, OTHER])
+    assert (scorer.counters.get("batches_shared", 0) > 0) == shared
+    for p in (SHARED, OTHER):
+        for i, context in enumerate(p.contexts):
+            want = continuation_ll(model, tok, context, p.continuation)
+            assert got[p.id].logprobs[i] == pytest.approx(want, abs=TOLERANCE)
+
+
+def test_shared_prefixes_match_reference(tiny_gpt2):
+    _sharing_matches_reference(tiny_gpt2, shared=True)
+
+
+def test_shared_prefixes_match_reference_on_gemma3(tmp_path, tiny_gemma3):
+    """Gemma 3 (rotary positions numbered on from the prefix, a wide sliding window)."""
+    config = AutoConfig.from_pretrained(tiny_gemma3)
+    config.sliding_window = 64
+    torch.manual_seed(0)
+    Gemma3ForCausalLM(config).save_pretrained(tmp_path)
+    AutoTokenizer.from_pretrained(tiny_gemma3).save_pretrained(tmp_path)
+    _sharing_matches_reference(tmp_path, shared=True)
+
+
+def test_rows_longer_than_half_the_sliding_window_are_not_shared(tiny_gemma3):
+    """A 4-token window counts cache slots, which a shared prefix's padding would add."""
+    _sharing_matches_reference(tiny_gemma3, shared=False)
+
+
+def test_prefix_groups_leave_each_row_a_suffix_and_skip_short_prefixes():
+    rows = [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 5], [1, 2, 9], [7, 8]]
+    groups = prefix_groups(rows, min_shared=3)
+    # [1, 2, 3] could share only 2 tokens (each row keeps one of its own): too few here;
+    # [1, 2, 3, 4] and [1, 2, 3, 5] share 3; [1, 2, 9] and [7, 8] share too little.
+    assert groups == [Group((1, 2), 3)]
+    assert prefix_groups(rows, min_shared=2) == [Group((0, 1, 2, 3), 2)]
+    assert prefix_groups(rows, min_shared=4) == []
 
 
 def test_batching_does_not_change_scores(tiny_gpt2):

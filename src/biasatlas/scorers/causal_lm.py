@@ -37,6 +37,7 @@ from .base import Job, ModelScorer
 from .batching import (Picks, Request, Row, chunks, option_jobs, pad_rows, slot_jobs,
                        target_logprob_sums, token_batches)
 from .loading import load_checked, model_provenance, resolve
+from .prefix import prefix_batches, shared_states, worth_sharing
 from .spans import continuation_positions, filler_positions, split_continuation
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
@@ -73,11 +74,12 @@ class CausalLMScorer(ModelScorer):
     def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: int = 16,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
                  trust_remote_code: bool = False, max_batch_tokens: int | None = None,
-                 fast_head: bool = True) -> None:
+                 fast_head: bool = True, share_prefixes: bool = True) -> None:
         """``batch_size`` caps the rows of one forward pass; ``max_batch_tokens`` caps its
         padded tokens (default: :data:`CPU_BATCH_TOKENS` on CPU, else
         :data:`GPU_BATCH_TOKENS`). Neither changes a score. ``fast_head=False`` always runs
-        the model's own full forward (for comparisons)."""
+        the model's own full forward (for comparisons); ``share_prefixes=False`` runs
+        every row whole instead of sharing common prefixes (:mod:`.prefix`)."""
         if variant not in PAIR_VARIANTS:
             raise UnsupportedProbe(f"causal-lm pair variant {variant!r} unknown; "
                                    f"choose one of {', '.join(PAIR_VARIANTS)}")
@@ -98,6 +100,11 @@ class CausalLMScorer(ModelScorer):
         self.forward_overhead = CPU_FORWARD_OVERHEAD if on_cpu else GPU_FORWARD_OVERHEAD
         self.head = _checked_head(self.model, [self.prefix_id, *self.encode(_CHECK_TEXT)]) \
             if fast_head else None
+        self.share_prefixes = bool(share_prefixes) and self.head is not None
+        # Sliding-window layers count their window in cache slots, and a shared prefix's
+        # padding adds slots (prefix width + suffix width ≤ twice the longest row): only
+        # rows of at most half the window may share (Gemma 3: 512, so 256 tokens).
+        self.window = getattr(self.model.config, "sliding_window", None)
         self.counters: dict[str, int] = {}
 
     @property
@@ -158,8 +165,20 @@ class CausalLMScorer(ModelScorer):
                                    self.counters)
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
+        """Token-ordered batches that share prefixes when that saves enough
+        (:func:`.prefix.worth_sharing`: census rows), else length-sorted token batches."""
+        if self._sharing(rows):
+            return prefix_batches(rows, max(self.batch_size, 1), self.max_batch_tokens)
         return token_batches(rows, max(self.batch_size, 1), self.max_batch_tokens,
                              self.forward_overhead)
+
+    def _sharing(self, rows: list[Row]) -> bool:
+        """Whether ``rows`` run with shared prefixes (:mod:`.prefix`)."""
+        if not self.share_prefixes or not rows:
+            return False
+        if self.window and 2 * max(len(r.ids) for r in rows) > self.window:
+            return False
+        return worth_sharing([r.ids for r in rows])
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
         """Batches as :meth:`_batches` cuts each engine call's distinct rows (a token budget
@@ -183,6 +202,11 @@ class CausalLMScorer(ModelScorer):
                 logits = self.model(input_ids=ids, attention_mask=attention,
                                     use_cache=False).logits[rows_at, positions]  # [M, V]
                 return _read_targets(logits, targets, None).cpu()  # [M]
+            if self._sharing(rows):
+                self.counters["batches_shared"] = self.counters.get("batches_shared", 0) + 1
+                states = shared_states(self.head.base, [r.ids for r in rows], picks.row, picks.position,
+                                       pad if pad is not None else self.prefix_id, self.device)
+                return _read_targets(states, targets, self.head.logits).cpu()  # [M]
             hidden = self.head.base(input_ids=ids, attention_mask=attention,
                                     use_cache=False)[0]  # [B, L, H]
             return _read_targets(hidden[rows_at, positions], targets, self.head.logits).cpu()  # [M]

@@ -1,0 +1,193 @@
+"""Shared prefixes: the decoder runs once over tokens that several rows of a batch begin with.
+
+A causal LM's states at a position depend only on the tokens up to it, so rows that begin
+with the same tokens have the same states there. Census sentences share long prefixes
+(every occupation after "The woman works as a"), CrowS-Pairs sentences often share their
+first words. :func:`shared_states` runs each distinct shared prefix once (keeping its
+key/value cache), then each row's remaining tokens against its prefix's cache, and reads
+the hidden states a batch's picks ask for. The arithmetic is the same as one forward per
+row; only the order of floating-point sums changes (the parity tests hold it to 1e-4).
+
+Which rows share: :func:`prefix_groups` sorts the rows by their tokens and joins
+neighbours whose common prefix is at least ``min_shared`` tokens. A prefix saves its
+length once per extra row, and costs one more forward pass, so short prefixes are not
+worth sharing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: Shorter common prefixes are left unshared: a forward's fixed cost is worth ~32 tokens
+#: of arithmetic on 2 CPU cores (causal_lm.CPU_FORWARD_OVERHEAD), split over a group's rows.
+MIN_SHARED = 6
+#: Sharing runs two or three forwards where one did, and pads prefixes and suffixes
+#: separately; below this share of tokens saved it lost time (CrowS-Pairs saves ~8 %
+#: within its batches and ran 4.3 → 4.9 s shared; census saves ~45 %).
+WORTH_SHARING = 0.25
+
+
+@dataclass(frozen=True)
+class Group:
+    """Rows ``members`` (indices into the batch) that all begin with ``length`` equal tokens."""
+
+    members: tuple[int, ...]
+    length: int
+
+
+def _common(a: Sequence[int], b: Sequence[int], limit: int) -> int:
+    n = 0
+    while n < limit and n < len(a) and n < len(b) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def prefix_groups(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -> list[Group]:
+    """Groups of two or more rows sharing a prefix of at least ``min_shared`` tokens.
+
+    Each group's ``length`` leaves every member at least one token of its own, so each
+    row has a suffix to run. Rows in no group are left out.
+
+    >>> prefix_groups([[1, 2, 3, 4, 5], [9, 9], [1, 2, 3, 4, 6, 7], [1, 2, 3, 4]], min_shared=3)
+    [Group(members=(3, 0, 2), length=3)]
+    """
+    order = sorted(range(len(rows)), key=lambda i: tuple(rows[i]))
+    groups: list[Group] = []
+    members: list[int] = []
+    length = 0
+    for i in order:
+        if members:
+            shared = _common(rows[members[0]], rows[i], length)
+            shared = min(shared, len(rows[i]) - 1)
+            if shared >= min_shared:
+                members.append(i)
+                length = shared
+                continue
+            if len(members) > 1:
+                groups.append(Group(tuple(members), length))
+        members, length = [i], len(rows[i]) - 1
+    if len(members) > 1:
+        groups.append(Group(tuple(members), length))
+    return groups
+
+
+def tokens_saved(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -> int:
+    """Tokens :func:`shared_states` would not recompute: each group's prefix, once per extra row."""
+    return sum((len(g.members) - 1) * g.length for g in prefix_groups(rows, min_shared))
+
+
+def worth_sharing(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -> bool:
+    """Whether sharing saves at least :data:`WORTH_SHARING` of the rows' tokens."""
+    total = sum(len(r) for r in rows)
+    return total > 0 and tokens_saved(rows, min_shared) >= WORTH_SHARING * total
+
+
+def prefix_batches(rows: Sequence[Any], max_rows: int, max_tokens: int,
+                   min_shared: int = MIN_SHARED) -> list[list[Any]]:
+    """``rows`` (with ``.ids``) in token order, cut into batches of ≤ ``max_rows`` rows
+    whose tokens *after sharing* stay ≤ ``max_tokens``.
+
+    Token order puts rows with a common prefix side by side, so a batch holds whole groups
+    (length order, :func:`~.batching.token_batches`, scatters them). A row costs the tokens
+    it does not share with the row before it.
+    """
+    ordered = sorted(rows, key=lambda r: tuple(r.ids))
+    batches: list[list[Any]] = []
+    cost = 0
+    for i, row in enumerate(ordered):
+        shared = _common(ordered[i - 1].ids, row.ids, len(row.ids) - 1) if i else 0
+        new = len(row.ids) - (shared if shared >= min_shared else 0)
+        if batches and len(batches[-1]) < max_rows and cost + new <= max_tokens:
+            batches[-1].append(row)
+            cost += new
+        else:
+            batches.append([row])
+            cost = len(row.ids)
+    return batches
+
+
+def shared_states(base: Any, rows: Sequence[Sequence[int]], rows_at: Sequence[int],
+                  positions: Sequence[int], pad_id: int, device: str,
+                  min_shared: int = MIN_SHARED) -> Any:
+    """Hidden states ``[M, H]`` of ``base`` (a decoder stack: ids -> states) at
+    (``rows_at[m]``, ``positions[m]``) for each pick m, sharing common prefixes.
+
+    Rows in no group run in one ordinary forward; each group's prefix runs once with its
+    cache kept, and the group's rows continue from it (their positions numbered on from
+    the prefix, the prefix batch's padding masked out).
+    """
+    import torch
+
+    groups = prefix_groups(rows, min_shared)
+    grouped = [i for g in groups for i in g.members]
+    plain = sorted(set(range(len(rows))) - set(grouped))
+    # Three sources of states; each pick reads one: (source, index in it, position in it).
+    sources: list[Any] = [None, None, None]  # plain rows, suffixes (rows in group order), prefixes
+    at: dict[int, tuple[int, int, int]] = {i: (0, k, 0) for k, i in enumerate(plain)}  # row -> source, index, start
+    start: dict[int, tuple[int, int]] = {}  # grouped row -> (its group, the prefix length)
+    if plain:
+        sources[0] = _forward(base, [rows[i] for i in plain], pad_id, device)
+    if groups:
+        sources[2], sources[1] = _grouped_forward(base, rows, groups, pad_id, device)
+        start = {i: (gi, g.length) for gi, g in enumerate(groups) for i in g.members}
+        at.update({i: (1, k, start[i][1]) for k, i in enumerate(grouped)})
+    picks = [(2, start[r][0], p) if at[r][0] == 1 and p < at[r][2] else (at[r][0], at[r][1], p - at[r][2])
+             for r, p in zip(rows_at, positions)]
+    source, index, position = (torch.tensor(v, dtype=torch.long, device=device) for v in zip(*picks))
+    some = next(t for t in sources if t is not None)
+    out = torch.empty((len(picks), some.shape[-1]), dtype=some.dtype, device=device)
+    for kind, states in enumerate(sources):
+        chosen = (source == kind).nonzero()[:, 0]
+        if len(chosen):
+            out[chosen] = states[index[chosen], position[chosen]]
+    return out
+
+
+def _padded(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
+    import torch
+
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, :len(row)] = torch.tensor(list(row), dtype=torch.long)
+        mask[i, :len(row)] = 1
+    return ids, mask
+
+
+def _forward(base: Any, rows: Sequence[Sequence[int]], pad_id: int, device: str) -> Any:
+    ids, mask = _padded(rows, pad_id)
+    return base(input_ids=ids.to(device), attention_mask=mask.to(device), use_cache=False)[0]
+
+
+def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: list[Group], pad_id: int,
+                     device: str) -> tuple[Any, Any]:
+    """States of each group's prefix ``[G, Lp, H]`` and of its rows' suffixes ``[R, Ls, H]``
+    (rows in group order)."""
+    import torch
+
+    prefix_ids, prefix_mask = _padded([rows[g.members[0]][:g.length] for g in groups], pad_id)
+    prefix_ids, prefix_mask = prefix_ids.to(device), prefix_mask.to(device)
+    out = base(input_ids=prefix_ids, attention_mask=prefix_mask, use_cache=True)
+    cache = out.past_key_values
+    members = [(gi, i) for gi, g in enumerate(groups) for i in g.members]
+    owner = torch.tensor([gi for gi, _ in members], dtype=torch.long, device=device)
+    cache.batch_select_indices(owner)  # one copy of its group's prefix cache per row
+    suffix_ids, suffix_mask = _padded([rows[i][groups[gi].length:] for gi, i in members], pad_id)
+    suffix_ids, suffix_mask = suffix_ids.to(device), suffix_mask.to(device)
+    starts = torch.tensor([groups[gi].length for gi, _ in members], dtype=torch.long, device=device)
+    width = prefix_ids.shape[1]
+    position_ids = starts[:, None] + torch.arange(suffix_ids.shape[1], device=device)[None, :]
+    states = base(input_ids=suffix_ids, attention_mask=torch.cat([prefix_mask[owner], suffix_mask], dim=1),
+                  position_ids=position_ids, use_cache=True, **{_cache_argument(base): cache},
+                  cache_position=torch.arange(width, width + suffix_ids.shape[1], device=device))[0]
+    return out[0], states
+
+
+def _cache_argument(base: Any) -> str:
+    """``cache`` since transformers 5.2x, ``past_key_values`` before (deprecated since)."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
