@@ -185,16 +185,24 @@ def _option_answers(group: list[Any], plans: list[list[tuple[Any, int]]],
             for probe, plan in zip(group, plans)]
 
 
+def pad_ids(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
+    """Right-padded ids [N, L] and attention mask [N, L]; positions stay absolute."""
+    import torch
+
+    width = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(seqs), width), dtype=torch.long)
+    for i, seq in enumerate(seqs):
+        ids[i, : len(seq)] = torch.tensor(list(seq), dtype=torch.long)
+        mask[i, : len(seq)] = 1
+    return ids, mask
+
+
 def pad_rows(rows: list[Row], pad_id: int) -> tuple[Any, Any, Any, Any]:
     """Right-padded ids [B, L], attention mask [B, L], and (batch, position) index vectors."""
     import torch
 
-    width = max(len(r.ids) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    attention = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, : len(row.ids)] = torch.tensor(row.ids)
-        attention[i, : len(row.ids)] = 1
+    ids, attention = pad_ids([r.ids for r in rows], pad_id)
     b_idx = torch.tensor([i for i, r in enumerate(rows) for _ in r.positions], dtype=torch.long)
     p_idx = torch.tensor([p for r in rows for p in r.positions], dtype=torch.long)
     return ids, attention, b_idx, p_idx

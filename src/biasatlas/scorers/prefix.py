@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .batching import pad_ids
+
 #: Shorter common prefixes are left unshared: a forward's fixed cost is worth ~32 tokens
 #: of arithmetic on 2 CPU cores (causal_lm.CPU_FORWARD_OVERHEAD), split over a group's rows.
 MIN_SHARED = 6
@@ -145,20 +147,8 @@ def shared_states(base: Any, rows: Sequence[Sequence[int]], rows_at: Sequence[in
     return out
 
 
-def _padded(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
-    import torch
-
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, :len(row)] = torch.tensor(list(row), dtype=torch.long)
-        mask[i, :len(row)] = 1
-    return ids, mask
-
-
 def _forward(base: Any, rows: Sequence[Sequence[int]], pad_id: int, device: str) -> Any:
-    ids, mask = _padded(rows, pad_id)
+    ids, mask = pad_ids(rows, pad_id)
     return base(input_ids=ids.to(device), attention_mask=mask.to(device), use_cache=False)[0]
 
 
@@ -168,14 +158,14 @@ def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: list[Grou
     (rows in group order)."""
     import torch
 
-    prefix_ids, prefix_mask = _padded([rows[g.members[0]][:g.length] for g in groups], pad_id)
+    prefix_ids, prefix_mask = pad_ids([rows[g.members[0]][:g.length] for g in groups], pad_id)
     prefix_ids, prefix_mask = prefix_ids.to(device), prefix_mask.to(device)
     out = base(input_ids=prefix_ids, attention_mask=prefix_mask, use_cache=True)
     cache = out.past_key_values
     members = [(gi, i) for gi, g in enumerate(groups) for i in g.members]
     owner = torch.tensor([gi for gi, _ in members], dtype=torch.long, device=device)
     cache.batch_select_indices(owner)  # one copy of its group's prefix cache per row
-    suffix_ids, suffix_mask = _padded([rows[i][groups[gi].length:] for gi, i in members], pad_id)
+    suffix_ids, suffix_mask = pad_ids([rows[i][groups[gi].length:] for gi, i in members], pad_id)
     suffix_ids, suffix_mask = suffix_ids.to(device), suffix_mask.to(device)
     starts = torch.tensor([groups[gi].length for gi, _ in members], dtype=torch.long, device=device)
     width = prefix_ids.shape[1]

@@ -45,7 +45,7 @@ from ..errors import ModelError, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
 from .base import Job, ModelScorer
-from .batching import chunks, option_jobs
+from .batching import chunks, option_jobs, pad_ids
 from .loading import ResolvedModel, load_checked, model_provenance, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
 
@@ -189,9 +189,9 @@ class Seq2SeqScorer(ModelScorer):
         self.counters["encoder_rows"] += len(sources)
         which = {s: i for i, s in enumerate(sources)}
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        enc_ids, enc_mask = _pad(sources, pad)  # [E, Le]
-        dec_ids, dec_mask = _pad([r.decoder for r in batch], pad)  # [B, Ld]
-        targets, _ = _pad([r.targets for r in batch], 0)  # [B, Ld]
+        enc_ids, enc_mask = pad_ids(sources, pad)  # [E, Le]
+        dec_ids, dec_mask = pad_ids([r.decoder for r in batch], pad)  # [B, Ld]
+        targets, _ = pad_ids([r.targets for r in batch], 0)  # [B, Ld]
         pick = torch.tensor([which[r.encoder] for r in batch], dtype=torch.long)  # [B]
         with torch.inference_mode():
             states = self.model.get_encoder()(input_ids=enc_ids.to(self.device),
@@ -228,19 +228,6 @@ def _score_mask(batch: list[Seq2SeqRow], dec_mask: Any) -> Any:
             mask[i] = 0
             mask[i, list(row.scored)] = 1
     return mask
-
-
-def _pad(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
-    """Right-padded ids [N, L] and attention mask [N, L]; positions stay absolute."""
-    import torch
-
-    width = max(len(s) for s in seqs)
-    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(seqs), width), dtype=torch.long)
-    for i, seq in enumerate(seqs):
-        ids[i, : len(seq)] = torch.tensor(seq, dtype=torch.long)
-        mask[i, : len(seq)] = 1
-    return ids, mask
 
 
 def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
