@@ -21,6 +21,7 @@ import abc
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from ..errors import UnsupportedProbe
@@ -213,24 +214,17 @@ class ModelScorer(Scorer):
                 (ContinuationProbe, self._continuation_jobs), (SentenceProbe, self._sentence_jobs))
 
     # -- running ------------------------------------------------------------------------------
-    def _run(self, jobs: Iterable[Job], tick: Progress) -> list[Answer]:
+    def _hooks(self) -> tuple[tuple[type, Hook], ...]:
+        """Each kind answered by running its jobs: the one table is :meth:`_job_builders`."""
+        return tuple((kind, partial(self._run, build)) for kind, build in self._job_builders())
+
+    def _run(self, build: Callable[[list[Any]], Iterable[Job]], probes: list[Any],
+             tick: Progress) -> list[Answer]:
         answers: list[Answer] = []
-        for job in jobs:
+        for job in build(probes):
             answers.extend(job.answers(self.logprob_sums(job.requests)))
             tick(job.n_probes)
         return answers
-
-    def _pairs(self, probes: list[PairProbe], tick: Progress) -> list[Answer]:
-        return self._run(self._pair_jobs(probes), tick)
-
-    def _slots(self, probes: list[SlotProbe], tick: Progress) -> list[Answer]:
-        return self._run(self._slot_jobs(probes), tick)
-
-    def _continuations(self, probes: list[ContinuationProbe], tick: Progress) -> list[Answer]:
-        return self._run(self._continuation_jobs(probes), tick)
-
-    def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> list[Answer]:
-        return self._run(self._sentence_jobs(probes), tick)
 
     # -- planning -----------------------------------------------------------------------------
     def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
