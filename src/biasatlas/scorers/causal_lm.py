@@ -37,7 +37,7 @@ from .base import Job, ModelScorer
 from .batching import (Picks, Request, Row, chunks, option_jobs, pad_rows, slot_jobs,
                        target_logprob_sums, token_batches)
 from .loading import load_checked, model_provenance, resolve
-from .prefix import prefix_batches, shared_states, worth_sharing
+from .prefix import Group, groups_worth_sharing, prefix_batches, shared_states
 from .spans import continuation_positions, filler_positions, split_continuation
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
@@ -165,20 +165,21 @@ class CausalLMScorer(ModelScorer):
                                    self.counters)
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
-        """Token-ordered batches that share prefixes when that saves enough
-        (:func:`.prefix.worth_sharing`: census rows), else length-sorted token batches."""
-        if self._sharing(rows):
+        """Token-ordered batches that share prefixes when that saves enough over the call's
+        rows (:func:`.prefix.groups_worth_sharing`: census rows), else length-sorted token
+        batches. Each batch is then shared or not on its own rows (:meth:`_target_logprobs`)."""
+        if self._shared_groups(rows):
             return prefix_batches(rows, max(self.batch_size, 1), self.max_batch_tokens)
         return token_batches(rows, max(self.batch_size, 1), self.max_batch_tokens,
                              self.forward_overhead)
 
-    def _sharing(self, rows: list[Row]) -> bool:
-        """Whether ``rows`` run with shared prefixes (:mod:`.prefix`)."""
+    def _shared_groups(self, rows: list[Row]) -> list[Group]:
+        """The prefix groups ``rows`` run with (:mod:`.prefix`); none when not sharing."""
         if not self.share_prefixes or not rows:
-            return False
+            return []
         if self.window and 2 * max(len(r.ids) for r in rows) > self.window:
-            return False
-        return worth_sharing([r.ids for r in rows])
+            return []
+        return groups_worth_sharing([r.ids for r in rows])
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
         """Batches as :meth:`_batches` cuts each engine call's distinct rows (a token budget
@@ -202,10 +203,12 @@ class CausalLMScorer(ModelScorer):
                 logits = self.model(input_ids=ids, attention_mask=attention,
                                     use_cache=False).logits[rows_at, positions]  # [M, V]
                 return _read_targets(logits, targets, None).cpu()  # [M]
-            if self._sharing(rows):
+            groups = self._shared_groups(rows)
+            if groups:
                 self.counters["batches_shared"] = self.counters.get("batches_shared", 0) + 1
-                states = shared_states(self.head.base, [r.ids for r in rows], picks.row, picks.position,
-                                       pad if pad is not None else self.prefix_id, self.device)
+                states = shared_states(self.head.base, [r.ids for r in rows], groups, picks.row,
+                                       picks.position, pad if pad is not None else self.prefix_id,
+                                       self.device)
                 return _read_targets(states, targets, self.head.logits).cpu()  # [M]
             hidden = self.head.base(input_ids=ids, attention_mask=attention,
                                     use_cache=False)[0]  # [B, L, H]

@@ -75,15 +75,12 @@ def prefix_groups(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -
     return groups
 
 
-def tokens_saved(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -> int:
-    """Tokens :func:`shared_states` would not recompute: each group's prefix, once per extra row."""
-    return sum((len(g.members) - 1) * g.length for g in prefix_groups(rows, min_shared))
-
-
-def worth_sharing(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -> bool:
-    """Whether sharing saves at least :data:`WORTH_SHARING` of the rows' tokens."""
-    total = sum(len(r) for r in rows)
-    return total > 0 and tokens_saved(rows, min_shared) >= WORTH_SHARING * total
+def groups_worth_sharing(rows: Sequence[Sequence[int]], min_shared: int = MIN_SHARED) -> list[Group]:
+    """The rows' :func:`prefix_groups` if sharing them saves at least :data:`WORTH_SHARING`
+    of the rows' tokens (each group's prefix, once per extra row), else none."""
+    groups = prefix_groups(rows, min_shared)
+    saved = sum((len(g.members) - 1) * g.length for g in groups)
+    return groups if saved and saved >= WORTH_SHARING * sum(len(r) for r in rows) else []
 
 
 def prefix_batches(rows: Sequence[Any], max_rows: int, max_tokens: int,
@@ -110,11 +107,11 @@ def prefix_batches(rows: Sequence[Any], max_rows: int, max_tokens: int,
     return batches
 
 
-def shared_states(base: Any, rows: Sequence[Sequence[int]], rows_at: Sequence[int],
-                  positions: Sequence[int], pad_id: int, device: str,
-                  min_shared: int = MIN_SHARED) -> Any:
+def shared_states(base: Any, rows: Sequence[Sequence[int]], groups: Sequence[Group],
+                  rows_at: Sequence[int], positions: Sequence[int], pad_id: int, device: str) -> Any:
     """Hidden states ``[M, H]`` of ``base`` (a decoder stack: ids -> states) at
-    (``rows_at[m]``, ``positions[m]``) for each pick m, sharing common prefixes.
+    (``rows_at[m]``, ``positions[m]``) for each pick m, sharing the prefixes of ``groups``
+    (:func:`prefix_groups` of ``rows``).
 
     Rows in no group run in one ordinary forward; each group's prefix runs once with its
     cache kept, and the group's rows continue from it (their positions numbered on from
@@ -122,7 +119,6 @@ def shared_states(base: Any, rows: Sequence[Sequence[int]], rows_at: Sequence[in
     """
     import torch
 
-    groups = prefix_groups(rows, min_shared)
     grouped = [i for g in groups for i in g.members]
     plain = sorted(set(range(len(rows))) - set(grouped))
     # Three sources of states; each pick reads one: (source, index in it, position in it).
@@ -152,7 +148,7 @@ def _forward(base: Any, rows: Sequence[Sequence[int]], pad_id: int, device: str)
     return base(input_ids=ids.to(device), attention_mask=mask.to(device), use_cache=False)[0]
 
 
-def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: list[Group], pad_id: int,
+def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: Sequence[Group], pad_id: int,
                      device: str) -> tuple[Any, Any]:
     """States of each group's prefix ``[G, Lp, H]`` and of its rows' suffixes ``[R, Ls, H]``
     (rows in group order)."""
