@@ -42,15 +42,15 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
     hashing = time.perf_counter()
-    scorer.fingerprint()  # hashes the model's files once (then cached): timed apart from scoring
+    key = scorer.fingerprint()  # hashes the model's files: timed apart from scoring
     started = time.perf_counter()
-    answers, unscorable, cache_stats = _score(scorer, probes, progress, cache, refresh)
+    answers, unscorable, cache_stats = _score(scorer, key, probes, progress, cache, refresh)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
     skipped = _skips(result.skipped, unscorable)
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
-                  "n_probes": len(probes), "scorer_fingerprint": scorer.fingerprint()}
+                  "n_probes": len(probes), "scorer_fingerprint": key}
     counters = dict(getattr(scorer, "counters", {}))
     with_counters = getattr(benchmark, "with_counters", None)
     # The summary gets the planned count (what an uncached run computes), so a resumed
@@ -81,13 +81,12 @@ def _reason(skip: dict[str, Any], unscorable: Mapping[str, str]) -> Any:
     return unscorable.get(pid, skip.get("reason")) if isinstance(pid, str) else skip.get("reason")
 
 
-def _score(scorer: Scorer, probes: Sequence[Probe], progress: bool, cache: ScoreCache | None,
+def _score(scorer: Scorer, key: str, probes: Sequence[Probe], progress: bool, cache: ScoreCache | None,
            refresh: bool) -> tuple[dict[str, Answer], dict[str, str], dict[str, int]]:
-    """Answers by probe id, the probes the scorer could not answer (id → why), and the
-    cache's counts."""
+    """Answers by probe id (cached under ``key``, the scorer's fingerprint), the probes the
+    scorer could not answer (id → why), and the cache's counts."""
     from tqdm import tqdm
 
-    key = scorer.fingerprint()
     # Read before the progress bar starts, so the cache's warnings print on lines of
     # their own. A refused answer is missing: scored again below, its row overwritten.
     answers, rejected = _lookup(cache, key, probes, refresh)
