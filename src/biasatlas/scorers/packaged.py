@@ -22,14 +22,16 @@ half-written folder is never used and two processes never convert at once.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import importlib.metadata as metadata
 import json
 import os
 import shutil
+import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,6 +72,17 @@ class PackagedModel:
     upstream: str
     locate_gguf: GgufLocator
     tokenizer_source: str
+    #: What a user must know before reading its scores: which weights these are (base or
+    #: instruction-tuned) and that they are 4-bit quantised, then dequantised to float32.
+    tuning: str
+    quantisation: str
+    #: Measured first-use conversion time on a 2-core CPU (shown on the "converting once" line).
+    convert_time: str
+
+    @property
+    def summary(self) -> str:
+        """One line for ``biasatlas list``, ``--help`` and the README."""
+        return f"{self.upstream.split(',')[0]} ({self.tuning}), GGUF {self.quantisation} dequantised to float32"
 
 
 def _file_in_distribution(filename: str) -> GgufLocator:
@@ -134,6 +147,9 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             upstream="google/gemma-3-270m, quantised Q4_K_M (Gemma terms of use apply)",
             locate_gguf=_assemble_gemma,
             tokenizer_source="the GGUF file's embedded tokenizer (adds <bos>)",
+            tuning="base model",
+            quantisation="Q4_K_M (4-bit)",
+            convert_time="about 1–2 min",
         ),
         PackagedModel(
             name="smollm2-135m",
@@ -144,6 +160,9 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             upstream="HuggingFaceTB/SmolLM2-135M-Instruct, quantised Q4_1 (Apache-2.0)",
             locate_gguf=_file_in_distribution("SmolLM2-135M-Instruct.Q4_1.gguf"),
             tokenizer_source="the GGUF file's embedded tokenizer (adds no BOS)",
+            tuning="instruction-tuned, not a base model",
+            quantisation="Q4_1 (4-bit)",
+            convert_time="about 15 s",
         ),
     )
 }
@@ -244,6 +263,9 @@ def _build_folder(spec: PackagedModel, distribution: metadata.Distribution, fold
     models_dir = folder.parent
     for stale in models_dir.glob(f".{folder.name}.tmp-*"):  # left by a killed process
         shutil.rmtree(stale, ignore_errors=True)
+    # One line instead of the libraries' progress bars: this happens once per package version.
+    print(f"converting {spec.name} once: {spec.summary} → {folder} ({spec.convert_time}) …",
+          file=sys.stderr, flush=True)
     gguf = _locate_gguf(spec, distribution, models_dir)
     # Not tempfile.mkdtemp: its 0700 mode would stay on the shared cache folder.
     staging = models_dir / f".{folder.name}.tmp-{uuid.uuid4().hex}"
@@ -279,6 +301,8 @@ def _provenance(spec: PackagedModel, distribution: metadata.Distribution, gguf: 
         "package": spec.distribution,
         "package_version": distribution.version,
         "upstream": spec.upstream,
+        "tuning": spec.tuning,
+        "quantisation": spec.quantisation,
         "gguf_file": gguf.name,
         "gguf_sha256": sha256_file(gguf),
         "gguf_size": gguf.stat().st_size,
@@ -301,9 +325,10 @@ def _convert(gguf: Path, dest: Path) -> dict[str, object]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        source = AutoModelForCausalLM.from_pretrained(
-            gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        with _quiet_progress():
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            source = AutoModelForCausalLM.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     except (OSError, ValueError, KeyError, ImportError) as error:
         raise ModelError(f"transformers cannot read {gguf.name}: {error}") from error
     config = source.config
@@ -315,6 +340,25 @@ def _convert(gguf: Path, dest: Path) -> dict[str, object]:
     tokenizer.save_pretrained(dest)
     del plain
     return _parity_check(source, tokenizer, dest)
+
+
+@contextlib.contextmanager
+def _quiet_progress() -> Iterator[None]:
+    """Silence the dequantisation's progress bars (the "converting once" line says it all).
+
+    Transformers' own bars obey its switch; the GGUF reader's tqdm writes straight to
+    stderr, so stderr is swapped for the duration (an exception still propagates).
+    """
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stderr(sink):
+            yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def _parity_check(source: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
