@@ -13,8 +13,8 @@ the occupation-free baseline) — the sentences/s of:
   ``log_softmax`` over the whole vocabulary at every position, then the read positions
   summed (lm-evaluation-harness's arithmetic without its batching);
 * with ``--old``, the previous engine: length-sorted batches of ``batch_size`` rows, the
-  model's full forward, ``log_softmax`` of the read positions' ``[M, V]`` logits handed to
-  ``batching.logprob_sums`` (which the masked-LM scorer still uses);
+  model's full forward, ``log_softmax`` of the read positions' ``[M, V]`` logits copied to
+  the host and the targets picked there (:func:`old_engine`, kept here for comparison);
 
 their ratio, the largest |score difference| (must be ≤ 1e-4), and the useful FLOP/s of
 ours — decoder over every real token, attention over the positions each token sees,
@@ -52,19 +52,25 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
-from biasatlas.benchmarks.census.benchmark import Census
-from biasatlas.benchmarks.crows_pairs import CrowsPairs
-from biasatlas.pipeline import evaluate
-from biasatlas.probes import ContinuationProbe, PairProbe, SlotProbe
-from biasatlas.scorers.batching import Request, logprob_sums, pad_rows
-from biasatlas.scorers.causal_lm import CausalLMScorer
-from biasatlas.scorers.spans import split_continuation
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure import causal_flops  # noqa: E402
+from measure import matmul_peak as device_matmul_peak  # noqa: E402
+
+from biasatlas.benchmarks.census.benchmark import Census  # noqa: E402
+from biasatlas.benchmarks.crows_pairs import CrowsPairs  # noqa: E402
+from biasatlas.pipeline import evaluate  # noqa: E402
+from biasatlas.probes import ContinuationProbe, PairProbe, SlotProbe  # noqa: E402
+from biasatlas.scorers.batching import Request, chunks, pad_rows  # noqa: E402
+from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
+from biasatlas.scorers.spans import split_continuation  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "crows-pairs-en" / "crows_pairs_anonymized.csv"
 
@@ -125,53 +131,46 @@ def old_engine(scorer: CausalLMScorer) -> Callable[[list[Request]], list[float]]
             logits = scorer.model(input_ids=ids, attention_mask=attention).logits
             return torch.log_softmax(logits[b_idx, p_idx].float(), dim=-1).cpu()
 
-    return lambda requests: logprob_sums(requests, scorer.batch_size, logprobs, scorer.counters)
+    def run(requests: list[Request]) -> list[float]:
+        wanted: dict = defaultdict(set)
+        for row, targets in requests:
+            wanted[row].add(targets)
+        results = {}
+        for batch in chunks(sorted(wanted, key=lambda r: len(r.ids)), scorer.batch_size):
+            logp, start = logprobs(batch), 0
+            for row in batch:
+                block = logp[start:start + len(row.positions)]
+                for targets in wanted[row]:
+                    picked = block[torch.arange(len(targets)), torch.tensor(targets)]
+                    results[(row, targets)] = float(picked.double().sum())
+                start += len(row.positions)
+        return [results[(row, targets)] for row, targets in requests]
+
+    return run
 
 
 def rows_of(scorer: CausalLMScorer, probes: list) -> list:
     """The distinct rows (model inputs) ours computes for ``probes`` (a dry run)."""
     seen: list[Request] = []
-    scorer.logprob_sums = lambda reqs: (seen.extend(reqs), [0.0] * len(reqs))[1]
+
+    def record(requests):
+        seen.extend(requests)
+        return lambda: [0.0] * len(requests)
+
+    scorer._launch = record  # type: ignore[method-assign]
     try:
         scorer.score(probes)
     finally:
-        del scorer.logprob_sums
+        del scorer._launch
     return list({row for row, _ in seen})
 
 
-def useful_flops(rows, config) -> float:
-    """Decoder FLOPs over every real token + vocabulary projection at read positions.
-
-    Per layer and token: q/k/v/o projections, gated MLP (3 matrices), attention scores and
-    mixing over the positions the token sees (causal), 2 FLOPs per multiply-add. GPT-2's
-    2-matrix MLP is counted as 3 (an over-count, never used on GPT-2 here).
-    """
-    h, inter, layers, vocab = (config.hidden_size, config.intermediate_size,
-                               config.num_hidden_layers, config.vocab_size)
-    heads = config.num_attention_heads
-    head_dim = getattr(config, "head_dim", None) or h // heads
-    kv = getattr(config, "num_key_value_heads", heads)
-    proj = 2 * (h * heads * head_dim * 2 + 2 * h * kv * head_dim + 3 * h * inter)
-    total = 0.0
-    for row in rows:
-        n = len(row.ids)
-        attention = 4 * heads * head_dim * n * (n + 1) / 2  # Σ over tokens of seen positions
-        total += layers * (n * proj + attention) + len(row.positions) * 2 * h * vocab
-    return total
+useful_flops = causal_flops
 
 
-def matmul_peak(size: int = 4096, seconds: float = 3.0) -> float:
+def matmul_peak() -> float:
     """float32 FLOP/s of one large square matmul at the current thread count (best of 3)."""
-    a, b = torch.randn(size, size), torch.randn(size, size)
-    a @ b
-    best = 0.0
-    for _ in range(3):
-        start, count = time.perf_counter(), 0
-        while time.perf_counter() - start < seconds / 3:
-            a @ b
-            count += 1
-        best = max(best, 2 * size**3 * count / (time.perf_counter() - start))
-    return best
+    return device_matmul_peak("cpu", "float32", seconds=3.0)
 
 
 def timed(fn: Callable[[], dict], repeats: int) -> tuple[list[float], dict]:
@@ -216,9 +215,10 @@ def bench_one(model: str, work: str, args: argparse.Namespace) -> None:
     print(f"  speed-up over reference: {(n / best) / (len(picked) / t_ref):.2f}x; "
           f"max |score difference| {diff:.1e} ({'ok' if diff <= 1e-4 else 'OVER 1e-4'})")
     if args.old:
-        scorer.logprob_sums = old_engine(scorer)
+        engine = old_engine(scorer)
+        scorer._launch = lambda requests: (lambda values: lambda: values)(engine(requests))  # type: ignore[method-assign]
         old_times, old = timed(lambda: scorer.score(probes), args.old_repeats)
-        del scorer.logprob_sums
+        del scorer._launch
         old_diff = max(abs(a - b) for a, b in zip(got, answers_in_order(probes, old)))
         print(f"  old engine: {n / min(old_times):7.1f} sentences/s (best of "
               f"{[round(t, 2) for t in old_times]} s); ours is {min(old_times) / best:.2f}x; "

@@ -3,8 +3,11 @@
 Scoring goes through the score cache when one is given: cached answers are reused, the
 rest are scored in chunks, and each chunk is committed before the next starts, so a
 killed run resumes where it stopped and ends with the same outputs as an uninterrupted
-one. Everything that varies between equivalent runs (seconds, cache hits, batches) goes
-to ``timing`` rather than the summary, so summaries of equal runs are byte-identical.
+one. An engine scores the chunks (:mod:`biasatlas.scorers.engines`): in this process, or
+the same chunks on a Ray actor pool, committed here as they come back; the outputs do not
+depend on which. Everything that varies between equivalent runs (seconds, cache hits,
+batches, the engine) goes to ``timing`` rather than the summary, so summaries of equal
+runs are byte-identical.
 """
 
 from __future__ import annotations
@@ -17,17 +20,26 @@ from typing import Any
 from . import __version__
 from .benchmarks.base import Benchmark
 from .cache import ScoreCache
-from .probes import Answer, Probe
+from .errors import ModelError
+from .probes import Answer, Probe, Scored
 from .results import Run
 from .scorers.base import Scorer
+from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine
 
 MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
 MIN_CHUNK = 128  # ... and at least this many: 10-pair chunks ran CrowS-Pairs 5.2 s against 4.35 s
 
 
 def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
-             cache: ScoreCache | None = None, refresh: bool = False) -> Run:
+             cache: ScoreCache | None = None, refresh: bool = False,
+             engine: ScoringEngine | None = None) -> Run:
     """Run ``benchmark`` with ``scorer`` and return the run record.
+
+    ``engine`` scores the chunks (:mod:`biasatlas.scorers.engines`): None or a
+    :class:`~biasatlas.scorers.engines.LocalEngine` calls ``scorer`` here; a
+    :class:`~biasatlas.scorers.engines.RayEngine` sends the same chunks to workers that
+    build scorers like it, while ``scorer`` still gives the cache key, the plan and the
+    provenance. The run record does not depend on the engine, except ``timing``.
 
     Two optional benchmark hooks: ``bind(scorer)`` returns the benchmark set up for that
     scorer (it reads only ``scorer.info``, a :class:`~biasatlas.probes.ScorerInfo`: census
@@ -44,24 +56,25 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     hashing = time.perf_counter()
     key = scorer.fingerprint()  # hashes the model's files: timed apart from scoring
     started = time.perf_counter()
-    answers, unscorable, cache_stats = _score(scorer, key, probes, progress, cache, refresh)
+    engine = engine or LocalEngine()
+    answers, unscorable, cache_stats, counters = _score(scorer, key, probes, progress, cache, refresh, engine)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
     skipped = _skips(result.skipped, unscorable)
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": key}
-    counters = dict(getattr(scorer, "counters", {}))
     with_counters = getattr(benchmark, "with_counters", None)
     # The summary gets the planned count (what an uncached run computes), so a resumed
-    # run's summary equals an uninterrupted one's; this process's own counts go to timing.
+    # run's summary equals an uninterrupted one's; the counts of what this run scored,
+    # summed over its chunks wherever they ran, go to timing.
     scores = with_counters(result.summary, scorer.plan(probes)) if with_counters else result.summary
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),
                "variant": described.get("variant"), **scores, "provenance": provenance}
     timing = {"seconds_scoring": round(seconds, 3), "seconds_hashing": round(started - hashing, 3), **cache_stats,
-              "counters": counters}
+              "counters": counters, "engine": engine.describe()}
     config = {"benchmark": bench_config, "scorer": described}
     return Run(config, summary, result.records, skipped, timing)
 
@@ -82,33 +95,57 @@ def _reason(skip: dict[str, Any], unscorable: Mapping[str, str]) -> Any:
 
 
 def _score(scorer: Scorer, key: str, probes: Sequence[Probe], progress: bool, cache: ScoreCache | None,
-           refresh: bool) -> tuple[dict[str, Answer], dict[str, str], dict[str, int]]:
+           refresh: bool, engine: ScoringEngine
+           ) -> tuple[dict[str, Answer], dict[str, str], dict[str, int], dict[str, int]]:
     """Answers by probe id (cached under ``key``, the scorer's fingerprint), the probes the
-    scorer could not answer (id → why), and the cache's counts."""
+    scorer could not answer (id → why), the cache's counts, and the scorer's work counts."""
     from tqdm import tqdm
 
     # Read before the progress bar starts, so the cache's warnings print on lines of
     # their own. A refused answer is missing: scored again below, its row overwritten.
     answers, rejected = _lookup(cache, key, probes, refresh)
     missing = {p.id for p in probes if p.id not in answers}
-    unscorable: dict[str, str] = {}
+    work = [todo for chunk in chunked(probes) if (todo := [p for p in chunk if p.id in missing])]
+    done: dict[int, Scored] = {}
+    counters: dict[str, int] = {}
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
         bar.update(len(probes) - len(missing))
-        # Chunk boundaries depend on the probe list only, never on what is cached, and
-        # are the same without a cache: a resumed run scores each remaining chunk in the
-        # same batches as an uninterrupted one, so its floats are identical to the bit.
-        size = min(MAX_CHUNK, max(MIN_CHUNK, len(probes) // 10))  # small runs commit often too
-        for start in range(0, len(probes), size):
-            todo = [p for p in probes[start:start + size] if p.id in missing]
-            if todo:
-                got = scorer.score(todo, progress=bar.update)
-                if cache is not None:
-                    cache.put(key, todo, got)
-                answers.update(got)
-                unscorable.update(got.unscorable)
-    return answers, unscorable, {"cache_hits": len(probes) - len(missing),
-                                 "scored": len(missing), "cache_rejected": rejected}
+        for result in engine.score_chunks(scorer, work, bar.update):
+            _check_worker(result, key)
+            if cache is not None:  # committed as it arrives: a killed run keeps it
+                cache.put(key, work[result.index], result.scored)
+            done[result.index] = result.scored
+            for name, count in result.counters.items():
+                counters[name] = counters.get(name, 0) + count
+    unscorable: dict[str, str] = {}
+    for index in sorted(done):  # chunk order, whichever chunk finished first
+        answers.update(done[index])
+        unscorable.update(done[index].unscorable)
+    return answers, unscorable, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
+                                 "cache_rejected": rejected}, counters
+
+
+def chunked(probes: Sequence[Probe]) -> list[Sequence[Probe]]:
+    """The run's chunks: at most ``MAX_CHUNK`` probes, at least ``MIN_CHUNK`` but for the last.
+
+    Boundaries depend on the probe list only, never on what is cached or on the engine,
+    and are the same without a cache: a resumed run, or a Ray run, scores each remaining
+    chunk in the same batches as an uninterrupted local one, so its floats are identical
+    to the bit. Small runs commit often too (a tenth of the probes per chunk).
+    """
+    size = min(MAX_CHUNK, max(MIN_CHUNK, len(probes) // 10))
+    return [probes[start:start + size] for start in range(0, len(probes), size)]
+
+
+def _check_worker(result: ChunkResult, key: str) -> None:
+    """Refuse answers from a worker whose scorer is not the one ``key`` names (other
+    options in its factory, other model files on its node): they would be cached as this
+    scorer's."""
+    if result.fingerprint is not None and result.fingerprint != key:
+        raise ModelError(f"a worker's scorer is not this run's (fingerprint {result.fingerprint}, "
+                         f"expected {key}): build the workers' scorer from the same model files "
+                         "and options as this process's")
 
 
 def _lookup(cache: ScoreCache | None, key: str, probes: Sequence[Probe],

@@ -126,6 +126,36 @@ MultiToken = Literal["joint", "first-token"]
 MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token")
 
 
+TOKEN_LOGPROB_ERROR: dict[str, float] = {"float32": 2e-4, "bfloat16": 3.0, "float16": 0.7}
+"""The most a token's log-probability (nats) may move because the network runs in a dtype.
+
+The scorers upcast logits to float32 before the log-softmax, so what is left is the
+network's own arithmetic (and, below float32, its weights rounded to the dtype). Measured
+by ``bench/calibrate_precision.py`` on 2026-12-01 (CPU, torch 2.13, 240 sentences: 120
+CrowS-Pairs sentences and 120 census US sentences) as |log p(dtype) − log p(float32)| per
+token against float32 in batches of 32, with masked models read one mask per row:
+
+==============================  ===========  ===========  =======================
+model                           bfloat16     float16      float32, one by one
+==============================  ===========  ===========  =======================
+smollm2-135m (trained, causal)  0.541 max    0.152 max    2.72e-5 max
+                                0.515 p99.9  0.0547 p99.9 2.45e-5 p99.9
+bert 256×4 (random, masked)     0.0113       0.00126      9.5e-7
+tiny bert (random, masked)      0.0038       0.00037      4.8e-7
+tiny gpt2 (random, causal)      0.0021       0.00027      9.5e-7
+==============================  ===========  ===========  =======================
+
+Each value is the largest maximum over the models, times 4 (models other than these:
+deeper, with larger vocabularies, on other kernels and devices), rounded up to one
+significant digit. ``float32`` is float32's own noise, batched against one sentence per
+pass (padding and batch composition change the kernels). A trained model errs far more
+than a random one, whose near-uniform outputs hide the rounding. The bound is a worst
+case: benchmarks assume every token of a score off by it in the direction that flips the
+outcome, so below float32 most outcomes read as fragile; a typical token errs much less
+(median 0.038 nats in bfloat16 on smollm2-135m).
+"""
+
+
 @dataclass(frozen=True)
 class ScorerInfo:
     """What a scorer's answers mean: the contract a benchmark reads instead of a name.
@@ -149,11 +179,17 @@ class ScorerInfo:
     of several tokens: ``"joint"`` (one mask per token, a product of softmaxes) or
     ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022); None when the
     scorer reads sentences, where every token counts anyway.
+
+    ``dtype`` is the precision the network runs in (``"float32"``, ``"bfloat16"``,
+    ``"float16"``); :attr:`token_error` is the most one token's log-probability may be
+    off because of it (:data:`TOKEN_LOGPROB_ERROR`), from which benchmarks name the
+    outcomes that could flip (``fragile``).
     """
 
     kind: str
     reads: Reads
     multi_token: MultiToken | None = None
+    dtype: str = "float32"
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence"):
@@ -164,6 +200,27 @@ class ScorerInfo:
         if self.multi_token is not None and self.reads != "masked":
             raise ValueError("ScorerInfo.multi_token is a masked-LM policy: a scorer that reads "
                              "sequences scores every token of a filler")
+
+    @property
+    def token_error(self) -> float:
+        """The bound on one token's log-probability error in :attr:`dtype`, in nats
+        (:func:`token_error`)."""
+        return token_error(self.dtype)
+
+
+def fragile_bound(info: ScorerInfo | None) -> dict[str, float | str]:
+    """The per-token bound a benchmark used to call outcomes fragile, as its summary
+    records it: the scorer's dtype (``float32`` when no scorer is bound) and its
+    :func:`token_error`."""
+    dtype = info.dtype if info is not None else "float32"
+    return {"dtype": dtype, "token_error": token_error(dtype)}
+
+
+def token_error(dtype: str) -> float:
+    """:data:`TOKEN_LOGPROB_ERROR` of ``dtype``; a dtype not in the table (an 8-bit
+    format, a name a remote scorer reports) gets the largest value, bfloat16's, so an
+    outcome is never called robust for want of a measurement."""
+    return TOKEN_LOGPROB_ERROR.get(dtype, TOKEN_LOGPROB_ERROR["bfloat16"])
 
 
 @dataclass(frozen=True, eq=False)

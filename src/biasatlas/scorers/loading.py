@@ -12,7 +12,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ModelError
 from ..hashing import sha256_file
@@ -119,7 +119,7 @@ def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) 
                            "architecture": type(model).__name__}
     packaged = Path(resolved.location) / "biasatlas-packaged.json"
     if packaged.is_file():
-        out["packaged"] = json.loads(packaged.read_text())
+        out["packaged"] = _packaged_record(resolved.name, json.loads(packaged.read_text()))
     if Path(resolved.location).is_dir():
         out["file_sha256"] = file_hashes(resolved.location)
     else:
@@ -127,20 +127,43 @@ def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) 
     return out
 
 
+def _packaged_record(name: str, record: dict[str, Any]) -> dict[str, Any]:
+    """The conversion's record, with what the weights are (base or instruct, 4-bit) filled in
+    for folders converted before the record said so."""
+    from .packaged import PACKAGED_MODELS
+
+    spec = PACKAGED_MODELS.get(str(record.get("name", name)))
+    if spec is None:
+        return record
+    return {"tuning": spec.tuning, "quantisation": spec.quantisation, **record}
+
+
 def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | None,
-                 trust_remote_code: bool, dtype: str, device: str, what: str) -> tuple[Any, Any]:
+                 trust_remote_code: bool, dtype: str, device: str, what: str,
+                 device_map: str | None = None) -> tuple[Any, Any]:
     """Model (via ``transformers.<auto_class>``) and tokenizer, refusing untrained heads.
 
-    ``what`` names the model kind in the error ("a masked language model" …).
+    ``what`` names the model kind in the error ("a masked language model" …). The model
+    loads in ``dtype`` with attention through PyTorch's scaled-dot-product kernels (SDPA:
+    fused kernels on a GPU, less memory) where its architecture supports them, else its
+    own attention (:func:`attention_of` says which ran). ``device_map`` (e.g. ``"auto"``)
+    lets accelerate place the layers over the devices (and the host) for a model larger
+    than one device; the model is then left where accelerate put it, and inputs go to
+    :func:`input_device`. Without it the model moves to ``device``.
     """
     import transformers
 
     loader = getattr(transformers, auto_class)
     failures: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError, *_weight_file_errors())
+    options: dict[str, Any] = {"revision": revision, "trust_remote_code": trust_remote_code,
+                               "output_loading_info": True, "dtype": torch_dtype(dtype)}
+    if device_map is not None:
+        options["device_map"] = device_map
+    from .packaged import no_progress_bars
+
     try:
-        model, info = loader.from_pretrained(
-            resolved.location, revision=revision, trust_remote_code=trust_remote_code,
-            output_loading_info=True, dtype=torch_dtype(dtype))
+        with no_progress_bars():
+            model, info = _with_sdpa(loader, resolved.location, options)
         tokenizer = transformers.AutoTokenizer.from_pretrained(
             resolved.location, revision=revision, trust_remote_code=trust_remote_code)
     except failures as exc:
@@ -148,7 +171,41 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
         raise ModelError(f"cannot load {resolved.name} as {what}: {first}") from exc
     check_head_loaded(resolved.name, model, info)
     check_tokenizer(resolved.name, tokenizer)
-    return model.to(device).eval(), tokenizer
+    if device_map is None:
+        model = model.to(device)
+    return model.eval(), tokenizer
+
+
+def _with_sdpa(loader: Any, location: str, options: dict[str, Any]) -> tuple[Any, Any]:
+    """``loader.from_pretrained`` asking for SDPA attention; an architecture without it
+    (transformers refuses with a ValueError naming SDPA) loads with its own attention."""
+    try:
+        return cast("tuple[Any, Any]", loader.from_pretrained(location, attn_implementation="sdpa", **options))
+    except ValueError as exc:
+        if "sdpa" not in str(exc).lower() and "scaled_dot_product" not in str(exc).lower():
+            raise
+    return cast("tuple[Any, Any]", loader.from_pretrained(location, **options))
+
+
+def attention_of(model: Any) -> str:
+    """The attention implementation the loaded model runs (``sdpa``, ``eager`` …)."""
+    return str(getattr(model.config, "_attn_implementation", None) or "eager")
+
+
+def input_device(model: Any) -> str:
+    """Where a model's inputs go: its input embeddings' device (the first device when
+    accelerate spread the layers over several)."""
+    return str(model.get_input_embeddings().weight.device)
+
+
+def placement(model: Any, device_map: str | None) -> dict[str, Any]:
+    """Provenance of how the model runs: its attention implementation, and with
+    ``device_map`` the map asked for and the devices accelerate put the weights on."""
+    out: dict[str, Any] = {"attention": attention_of(model)}
+    if device_map is not None:
+        placed = {str(p.device) for p in model.parameters()}
+        out["device_map"] = {"requested": device_map, "devices": sorted(placed)}
+    return out
 
 
 def _weight_file_errors() -> tuple[type[BaseException], ...]:

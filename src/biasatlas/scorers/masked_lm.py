@@ -15,13 +15,16 @@ the first sub-token under a single mask (``"first-token"``, the GeBNLP 2022 read
 
 Speed (DESIGN.md, "Performance stance"): every masked copy of a sentence is a *row*;
 identical rows are computed once (so a shared census context is one row); rows are
-sorted by length and batched; the encoder runs once per row and the vocabulary
-projection only at the masked positions; all under ``torch.inference_mode``.
+sorted by length and cut into batches by a padded-token budget (``batch_size`` caps the
+rows); the encoder runs once per row and the vocabulary projection only at the masked
+positions, where each read is reduced on the model's device to its target's float32
+log-softmax, so one number per masked token, never a vocabulary-sized row, reaches the
+host, once per engine call; all under ``torch.inference_mode``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -29,12 +32,23 @@ from ..errors import ModelError, UnsupportedProbe
 from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, ScorerInfo,
                       SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
-from .base import Job, ModelScorer
-from .batching import Request, Row, chunks, logprob_sums, pad_rows, slot_jobs
-from .loading import ResolvedModel, load_checked, model_provenance, resolve
+from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, batch_limits, chunks, head_chunk_rows,
+                       launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
+                       token_batches, unpadded)
+from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("nangia", "modified-tokens", "aul")
+
+# Batch cutting (batching.token_batches): at most this many padded tokens per forward and a
+# forward's fixed cost counted as this many tokens. CPU: measured on 2 cores with a
+# BERT-base-sized model on CrowS-Pairs (bench/bench_crows.py); GPU: a forward's kernel
+# launches cost thousands of tokens' arithmetic.
+CPU_BATCH_TOKENS, CPU_FORWARD_OVERHEAD = 1024, 32
+GPU_BATCH_TOKENS, GPU_FORWARD_OVERHEAD = 16384, 2048
+# Masked positions per head chunk: the chunk's logits and log-softmax are [rows, V] floats.
+CPU_HEAD_CHUNK_ROWS = 256
 
 # Modules applied, in order, to encoder states to get vocabulary logits. Applying them
 # to the gathered masked positions only is what saves the [rows, length, vocab] product.
@@ -52,32 +66,51 @@ _HEADS: dict[str, tuple[str, ...]] = {
 class MaskedLMScorer(ModelScorer):
     name = "masked-lm"
 
-    def __init__(self, model: str, *, variant: str = "nangia", batch_size: int = 64,
+    def __init__(self, model: str, *, variant: str = "nangia", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
                  trust_remote_code: bool = False, multi_token: MultiToken = "joint",
-                 fast_head: bool = True) -> None:
+                 fast_head: bool = True, max_batch_tokens: int | None = None,
+                 device_map: str | None = None) -> None:
+        """``batch_size`` caps the rows of one forward pass (``"auto"``: the largest batch
+        that fits on a CUDA device); ``max_batch_tokens`` caps its padded tokens (default:
+        :data:`CPU_BATCH_TOKENS` on CPU, else :data:`GPU_BATCH_TOKENS`). Neither changes a
+        score. ``dtype`` (``float32``, ``bfloat16``, ``float16``) is the weights' dtype;
+        log-softmaxes are float32 whatever it is. ``device_map`` (``"auto"``) spreads a
+        model too large for one device over several (accelerate)."""
         if variant not in PAIR_VARIANTS:
             raise UnsupportedProbe(f"masked-lm pair variant {variant!r} unknown; "
                                    f"choose one of {', '.join(PAIR_VARIANTS)}")
         if multi_token not in MULTI_TOKEN_POLICIES:
             raise UnsupportedProbe(f"multi-token policy {multi_token!r} unknown; "
                                    f"choose one of {', '.join(MULTI_TOKEN_POLICIES)}")
-        self.variant, self.batch_size, self.multi_token = variant, int(batch_size), multi_token
-        self.device, self.dtype, self.revision = device, dtype, revision
+        requested = batch_size_request(batch_size)
+        self.variant, self.multi_token = variant, multi_token
+        self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)
         self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
-                                           dtype, device)
+                                           dtype, device, device_map)
+        self.device = device if device_map is None else input_device(self.model)
         self._head = _HEADS.get(type(self.model).__name__) if fast_head else None
         self.counters = {"rows_requested": 0, "rows_computed": 0, "batches": 0}
+        self._encoded: dict[str, list[int]] = {}
+        cpu = on_cpu(self.device)
+        self.forward_overhead = CPU_FORWARD_OVERHEAD if cpu else GPU_FORWARD_OVERHEAD
+        self.head_chunk = head_chunk_rows(self.device, self.model.config.vocab_size, CPU_HEAD_CHUNK_ROWS)
+        limits = batch_limits(requested, self.device, int(max_batch_tokens or (CPU_BATCH_TOKENS if cpu
+                                                                                 else GPU_BATCH_TOKENS)),
+                              self._probe_batch, (self.name, self.resolved.location, dtype, self.device))
+        self.batch_size, self.batch_described = limits.rows, limits.described
+        self.max_batch_tokens = min(limits.tokens, max_batch_tokens) if max_batch_tokens else limits.tokens
 
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log P(filler | context) read at the mask."""
-        return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token)
+        return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token, dtype=self.dtype)
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):  # bounded memory, steady progress
+            self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
             yield Job([r for plan in plans for side in plan for r in side],
                       partial(self._pair_answers, chunk, plans), len(chunk))
@@ -116,13 +149,9 @@ class MaskedLMScorer(ModelScorer):
         return [i for i, t in enumerate(ids) if i not in keep and t not in special]
 
     def _one_mask_each(self, ids: list[int], positions: list[int]) -> list[Request]:
-        mask = self.tokenizer.mask_token_id
-        out: list[Request] = []
-        for pos in positions:
-            masked = list(ids)
-            masked[pos] = mask
-            out.append((Row(tuple(masked), (pos,)), (ids[pos],)))
-        return out
+        mask = (self.tokenizer.mask_token_id,)
+        row = tuple(ids)
+        return [(Row(row[:pos] + mask + row[pos + 1:], (pos,)), (row[pos],)) for pos in positions]
 
     def _unmasked(self, ids: list[int]) -> Request:
         special = set(self.tokenizer.all_special_ids)
@@ -157,40 +186,83 @@ class MaskedLMScorer(ModelScorer):
 
     # -- engine -------------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
-        ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
+        ids = self._encoded.get(text)
+        if ids is None:
+            ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit and len(ids) > limit:
             raise UnsupportedProbe(f"{len(ids)} tokens exceed the model's {limit}: {text[:60]!r}")
         return list(ids)
 
+    def _encode_ahead(self, texts: Iterable[str]) -> None:
+        """Encode a chunk's texts in one tokenizer call, for :meth:`encode` to find (a
+        tokenizer call costs ~100 µs of Python around a few µs of encoding; a batch encodes
+        each text as a single call does). Only the current chunk's texts are kept."""
+        unique = list(dict.fromkeys(texts))
+        ids = self.tokenizer(unique, add_special_tokens=True)["input_ids"] if unique else []
+        self._encoded = dict(zip(unique, ids))
+
     def logprob_sums(self, requests: Sequence[Request]) -> list[float]:
         """For each (row, targets): Σ_j log softmax(logits[row, pos_j])[target_j]."""
-        return logprob_sums(list(requests), self.batch_size, self._logprobs_at_positions,
-                            self.counters)
+        return self._launch(requests)()
 
-    def _logprobs_at_positions(self, rows: list[Row]) -> Any:
+    def _launch(self, requests: Sequence[Any]) -> Any:
+        """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`)."""
+        return launch_target_sums(list(requests), self._batches, self._target_logprobs, self.counters)
+
+    def _batches(self, rows: list[Row]) -> list[list[Row]]:
+        """Length-sorted batches under the row cap and the padded-token budget."""
+        return token_batches(rows, max(self.batch_size, 1), self.max_batch_tokens, self.forward_overhead)
+
+    def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
+        """Batches as :meth:`_batches` cuts each engine call's distinct rows."""
+        return sum(len(self._batches(list(dict.fromkeys(row for row, _ in call)))) for call in calls)
+
+    def _target_logprobs(self, rows: list[Row], picks: Picks) -> Any:
+        """``[M]`` log-probabilities of the picks' targets, on the model's device: the
+        encoder over the rows, the head at the masked positions only, float32 log-softmax
+        and gather there (:func:`.batching.read_targets`)."""
         import torch
 
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        ids, attention, b_idx, p_idx = (t.to(self.device) for t in pad_rows(rows, pad))
+        ids, attention, _, _ = pad_rows(rows, pad)
+        ids = to_device(ids, self.device)
+        attention = unpadded(attention, rows)
+        attention = None if attention is None else to_device(attention, self.device)
+        b_idx, p_idx, targets = (long_tensor(v, self.device) for v in (picks.row, picks.position, picks.target))
         with torch.inference_mode():
-            logits = self._logits(ids, attention, b_idx, p_idx)
-            return torch.log_softmax(logits.float(), dim=-1).cpu()  # [M, V]
+            if self._head is None:  # generic path: the model's own full projection, then gather
+                logits = self.model(input_ids=ids, attention_mask=attention).logits
+                return read_targets(logits[b_idx.to(logits.device), p_idx.to(logits.device)], targets,
+                                    None, self.head_chunk)
+            base = getattr(self.model, self.model.base_model_prefix)
+            hidden = base(input_ids=ids, attention_mask=attention)[0]  # [B, L, H]
+            states = hidden[b_idx.to(hidden.device), p_idx.to(hidden.device)]  # [M, H]: masked positions
+            return read_targets(states, targets, self._project, self.head_chunk)
 
-    def _logits(self, ids: Any, attention: Any, b_idx: Any, p_idx: Any) -> Any:
-        if self._head is None:  # generic path: full vocabulary projection, then gather
-            return self.model(input_ids=ids, attention_mask=attention).logits[b_idx, p_idx]
-        base = getattr(self.model, self.model.base_model_prefix)
-        hidden = base(input_ids=ids, attention_mask=attention)[0]  # [B, L, H]
-        states = hidden[b_idx, p_idx]  # [M, H]: only the masked positions
-        for name in self._head:
+    def _project(self, states: Any) -> Any:
+        """Vocabulary logits of encoder states: the architecture's head modules, in order."""
+        for name in self._head or ():
             states = getattr(self.model, name)(states)
         return states  # [M, V]
 
+    def _probe_batch(self, n: int) -> None:
+        """``n`` rows of :data:`AUTO_PROBE_WIDTH` tokens, one mask each, as the engine runs
+        them (for ``batch_size="auto"``); waits for the device."""
+        import torch
+
+        mask = self.tokenizer.mask_token_id
+        width = min(AUTO_PROBE_WIDTH, getattr(self.model.config, "max_position_embeddings", None)
+                    or AUTO_PROBE_WIDTH)
+        rows = [Row(tuple([mask] * width), (width // 2,))] * n
+        self._target_logprobs(rows, Picks(list(range(n)), [width // 2] * n, [mask] * n))
+        torch.cuda.synchronize()
+
     def describe(self) -> dict[str, Any]:
         return {"scorer": self.name, "variant": self.variant, "multi_token": self.multi_token,
-                "dtype": self.dtype, "device": self.device, "batch_size": self.batch_size,
-                "tokenizer": type(self.tokenizer).__name__,
+                "dtype": self.dtype, "device": self.device, "batch_size": self.batch_described,
+                "max_batch_tokens": self.max_batch_tokens, "tokenizer": type(self.tokenizer).__name__,
+                **placement(self.model, self.device_map),
                 **model_provenance(self.resolved, self.model, self.revision)}
 
 
@@ -206,11 +278,10 @@ def _sentence_answer(probe_id: str, n_tokens: int, values: list[float]) -> list[
 
 
 def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
-          dtype: str, device: str) -> tuple[Any, Any]:
+          dtype: str, device: str, device_map: str | None) -> tuple[Any, Any]:
     model, tokenizer = load_checked("AutoModelForMaskedLM", resolved, revision=revision,
                                     trust_remote_code=trust_remote_code, dtype=dtype,
-                                    device=device, what="a masked language model")
+                                    device=device, what="a masked language model", device_map=device_map)
     if tokenizer.mask_token_id is None:
         raise ModelError(f"{resolved.name}'s tokenizer has no mask token")
     return model, tokenizer
-

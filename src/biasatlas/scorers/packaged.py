@@ -343,22 +343,29 @@ def _convert(gguf: Path, dest: Path) -> dict[str, object]:
 
 
 @contextlib.contextmanager
+def no_progress_bars() -> Iterator[None]:
+    """Transformers' own progress bars off for the duration ("Loading weights" on every
+    load would otherwise interleave with the run's one scoring bar)."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+@contextlib.contextmanager
 def _quiet_progress() -> Iterator[None]:
     """Silence the dequantisation's progress bars (the "converting once" line says it all).
 
     Transformers' own bars obey its switch; the GGUF reader's tqdm writes straight to
     stderr, so stderr is swapped for the duration (an exception still propagates).
     """
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stderr(sink):
-            yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
+    with no_progress_bars(), open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stderr(sink):
+        yield
 
 
 def _parity_check(source: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,

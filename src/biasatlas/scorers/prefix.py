@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .batching import pad_ids
+from .batching import long_tensor, pad_ids, to_device
 
 #: Shorter common prefixes are left unshared: a forward's fixed cost is worth ~32 tokens
 #: of arithmetic on 2 CPU cores (causal_lm.CPU_FORWARD_OVERHEAD), split over a group's rows.
@@ -133,19 +133,24 @@ def shared_states(base: Any, rows: Sequence[Sequence[int]], groups: Sequence[Gro
         at.update({i: (1, k, start[i][1]) for k, i in enumerate(grouped)})
     picks = [(2, start[r][0], p) if at[r][0] == 1 and p < at[r][2] else (at[r][0], at[r][1], p - at[r][2])
              for r, p in zip(rows_at, positions)]
-    source, index, position = (torch.tensor(v, dtype=torch.long, device=device) for v in zip(*picks))
-    some = next(t for t in sources if t is not None)
-    out = torch.empty((len(picks), some.shape[-1]), dtype=some.dtype, device=device)
+    source, index, position = (long_tensor(v, device) for v in zip(*picks))
+    # Each pick reads its own source: gather every source at every pick (indices clamped
+    # into range), keep the right one. A selection by ``nonzero()`` would wait for the
+    # device; these gathers are [M, H] copies, and selecting changes no value.
+    out = None
     for kind, states in enumerate(sources):
-        chosen = (source == kind).nonzero()[:, 0]
-        if len(chosen):
-            out[chosen] = states[index[chosen], position[chosen]]
+        if states is None:
+            continue
+        at_index = index.clamp(max=states.shape[0] - 1)
+        at_position = position.clamp(max=states.shape[1] - 1)
+        read = states[at_index, at_position]  # [M, H]
+        out = read if out is None else torch.where((source == kind)[:, None], read, out)
     return out
 
 
 def _forward(base: Any, rows: Sequence[Sequence[int]], pad_id: int, device: str) -> Any:
     ids, mask = pad_ids(rows, pad_id)
-    return base(input_ids=ids.to(device), attention_mask=mask.to(device), use_cache=False)[0]
+    return base(input_ids=to_device(ids, device), attention_mask=to_device(mask, device), use_cache=False)[0]
 
 
 def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: Sequence[Group], pad_id: int,
@@ -155,15 +160,15 @@ def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: Sequence[
     import torch
 
     prefix_ids, prefix_mask = pad_ids([rows[g.members[0]][:g.length] for g in groups], pad_id)
-    prefix_ids, prefix_mask = prefix_ids.to(device), prefix_mask.to(device)
+    prefix_ids, prefix_mask = to_device(prefix_ids, device), to_device(prefix_mask, device)
     out = base(input_ids=prefix_ids, attention_mask=prefix_mask, use_cache=True)
-    cache = out.past_key_values
+    cache = getattr(out, _cache_argument(base))  # the output names it as the forward does
     members = [(gi, i) for gi, g in enumerate(groups) for i in g.members]
-    owner = torch.tensor([gi for gi, _ in members], dtype=torch.long, device=device)
+    owner = long_tensor([gi for gi, _ in members], device)
     cache.batch_select_indices(owner)  # one copy of its group's prefix cache per row
     suffix_ids, suffix_mask = pad_ids([rows[i][groups[gi].length:] for gi, i in members], pad_id)
-    suffix_ids, suffix_mask = suffix_ids.to(device), suffix_mask.to(device)
-    starts = torch.tensor([groups[gi].length for gi, _ in members], dtype=torch.long, device=device)
+    suffix_ids, suffix_mask = to_device(suffix_ids, device), to_device(suffix_mask, device)
+    starts = long_tensor([groups[gi].length for gi, _ in members], device)
     width = prefix_ids.shape[1]
     position_ids = starts[:, None] + torch.arange(suffix_ids.shape[1], device=device)[None, :]
     states = base(input_ids=suffix_ids, attention_mask=torch.cat([prefix_mask[owner], suffix_mask], dim=1),

@@ -30,7 +30,9 @@ copy and say nothing. Pair probes are not answered (:class:`UnsupportedProbe`).
 Speed (DESIGN.md, "Performance stance"): every filler of a probe shares one encoder
 input, so requests are sorted by (encoder input, decoder length) and batched; the
 encoder runs once per distinct input in a batch and its states are reused by every
-decoder row that reads them; identical requests are computed once; all under
+decoder row that reads them; identical requests are computed once; each decoder position
+is reduced on the model's device to its target's float32 log-probability, and a row's
+sum stays there until the engine call's results are read, in one copy; all under
 ``torch.inference_mode``.
 """
 
@@ -44,9 +46,9 @@ from typing import Any
 from ..errors import ModelError, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
-from .base import Job, ModelScorer
-from .batching import chunks, option_jobs, pad_ids
-from .loading import ResolvedModel, load_checked, model_provenance, resolve
+from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
+from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
 
 VARIANTS = ("sentence-ll",)
@@ -65,24 +67,33 @@ class Seq2SeqRow:
 class Seq2SeqScorer(ModelScorer):
     name = "seq2seq"
 
-    def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: int = 32,
+    def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
-                 trust_remote_code: bool = False) -> None:
+                 trust_remote_code: bool = False, device_map: str | None = None) -> None:
+        """``batch_size``: decoder rows per forward pass (``"auto"``: the most that fit on a
+        CUDA device); ``dtype`` the weights' dtype (log-softmaxes are float32);
+        ``device_map`` (``"auto"``) spreads the model over several devices."""
         if variant not in VARIANTS:
             raise UnsupportedProbe(f"seq2seq variant {variant!r} unknown; choose one of "
                                    f"{', '.join(VARIANTS)}")
-        self.variant, self.batch_size = variant, int(batch_size)
-        self.device, self.dtype, self.revision = device, dtype, revision
+        requested = batch_size_request(batch_size)
+        self.variant = variant
+        self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)
         self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
-                                           dtype, device)
+                                           dtype, device, device_map)
+        self.device = device if device_map is None else input_device(self.model)
         self.counters = {"rows_requested": 0, "rows_computed": 0, "encoder_rows": 0,
                          "batches": 0}
+        limits = batch_limits(requested, self.device, 0, self._probe_batch,
+                              (self.name, self.resolved.location, dtype, self.device), by_tokens=False)
+        self.batch_size, self.batch_described = limits.rows, limits.described
+        self.counters.update(dict.fromkeys(self.counters, 0))  # the "auto" probe counted nothing real
 
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log-likelihoods of the filled-in sentences (given the masked input)."""
-        return ScorerInfo(kind=self.name, reads="sequence")
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype)
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
@@ -170,18 +181,34 @@ class Seq2SeqScorer(ModelScorer):
 
     def logprob_sums(self, rows: Sequence[Seq2SeqRow]) -> list[float]:
         """Σ_t log P(targets[t] | encoder, decoder[:t+1]) for each row, in order."""
+        return self._launch(rows)()
+
+    def _launch(self, rows: Sequence[Any]) -> Any:
+        """Queue every batch of ``rows``; the returned function reads all their sums in one
+        copy (see :func:`.batching.launch_target_sums`)."""
         distinct = list(dict.fromkeys(rows))
         self.counters["rows_requested"] += len(rows)
         # Rows of one encoder input sit together, so a batch runs each encoder input once.
         order = sorted(distinct, key=lambda r: (len(r.encoder), r.encoder, len(r.decoder)))
-        results: dict[Seq2SeqRow, float] = {}
+        parts = []
         for batch in chunks(order, self.batch_size):
-            results.update(zip(batch, self._batch_sums(batch)))
+            parts.append((batch, self._batch_sums(batch)))
             self.counters["rows_computed"] += len(batch)
             self.counters["batches"] += 1
-        return [results[r] for r in rows]
 
-    def _batch_sums(self, batch: list[Seq2SeqRow]) -> list[float]:
+        def read() -> list[float]:
+            import torch
+
+            if not parts:
+                return [0.0] * len(rows)
+            sums = torch.cat([s.to(parts[0][1].device) for _, s in parts]).tolist()  # one copy
+            results = dict(zip((r for batch, _ in parts for r in batch), sums))
+            return [float(results[r]) for r in rows]
+
+        return read
+
+    def _batch_sums(self, batch: list[Seq2SeqRow]) -> Any:
+        """``[B]`` float64 sums of the batch's rows, on the model's device."""
         import torch
         from transformers.modeling_outputs import BaseModelOutput
 
@@ -189,29 +216,42 @@ class Seq2SeqScorer(ModelScorer):
         self.counters["encoder_rows"] += len(sources)
         which = {s: i for i, s in enumerate(sources)}
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        enc_ids, enc_mask = pad_ids(sources, pad)  # [E, Le]
+        enc_ids, enc_mask = (to_device(t, self.device) for t in pad_ids(sources, pad))  # [E, Le]
         dec_ids, dec_mask = pad_ids([r.decoder for r in batch], pad)  # [B, Ld]
         targets, _ = pad_ids([r.targets for r in batch], 0)  # [B, Ld]
-        pick = torch.tensor([which[r.encoder] for r in batch], dtype=torch.long)  # [B]
+        scored = to_device(_score_mask(batch, dec_mask), self.device)
+        dec_ids, dec_mask, targets = (to_device(t, self.device) for t in (dec_ids, dec_mask, targets))
+        pick = long_tensor([which[r.encoder] for r in batch], self.device)  # [B]
         with torch.inference_mode():
-            states = self.model.get_encoder()(input_ids=enc_ids.to(self.device),
-                                              attention_mask=enc_mask.to(self.device))[0]  # [E, Le, H]
-            pick = pick.to(self.device)
-            logits = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states[pick]),
-                                attention_mask=enc_mask.to(self.device)[pick],
-                                decoder_input_ids=dec_ids.to(self.device),
-                                decoder_attention_mask=dec_mask.to(self.device)).logits  # [B, Ld, V]
+            states = self.model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask)[0]  # [E, Le, H]
+            logits = self.model(encoder_outputs=BaseModelOutput(last_hidden_state=states[pick.to(states.device)]),
+                                attention_mask=enc_mask[pick], decoder_input_ids=dec_ids,
+                                decoder_attention_mask=dec_mask).logits  # [B, Ld, V]
             logp = torch.log_softmax(logits.float(), dim=-1)
-            picked = logp.gather(-1, targets.to(self.device).unsqueeze(-1)).squeeze(-1)  # [B, Ld]
-            sums = (picked.double() * _score_mask(batch, dec_mask).to(self.device)).sum(dim=1)  # [B]
-        return [float(v) for v in sums.cpu()]
+            picked = logp.gather(-1, targets.to(logp.device).unsqueeze(-1)).squeeze(-1)  # [B, Ld]
+            return (picked.double() * scored.to(picked.device)).sum(dim=1)  # [B]
+
+    def _probe_batch(self, n: int) -> None:
+        """``n`` decoder rows of :data:`AUTO_PROBE_WIDTH` tokens, each with an encoder input
+        of its own (for ``batch_size="auto"``); waits for the device."""
+        import torch
+
+        width = min(AUTO_PROBE_WIDTH, getattr(self.model.config, "max_position_embeddings", None)
+                    or AUTO_PROBE_WIDTH)
+        vocab = int(self.model.config.vocab_size)
+        token = self.tokenizer.mask_token_id
+        rows = [Seq2SeqRow((i % vocab, *[token] * (width - 1)), tuple([token] * width), tuple([token] * width))
+                for i in range(n)]
+        self._batch_sums(rows)
+        torch.cuda.synchronize()
 
     def describe(self) -> dict[str, Any]:
         return {"scorer": self.name, "variant": self.variant, "dtype": self.dtype,
-                "device": self.device, "batch_size": self.batch_size,
+                "device": self.device, "batch_size": self.batch_described,
                 "slot_input": "left + mask_token + right", "sentence_input": "mask_token",
                 "decoder_start_token_id": self.model.config.decoder_start_token_id,
                 "tokenizer": type(self.tokenizer).__name__,
+                **placement(self.model, self.device_map),
                 **model_provenance(self.resolved, self.model, self.revision)}
 
 
@@ -231,10 +271,11 @@ def _score_mask(batch: list[Seq2SeqRow], dec_mask: Any) -> Any:
 
 
 def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool,
-          dtype: str, device: str) -> tuple[Any, Any]:
+          dtype: str, device: str, device_map: str | None) -> tuple[Any, Any]:
     model, tokenizer = load_checked("AutoModelForSeq2SeqLM", resolved, revision=revision,
                                     trust_remote_code=trust_remote_code, dtype=dtype,
-                                    device=device, what="a sequence-to-sequence model")
+                                    device=device, what="a sequence-to-sequence model",
+                                    device_map=device_map)
     if tokenizer.mask_token is None:
         raise ModelError(f"{resolved.name}'s tokenizer has no mask token: the seq2seq scorer needs a "
                          "BART-style infilling model (T5's sentinel tokens are not supported)")

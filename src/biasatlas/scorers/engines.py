@@ -1,0 +1,322 @@
+"""Where a run's chunks of probes are scored: here, or on a pool of Ray actors.
+
+The pipeline cuts the probe list into chunks whose boundaries depend on the probe list
+only (:mod:`biasatlas.pipeline`), and hands an engine the part of each chunk that the
+score cache could not answer. Both engines call the same ``Scorer.score`` on exactly
+those chunks, so every batch, and hence every float, is the same whichever engine ran
+it: a run folder from :class:`RayEngine` is byte-identical to one from
+:class:`LocalEngine`. An engine yields each chunk's answers as soon as it has them, and
+the pipeline commits them to the score cache before it takes the next, so a killed run
+resumes from the last committed chunk whatever the engine.
+
+:class:`RayEngine` maps the chunks over a Ray Data actor pool (``map_batches`` with an
+actor class, one chunk per batch): each actor builds its own scorer once, from a
+picklable factory, on the GPU (or CPUs) Ray gave it. Ray is optional
+(``pip install "ray[data]"``); on a cluster every node needs biasatlas, its extras and
+the model (the same files: each worker's scorer fingerprint is checked against the
+driver's before its answers are kept).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from ..errors import BiasAtlasError, UsageError
+from ..probes import Answer, Probe, Scored
+from .base import Progress, Scorer
+
+EngineName = Literal["local", "ray"]
+# Chunks given to a worker at a time. One: a worker takes the next chunk when it is done
+# with its last, so a worker that started first cannot hoard chunks that one starting a
+# second later would score (a run has few chunks per worker); the round trip it costs is
+# milliseconds against seconds of scoring.
+IN_FLIGHT = 1
+ScorerFactory = Callable[[], Scorer]
+"""Builds a scorer in a worker: picklable, e.g. ``functools.partial(load_scorer, model, kind, **options)``."""
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """One chunk's answers; ``index`` is the chunk's place in the list the engine was given.
+
+    ``counters`` is the work the scorer did on this chunk (its ``counters`` after minus
+    before: rows, batches), so a run's counts are the sum over its chunks wherever they
+    ran. ``fingerprint`` is the scoring worker's own scorer fingerprint (None when the
+    driver's scorer answered): the pipeline refuses answers from a scorer that is not
+    the one its cache key names.
+    """
+
+    index: int
+    scored: Scored
+    counters: Mapping[str, int]
+    fingerprint: str | None = None
+
+
+class ScoringEngine(Protocol):
+    """Scores chunks of probes; yields one :class:`ChunkResult` per chunk, in any order."""
+
+    name: str
+
+    def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
+                     progress: Progress) -> Iterator[ChunkResult]:
+        """Answer each chunk with ``scorer`` (or scorers like it), calling ``progress``
+        with the number of probes answered as they are answered."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What ran the chunks (for timing.json: never part of the results)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the engine started (its Ray instance); the caller owns the engine."""
+        ...
+
+
+def counters_of(scorer: Any) -> dict[str, int]:
+    """A copy of a scorer's work counters (scorers without a model keep none)."""
+    return dict(getattr(scorer, "counters", None) or {})
+
+
+def counters_delta(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
+    """What a scorer counted between two snapshots of its counters."""
+    return {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+
+
+def _score_one(scorer: Scorer, probes: Sequence[Probe], progress: Progress | None) -> tuple[Scored, dict[str, int]]:
+    before = counters_of(scorer)
+    scored = scorer.score(probes, progress=progress)
+    return scored, counters_delta(before, counters_of(scorer))
+
+
+class LocalEngine:
+    """The chunks one after the other, with the caller's scorer, in this process."""
+
+    name = "local"
+
+    def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
+                     progress: Progress) -> Iterator[ChunkResult]:
+        for index, probes in enumerate(chunks):
+            scored, counted = _score_one(scorer, probes, progress)
+            yield ChunkResult(index, scored, counted)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    def close(self) -> None:
+        pass
+
+
+# -- Ray -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Reply:
+    """What a worker sends back for one chunk: the answers, or the biasatlas error it met.
+
+    ``worker`` (host and process id), ``seconds_build`` (its scorer's construction:
+    imports, model load, fingerprint) and ``seconds_score`` (this chunk) let the driver
+    say where a Ray run's time went.
+    """
+
+    answers: dict[str, Answer]
+    unscorable: dict[str, str]
+    counters: dict[str, int]
+    fingerprint: str
+    worker: str
+    seconds_build: float
+    seconds_score: float = 0.0
+    error: BiasAtlasError | None = None
+
+
+class _ScoreWorker:
+    """A Ray Data actor: builds one scorer, then answers one pickled chunk per batch.
+
+    Chunks and replies travel pickled (``bytes`` columns), because a batch of probe
+    dataclasses is not a table. ``threads`` sets torch's intra-op threads before the
+    scorer is built (see :class:`RayEngine`). A biasatlas error (a model that will not
+    load, an unsupported option) travels back as the error itself, so the driver raises
+    the typed error the CLI prints in one line rather than a Ray traceback.
+    """
+
+    def __init__(self, factory: ScorerFactory, threads: int | None = None) -> None:
+        started = time.perf_counter()
+        self.error: BiasAtlasError | None = None
+        self.fingerprint = ""
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        try:
+            self.scorer = factory()
+            self.fingerprint = self.scorer.fingerprint()
+        except BiasAtlasError as exc:
+            self.error = exc
+        self.seconds_build = time.perf_counter() - started
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        out = [pickle.dumps(self._answer(pickle.loads(bytes(chunk)))) for chunk in batch["chunk"]]
+        return {"index": np.asarray(batch["index"]), "reply": np.array(out, dtype=object)}
+
+    def _answer(self, probes: list[Probe]) -> _Reply:
+        started = time.perf_counter()
+        error = self.error
+        scored, counted = Scored({}), dict[str, int]()
+        if error is None:
+            try:
+                scored, counted = _score_one(self.scorer, probes, None)
+            except BiasAtlasError as exc:
+                error = exc
+        return _Reply(dict(scored.answers), dict(scored.unscorable), counted, self.fingerprint, self.worker,
+                      self.seconds_build, time.perf_counter() - started, error)
+
+
+class RayEngine:
+    """The chunks mapped over a Ray Data actor pool of ``workers`` scorers.
+
+    Each worker holds ``worker_gpus`` GPUs (1: one scorer per GPU; Ray sets
+    ``CUDA_VISIBLE_DEVICES``, so the factory's device is plain ``cuda``) and
+    ``worker_cpus`` CPUs, and builds its scorer with ``factory``. Ray itself: the
+    running instance when this process already called ``ray.init``; else the cluster at
+    ``address`` (``"auto"`` or ``"ray://host:10001"``); else a local instance started
+    here with ``num_cpus`` CPUs (default ``workers × worker_cpus``) and no dashboard,
+    shut down by :meth:`close`. Start-up is lazy (first run) and timed apart.
+
+    ``threads`` is each CPU worker's number of torch intra-op threads; by default this
+    process's own. A CPU matrix product's last bits depend on how many threads split it
+    (for BERT-base's 3,072 → 768 projection, 1 and 2 threads differ by up to 3e-5), so
+    only CPU workers with the driver's thread count (and the same CPU kernels) reproduce
+    a local run to the bit; more threads than a worker's CPUs slow it down (a lot when
+    other processes want the cores) but do not change its numbers. Pass
+    ``threads=worker_cpus`` for speed instead. GPU workers keep Ray's setting: their
+    arithmetic runs on the GPU.
+
+    One chunk is one batch and one task; results come back as chunks finish, and the
+    pipeline puts them back in chunk order, so the outcome does not depend on which
+    worker was faster.
+    """
+
+    name = "ray"
+
+    def __init__(self, factory: ScorerFactory, *, workers: int = 1, worker_cpus: float = 1.0,
+                 worker_gpus: float = 0.0, address: str | None = None, num_cpus: int | None = None,
+                 threads: int | None = None) -> None:
+        if workers < 1:
+            raise UsageError(f"the ray engine needs at least one worker, not {workers}")
+        if worker_cpus < 0 or worker_gpus < 0:
+            raise UsageError("a worker's CPUs and GPUs cannot be negative")
+        self.factory, self.workers = factory, int(workers)
+        self.worker_cpus, self.worker_gpus = float(worker_cpus), float(worker_gpus)
+        self.address, self.num_cpus, self.threads = address, num_cpus, threads
+        self._started_here = False
+        self._seconds_init: float | None = None
+        self._build: dict[str, float] = {}  # worker → seconds to build its scorer (last run)
+        self._scoring = 0.0  # seconds the workers spent scoring (last run, summed)
+
+    def start(self) -> None:
+        """Join or start Ray (idempotent): the first run does this on its own."""
+        try:
+            import ray
+        except ImportError as exc:
+            raise UsageError('the ray engine needs Ray Data: pip install "biasatlas[ray]"') from exc
+        if ray.is_initialized():
+            self._seconds_init = self._seconds_init or 0.0
+            return
+        started = time.perf_counter()
+        if self.address is not None:
+            ray.init(address=self.address)
+        else:
+            cpus = self.num_cpus or max(1, round(self.workers * self.worker_cpus))
+            ray.init(num_cpus=cpus, include_dashboard=False)
+            self._started_here = True
+        self._seconds_init = time.perf_counter() - started
+
+    def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
+                     progress: Progress) -> Iterator[ChunkResult]:
+        """Scores ``chunks`` on the pool; ``scorer`` (the driver's) is not called here."""
+        if not chunks:
+            return
+        self.start()
+        self._build, self._scoring = {}, 0.0
+        import ray.data
+
+        context = ray.data.DataContext.get_current()
+        bars, chatty = context.enable_progress_bars, context.print_on_execution_start
+        context.enable_progress_bars = context.print_on_execution_start = False  # ours is the bar
+        try:
+            rows = [{"index": i, "chunk": pickle.dumps(list(c))} for i, c in enumerate(chunks)]
+            pool = ray.data.ActorPoolStrategy(size=min(self.workers, len(rows)),
+                                              max_tasks_in_flight_per_actor=IN_FLIGHT)
+            dataset = ray.data.from_items(rows, override_num_blocks=len(rows)).map_batches(
+                _ScoreWorker, fn_constructor_args=(self.factory, self._threads()), batch_size=1,
+                batch_format="numpy", compute=pool, num_cpus=self.worker_cpus, num_gpus=self.worker_gpus or None)
+            for row in dataset.iter_rows():
+                index, reply = int(row["index"]), pickle.loads(row["reply"])
+                if reply.error is not None:
+                    raise reply.error
+                self._note(reply)
+                progress(len(chunks[index]))
+                yield ChunkResult(index, Scored(reply.answers, reply.unscorable), reply.counters,
+                                  reply.fingerprint)
+        finally:
+            context.enable_progress_bars, context.print_on_execution_start = bars, chatty
+
+    def _note(self, reply: _Reply) -> None:
+        self._build[reply.worker] = reply.seconds_build
+        self._scoring += reply.seconds_score
+
+    def _threads(self) -> int | None:
+        """The workers' torch threads: as given; else, for CPU workers, this process's own
+        when it has torch; else Ray's (None)."""
+        if self.threads is not None or self.worker_gpus:
+            return self.threads
+        torch = sys.modules.get("torch")
+        return int(torch.get_num_threads()) if torch is not None else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "workers": self.workers, "threads": self._threads(),
+                "worker_cpus": self.worker_cpus,
+                "worker_gpus": self.worker_gpus, "address": self.address or "local",
+                "seconds_ray_start": None if self._seconds_init is None else round(self._seconds_init, 3),
+                "workers_used": len(self._build),
+                "seconds_worker_build": round(max(self._build.values(), default=0.0), 3),
+                "seconds_worker_scoring": round(self._scoring, 3)}
+
+    def close(self) -> None:
+        """Shut Ray down if this engine started it; a joined instance is left running."""
+        if self._started_here:
+            import ray
+
+            ray.shutdown()
+            self._started_here = False
+
+
+def make_engine(name: EngineName | str, factory: ScorerFactory | None = None, *, workers: int = 1,
+                worker_cpus: float = 1.0, worker_gpus: float | None = None, address: str | None = None,
+                device: str = "cpu", threads: int | None = None) -> LocalEngine | RayEngine:
+    """The engine a command line names: ``local`` (the default), or ``ray`` with the
+    factory each worker builds its scorer from (the other options are :class:`RayEngine`'s).
+
+    ``worker_gpus`` defaults to one GPU per worker when the scorer's ``device`` is CUDA,
+    else none. A numbered device (``cuda:1``) is refused with Ray: each worker sees only
+    the GPUs Ray gave it, as ``cuda`` (``cuda:0``).
+    """
+    if name == "local":
+        return LocalEngine()
+    if name != "ray":
+        raise UsageError(f"the engine is 'local' or 'ray', not {name!r}")
+    if factory is None:
+        raise UsageError("the ray engine needs a scorer factory for its workers")
+    if device.startswith("cuda:"):
+        raise UsageError(f"with the ray engine pass --device cuda, not {device}: each worker "
+                         "gets its own GPU from Ray and sees it as cuda")
+    gpus = worker_gpus if worker_gpus is not None else (1.0 if device.startswith("cuda") else 0.0)
+    return RayEngine(factory, workers=workers, worker_cpus=worker_cpus, worker_gpus=gpus, address=address,
+                     threads=threads)
