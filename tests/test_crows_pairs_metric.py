@@ -146,3 +146,117 @@ def test_bom_and_blank_lines_are_fine(tmp_path):
     path = tmp_path / "bom.csv"
     path.write_text("\ufeff" + HEADER + "0\tA\tB\tstereo\tage\n\n1\tC\tD\tantistereo\tage\n", encoding="utf-8")
     assert [p.id for p in read_pairs(path)] == ["0", "1"]
+
+
+# -- likelihood_difference (lm-evaluation-harness's mean |Δ score| per pair) -----------------------
+T_975 = {3: 3.182446305284263, 4: 2.7764451051977987}  # Student t 0.975 quantiles (printed tables: 3.182, 2.776)
+
+
+def test_likelihood_difference_is_exactly_zero_when_both_sentences_always_score_alike():
+    bench = CrowsPairs(dataset=None)
+    items = [_pair(f"p{i}", "stereo" if i % 2 else "antistereo") for i in range(5)]
+    answers = {p.id: PairAnswer(p.id, -3.25 * (i + 1), -3.25 * (i + 1)) for i, p in enumerate(items)}
+    result = bench.score(items, answers)
+    assert [r["likelihood_difference"] for r in result.records] == [0.0] * 5
+    s = result.summary
+    assert s["likelihood_difference"] == 0.0 and s["n_likelihood_difference"] == 5
+    assert s["intervals"]["likelihood_difference"] == [0.0, 0.0]  # no spread at all: shown as such
+
+
+def test_likelihood_difference_mean_and_t_interval_by_hand():
+    bench = CrowsPairs(dataset=None, tie_decimals=3)
+    items = [_pair("s1", "stereo"), _pair("s2", "stereo"), _pair("a1", "antistereo"), _pair("a2", "antistereo"),
+             _pair("same", "stereo", more="X", less="X")]
+    # |Δ| per pair, whichever sentence is higher and whatever the direction: 1, 2, 3, 6
+    answers = {"s1": PairAnswer("s1", -10.0, -11.0), "s2": PairAnswer("s2", -14.0, -12.0),
+               "a1": PairAnswer("a1", -4.5, -7.5), "a2": PairAnswer("a2", -20.0, -14.0)}
+    result = bench.score(items, answers)
+    diffs = {r["id"]: r["likelihood_difference"] for r in result.records}
+    assert diffs == {"s1": 1.0, "s2": 2.0, "a1": 3.0, "a2": 6.0, "same": None}  # the identical pair: not asked
+    s = result.summary
+    # mean = 12 / 4 = 3; deviations −2, −1, 0, 3: s² = 14 / 3; s/√4 = √(14/3) / 2 = 1.08012;
+    # half width = t(0.975, 3) · 1.08012 = 3.43743 → [−0.43743, 6.43743] (a t interval, not clipped at 0)
+    half = T_975[3] * (14 / 3) ** 0.5 / 2
+    assert s["likelihood_difference"] == pytest.approx(3.0)
+    assert s["n_likelihood_difference"] == 4 and s["n"] == 5
+    assert s["intervals"]["likelihood_difference"] == pytest.approx([3.0 - half, 3.0 + half])
+    assert half == pytest.approx(3.43743, abs=1e-5)
+
+
+def test_likelihood_difference_uses_the_unrounded_scores():
+    """A pair tied at 3 decimals still has its exact difference, as lm-evaluation-harness reports it."""
+    result = CrowsPairs(dataset=None).score([_pair("s", "stereo")], {"s": PairAnswer("s", -5.0001, -5.0004)})
+    assert result.records[0]["outcome"] == "tie"
+    assert result.records[0]["likelihood_difference"] == pytest.approx(0.0003)
+
+
+def test_likelihood_difference_of_a_single_pair_has_no_interval():
+    result = CrowsPairs(dataset=None).score([_pair("s", "stereo")], {"s": PairAnswer("s", -1.0, -3.5)})
+    assert result.summary["likelihood_difference"] == 2.5
+    assert result.summary["intervals"]["likelihood_difference"] == [None, None]
+
+
+def test_a_run_written_before_likelihood_difference_still_reads(tmp_path):
+    """Older run folders lack the summary fields and the item field: the typed summary reads them
+    as None and every output shows a dash."""
+    import json
+
+    from biasatlas.benchmarks.crows_pairs.summary import CrowsRunSummary
+    from biasatlas.report import build_report, load_runs, render
+    from report_fixtures import crows_run
+
+    folder = crows_run(tmp_path / "old")
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    for key in ("likelihood_difference", "n_likelihood_difference"):
+        summary.pop(key)
+    summary["intervals"].pop("likelihood_difference")
+    (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    typed = CrowsRunSummary.read(summary, folder / "summary.json")
+    assert typed.likelihood_difference is None and typed.interval("likelihood_difference") == (None, None)
+    report = build_report(load_runs([folder]), compare=False)
+    md = render(report, "md")
+    assert "| likelihood difference | – | – | – | – |" in md
+    assert "likelihood_difference,likelihood difference,,,," in render(report, "csv")
+    assert "likelihood difference" in render(report, "latex")
+
+
+def test_likelihood_difference_is_beside_the_metric_everywhere(tmp_path):
+    """Terminal, report table, leaderboard, CSV and JSON: with its t interval (2 decimals) and n."""
+    import csv
+    import io
+    import json
+
+    from rich.console import Console
+
+    from biasatlas.benchmarks.crows_pairs.view import VIEW
+    from biasatlas.report import build_report, load_runs, render
+    from report_fixtures import crows_run
+
+    a, b = crows_run(tmp_path / "a"), crows_run(tmp_path / "b", model="m2")
+    for folder, diffs in ((a, [1.0, 2.0, 3.0, 6.0]), (b, [0.5] * 4)):
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        records = [{**r, "likelihood_difference": diffs[i % 4]}
+                   for i, r in enumerate(map(json.loads, (folder / "items.jsonl").read_text().splitlines()))]
+        summary.update(summarise(records))
+        (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+        (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    runs = load_runs([a, b])
+    report = build_report(runs, compare=False)
+    # run a: the 12 pairs repeat 1, 2, 3, 6: mean 3, s² = (3·14) / 11, half = t(0.975, 11) · s / √12
+    md = render(report, "md")
+    assert "| likelihood difference | 12 | 3.00 | \\[" in md  # Markdown escapes a leading "["
+    assert "| likelihood difference | 12 | 0.50 | no spread |" in md  # run b: every pair 0.5
+    lead = next(line for line in md.splitlines() if line.startswith("| almanach/camembert-base |"))
+    assert "| 50.00 | \\[" in lead and "| 3.00 | \\[" in lead
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    ld = next(r for r in rows if r["run"] == "almanach/camembert-base" and r["metric"] == "likelihood_difference")
+    assert ld["label"] == "likelihood difference" and float(ld["value"]) == pytest.approx(3.0) and ld["n"] == "12"
+    half = 2.200985160082949 * (3 * 14 / 11) ** 0.5 / 12 ** 0.5  # t(0.975, 11) = 2.201
+    assert float(ld["ci_low"]) == pytest.approx(3 - half) and float(ld["ci_high"]) == pytest.approx(3 + half)
+    doc = json.loads(render(report, "json"))
+    names = [m["metric"] for m in doc["runs"][0]["metrics"]]
+    assert names[:2] == ["metric_score", "likelihood_difference"]
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(VIEW.terminal(runs[0].summary))
+    text = console.export_text()
+    assert "likelihood difference" in text and f"[{3 - half:.2f}, {3 + half:.2f}]" in text

@@ -2,7 +2,11 @@
 opened in headless Chromium (Debian's ``/usr/bin/chromium``, driven by Playwright).
 
 The page must load with no console error and no request beyond the file itself, show
-every plot, show dataset markup as text and never run it, and print to PDF.
+every plot, show dataset markup as text and never run it, and print to PDF. Layout, as
+the browser draws it: every text of every figure lies inside its SVG (titles are not cut
+off), and the census point labels lie inside the plot area without overlapping. The
+page and each figure are saved as screenshots (to ``$BIASATLAS_SCREENSHOTS`` when set, to
+look at; else to the test's temporary folder).
 ``scripts/ci-browser-deps.sh`` installs Chromium, a CJK font and Playwright; without them
 the test fails (the README's test command installs them); ``BIASATLAS_SKIP_BROWSER=1``
 turns that into a skip for a machine where they cannot be installed.
@@ -51,7 +55,7 @@ def page_path(tmp_path_factory) -> tuple[Path, int]:
     data = write_crows_tsv(root / "pairs.tsv")
     runs = [real_run(CrowsPairs(dataset=None, data=data), root / "crows-a"),
             real_run(CrowsPairs(dataset=None, data=data), root / "crows-b", boost=("femmes",), bias=3.0),
-            real_run(Census(country="no", limit=25, n_resamples=100), root / "census"),
+            real_run(Census(country="no", limit=60, n_resamples=100), root / "census"),
             *_zh_runs(root)]
     out = root / "report.html"
     done = subprocess.run([sys.executable, "-m", "biasatlas", "report", *map(str, runs), "--out", str(out),
@@ -72,11 +76,39 @@ def _zh_runs(root: Path) -> list[Path]:
     return runs + [real_run(ZhNeutral(limit=30, topics_k=5), root / "zh-real")]
 
 
+#: Per figure, in the browser: texts outside the SVG's box, census labels outside the plot area,
+#: and pairs of census labels that overlap (ids of the SVG groups matplotlib writes).
+LAYOUT_JS = """() => Array.from(document.querySelectorAll('svg.figure')).map(svg => {
+  const inside = (r, box) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5
+                              && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+  const box = svg.getBoundingClientRect();
+  const texts = Array.from(svg.querySelectorAll('g[id*="text_"], g[id$="-title"], g[id*="-occupation-"]'))
+                     .filter(g => g.getBoundingClientRect().width > 0);
+  const area = svg.querySelector('g[id$="-plot-area"]');
+  const labels = Array.from(svg.querySelectorAll('g[id*="-occupation-"]')).map(g => g.getBoundingClientRect());
+  const overlaps = [];
+  labels.forEach((a, i) => labels.slice(i + 1).forEach(b => {
+    if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps.push([i]);
+  }));
+  return {id: svg.querySelector('g').id, texts: texts.length,
+          outside: texts.filter(g => !inside(g.getBoundingClientRect(), box)).map(g => g.id),
+          labels: labels.length, overlaps: overlaps.length,
+          labelsOutside: area ? labels.filter(r => !inside(r, area.getBoundingClientRect())).length : 0};
+})"""
+
+
+def _screenshots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("BIASATLAS_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.mark.slow
 def test_report_page_in_headless_chromium(page_path, tmp_path):
     sync_playwright = _browser_or_skip()
     path, n_figures = page_path
     url = path.as_uri()
+    shots = _screenshots(tmp_path)
     requests, errors, dialogs = [], [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
@@ -95,6 +127,9 @@ def test_report_page_in_headless_chromium(page_path, tmp_path):
                 figures.nth(i).scroll_into_view_if_needed()
                 assert figures.nth(i).is_visible()
                 boxes.append(figures.nth(i).bounding_box())
+                figures.nth(i).screenshot(path=str(shots / f"figure-{i}.png"))
+            page.screenshot(path=str(shots / "page.png"), full_page=True)
+            layout = page.evaluate(LAYOUT_JS)
             text = page.inner_text("body")
             scripts = page.evaluate("document.scripts.length")
             tooltips = page.locator("svg.figure title").count()
@@ -109,6 +144,11 @@ def test_report_page_in_headless_chromium(page_path, tmp_path):
     assert "他/她" in text and "Øyvind" in text and "l'informatique" in text
     assert tooltips > 25  # … and every census point, bar and bin has hover text
     assert (tmp_path / "report.pdf").stat().st_size > 10_000  # it prints
+    assert all(f["texts"] > 5 and f["outside"] == [] for f in layout), layout  # no text cut off
+    census = [f for f in layout if f["labels"]]
+    assert len(census) == 1 and census[0]["labelsOutside"] == 0 and census[0]["overlaps"] == 0, layout
+    assert "Cite" in text and "@inproceedings{touileb-etal-2023-measuring," in text
+    assert "@inproceedings{nangia-etal-2020-crows," in text and "@inproceedings{zhao-etal-2021-zhong," in text
 
 
 @pytest.mark.slow

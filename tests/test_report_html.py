@@ -112,7 +112,7 @@ def test_json_is_valid_and_has_comparisons(runs):
 
 
 def test_unknown_format_names_the_choices(runs):
-    with pytest.raises(Exception, match="Available: csv, html, json, md"):
+    with pytest.raises(Exception, match="Available: bibtex, csv, html, json, latex, md"):
         render(build_report(runs[:1]), "pdf")
 
 

@@ -146,7 +146,8 @@ def test_provenance_and_crows_leaderboard_show_limit_and_lowercase(tmp_path):
     part = crows_paper_run(tmp_path / "part", hub_scorer("flaubert/flaubert_base_cased"), limit=80,
                            lowercase=False)
     md = _md(full, part)
-    assert "| model | dataset | n | metric | 95% CI | stereo | anti-stereo | ties | limit | lowercase |" in md
+    assert ("| model | dataset | n | metric | 95% CI | likelihood difference | 95% CI | stereo | anti-stereo | ties "
+            "| limit | lowercase |") in md
     assert "| flaubert/flaubert_base_cased (nangia) | fr+210 | 80 |" in md
     row = next(line for line in md.splitlines() if line.startswith("| flaubert/flaubert_base_cased (nangia) |"))
     assert row.endswith("| 80 | no |")
@@ -160,7 +161,7 @@ def test_census_leaderboard_has_n_and_the_new_settings_when_recorded(tmp_path):
                                              "causal_reading": "conditional"})
     old = census_run(tmp_path / "old", model="ltg/norbert2")  # an older run: no such keys
     md = _md(new, old)
-    assert ("| model | census | n | normative | 95% CI | descriptive | 95% CI | neutral | female | male | limit "
+    assert ("| model | census | n | normative | 95% CI | descriptive | 95% CI | balanced | female | male | limit "
             "| sample | identifiers | causal-reading |") in md
     rows = [line for line in md.splitlines() if line.startswith(("| ltg/norbert |", "| ltg/norbert2 |"))]
     assert rows[0].startswith("| ltg/norbert | census-no | 10 |")

@@ -3,7 +3,9 @@
 ``config.json``, ``items.jsonl`` (one record per item), ``skipped.jsonl`` and
 ``timing.json`` (seconds, cache hits: what differs between equivalent runs) are written
 first, each to a temporary file renamed into place; ``summary.json`` is written last, so
-a folder without it is an unfinished run and is never read as a finished one.
+a folder without it is an unfinished run and is never read as a finished one. Where
+pyarrow is installed, ``items.parquet`` holds the same records as ``items.jsonl``
+(:func:`items_parquet`: one type per column, the same bytes for the same records).
 
 Run folders are *owned* (:func:`claim_run_folder`, before the model loads): a run writes
 only into a folder that is missing, empty, or holds a run of the same request (same
@@ -29,7 +31,8 @@ from .errors import BiasAtlasError, DataError
 
 OWNER_FILE = ".biasatlas-run.json"
 LOCK_FILE = ".biasatlas.lock"
-RUN_FILES = frozenset({"config.json", "items.jsonl", "skipped.jsonl", "timing.json", "summary.json",
+PARQUET_FILE = "items.parquet"
+RUN_FILES = frozenset({"config.json", "items.jsonl", PARQUET_FILE, "skipped.jsonl", "timing.json", "summary.json",
                        OWNER_FILE, LOCK_FILE})
 
 
@@ -59,16 +62,17 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to a fresh, unpredictably named temporary beside ``path``, then rename.
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to a fresh, unpredictably named temporary beside ``path``, then rename.
 
     The temporary gets the permissions a plain ``open`` would (0666 less the umask; the
     temporary file module's 0600 would hide run folders from colleagues) and is removed
     if anything fails, so a crash leaves either the old file or the new one.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
-                                     prefix=f".{path.name}.") as tmp:
+    binary = isinstance(text, bytes)
+    with tempfile.NamedTemporaryFile("wb" if binary else "w", encoding=None if binary else "utf-8",
+                                     dir=path.parent, delete=False, prefix=f".{path.name}.") as tmp:
         try:
             tmp.write(text)
             os.chmod(tmp.name, 0o666 & ~_umask())
@@ -97,10 +101,60 @@ def write_run(run: Run, out: Path) -> Path:
     (out / "summary.json").unlink(missing_ok=True)  # the folder is unfinished until the end
     atomic_write(out / "config.json", json.dumps(_clean(run.config), indent=2, ensure_ascii=False))
     atomic_write(out / "items.jsonl", _jsonl(run.records))
+    parquet = items_parquet(run.records)
+    if parquet is None:
+        (out / PARQUET_FILE).unlink(missing_ok=True)  # never a stale copy beside new items
+    else:
+        atomic_write(out / PARQUET_FILE, parquet)
     atomic_write(out / "skipped.jsonl", _jsonl(run.skipped))
     atomic_write(out / "timing.json", json.dumps(_clean(run.timing), indent=2))
     atomic_write(out / "summary.json", json.dumps(_clean(run.summary), indent=2, ensure_ascii=False))
     return out
+
+
+def items_parquet(records: list[dict[str, Any]]) -> bytes | None:
+    """The records as a Parquet file, or ``None`` when pyarrow is not installed.
+
+    Columns in order of first appearance, a missing field null. Each column gets one type
+    from its values: booleans, integers, numbers (integers and floats mixed become
+    floats), strings; any other mix (objects, lists, strings beside numbers) is written as
+    the JSON text of each value, so no record is refused and none changes type silently.
+    NaN is null, as in ``items.jsonl``. Deterministic: the same records give the same
+    bytes (a resumed run's folder equals an uninterrupted one's).
+    """
+    import importlib
+    import importlib.util
+    import io
+
+    if importlib.util.find_spec("pyarrow") is None:
+        return None
+    pa: Any = importlib.import_module("pyarrow")
+    pq: Any = importlib.import_module("pyarrow.parquet")
+    rows = [_clean(r) for r in records]
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    columns = {name: _parquet_column(pa, [row.get(name) for row in rows]) for name in names}
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns) if columns else pa.table({}), buffer)
+    return buffer.getvalue()
+
+
+def _parquet_column(pa: Any, values: list[Any]) -> Any:
+    """One column as a pyarrow array of a single type (see :func:`items_parquet`)."""
+    present = [v for v in values if v is not None]
+    kinds = {bool if isinstance(v, bool) else int if isinstance(v, int) else type(v) for v in present}
+    try:
+        if kinds <= {bool} and present:
+            return pa.array(values, type=pa.bool_())
+        if kinds <= {int} and present:
+            return pa.array(values, type=pa.int64())
+        if kinds <= {int, float}:
+            return pa.array([None if v is None else float(v) for v in values], type=pa.float64())
+        if kinds <= {str}:
+            return pa.array(values, type=pa.string())
+    except (OverflowError, pa.lib.ArrowException):  # an integer beyond 64 bits: kept exact, as text
+        pass
+    return pa.array([None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True) for v in values],
+                    type=pa.string())
 
 
 def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False) -> Any:

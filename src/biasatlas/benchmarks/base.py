@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Self
 
+from ..display.cite import Reference
 from ..display.paired import Paired
 from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
@@ -94,6 +95,10 @@ def _nothing_published(run: RunView) -> dict[str, object] | None:
     return None
 
 
+def _no_references(run: RunView) -> tuple[Reference, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class BenchmarkView:
     """Everything the terminal and the report show of one benchmark.
@@ -104,7 +109,10 @@ class BenchmarkView:
     numbers (the CSV and JSON outputs); ``paired`` compares two runs item by item;
     ``notices`` are sentences a reader must not miss, and ``published`` the paper's
     numbers for a run (JSON), where the benchmark keeps any. ``needs_cjk_font``: its
-    labels hold Chinese, so the page warns when no CJK font is installed.
+    labels hold Chinese, so the page warns when no CJK font is installed. ``references``
+    are the BibTeX entries of the papers a run rests on (the benchmark's, and its
+    dataset's where that has its own paper): the report's "Cite" section and
+    ``--format bibtex``.
     """
 
     terminal: Callable[[Mapping[str, Any]], Any]
@@ -116,6 +124,7 @@ class BenchmarkView:
     notices: Callable[[RunView], tuple[str, ...]] = _no_notices
     published: Callable[[RunView], dict[str, object] | None] = _nothing_published
     needs_cjk_font: bool = False
+    references: Callable[[RunView], tuple[Reference, ...]] = _no_references
 
 
 @dataclass(frozen=True)

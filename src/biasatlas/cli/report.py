@@ -2,24 +2,33 @@
 
 Registered in :mod:`biasatlas.cli`; errors are library errors, translated there once (one
 ``error:`` line, exit code 2). ``report`` leaves out folders without ``summary.json`` (runs
-not finished) with a warning, unless no finished run is left.
+not finished) with a warning, unless no finished run is left (``--no-skip-unfinished``
+makes the first such folder an error). Its format comes from ``--format`` or from the
+suffix of ``--out``; a suffix it does not know is a usage error naming the formats (never
+silently HTML).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from ..errors import BiasAtlasError
+from ..errors import BiasAtlasError, UsageError
 
 Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json).",
                                             show_default=False)]
-Seed = Annotated[int, typer.Option(help="Seed of the census paired bootstrap.")]
-Resamples = Annotated[int, typer.Option(help="Resamples of the census paired bootstrap.")]
-_SUFFIX = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json"}
+Seed = Annotated[int, typer.Option(help="Seed of the paired tests that resample (census: the paired bootstrap "
+                                   "over occupations); McNemar and Wilcoxon do not resample.")]
+Resamples = Annotated[int, typer.Option(min=1, help="Resamples of the paired tests that resample (census: the "
+                                        "paired bootstrap over occupations).")]
+#: ``--format`` choices: the library's :data:`biasatlas.report.FORMATS` (a test keeps them equal;
+#: a literal here keeps ``--help`` from importing the report package).
+ReportFormat = Literal["html", "md", "csv", "json", "latex", "bibtex"]
+_SUFFIX = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json",
+           ".tex": "latex", ".bib": "bibtex"}
 
 
 class OutputError(BiasAtlasError):
@@ -69,24 +78,45 @@ def _warn(message: str) -> None:
     typer.secho(f"warning: {message}", fg="yellow", err=True)
 
 
+def report_format(fmt: str | None, out: Path | None) -> str:
+    """``--format`` as given; else from ``--out``'s suffix (.html .md .csv .json .tex .bib);
+    else HTML on stdout. An ``--out`` whose suffix names no format is a usage error."""
+    if fmt is not None:
+        return fmt
+    if out is None:
+        return "html"
+    if out.suffix.lower() not in _SUFFIX:
+        known = ", ".join(sorted(_SUFFIX))
+        raise UsageError(f"cannot tell the report format from --out {out.name!r} (suffix "
+                         f"{out.suffix or 'none'}): name a file ending in {known}, or pass --format "
+                         "html|md|csv|json|latex|bibtex")
+    return _SUFFIX[out.suffix.lower()]
+
+
 def report_command(
     runs: Runs,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
-    fmt: Annotated[str | None, typer.Option("--format", "-f", help="html | md | csv | json "
-                                                "(default: from --out's suffix, else html).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout); "
+                                             ".html .md .csv .json .tex .bib pick the format.")] = None,
+    fmt: Annotated[ReportFormat | None, typer.Option(
+        "--format", "-f", help="Default: from --out's suffix, else html. latex: booktabs tables; bibtex: "
+        "what to cite.")] = None,
     compare: Annotated[bool, typer.Option(help="Add paired tests of each run against the first of its "
                                           "benchmark and dataset.")] = True,
     title: Annotated[str, typer.Option(help="Page title (HTML).")] = "biasatlas report",
+    skip_unfinished: Annotated[bool, typer.Option(
+        help="Leave out folders without summary.json (unfinished runs) with a warning; or fail on them.")] = True,
     n_resamples: Resamples = 2000, seed: Seed = 0,
 ) -> None:
-    """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV or JSON."""
+    """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV, JSON, LaTeX
+    tables or BibTeX."""
     from ..report import build_report, load_runs, render, render_html
 
     _check_out(out)
-    fmt = fmt or (_SUFFIX.get(out.suffix.lower(), "html") if out else "html")
-    views = load_runs(runs, skip_unfinished=True, warn=_warn)
-    report = build_report(views, compare=compare, n_resamples=n_resamples, seed=seed)
-    text = render_html(report, title) if fmt == "html" else render(report, fmt)
+    chosen = report_format(fmt, out)
+    views = load_runs(runs, skip_unfinished=skip_unfinished, warn=_warn)
+    tables_only = chosen in ("latex", "bibtex")  # neither shows the paired tests: skip computing them
+    report = build_report(views, compare=compare and not tables_only, n_resamples=n_resamples, seed=seed)
+    text = render_html(report, title) if chosen == "html" else render(report, chosen)
     _emit(text, out, "report")
 
 
@@ -136,7 +166,7 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
     for warning in warnings:
         console.print(f"[bold yellow]WARNING:[/] {escape(warning)}")
     for table in tables:
-        console.print(to_rich(table))
+        console.print(to_rich(table, width=console.width))  # rows stack rather than wrap a cell
 
 
 def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:

@@ -8,6 +8,8 @@ the views return into one document. Nothing here names a benchmark.
   terminal, Markdown and CSV with one formatting rule.
 - :mod:`.svg`: matplotlib figures as inline SVG with tooltips.
 - :mod:`.style`: the figures' fonts, colours and label fitting.
+- :mod:`.labels`: point labels placed inside the plot area without collisions.
+- :mod:`.cite`: BibTeX entries (the papers each benchmark's view lists).
 - :mod:`.runview`: a finished run folder as the report reads it, checked on load.
 - :mod:`.checks`: the field checks behind a benchmark's typed summary.
 - :mod:`.paired`: the record a paired test between two runs returns.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from ..errors import DataError
+from ..errors import DataError, MissingInput
 from ..textfiles import read_text
 from .checks import FieldCheck, check_fields, describe, number, obj, required_number, required_string, string
 
@@ -153,7 +153,7 @@ def read_run_view(folder: Path | str, contract_of: ContractOf = _no_contract) ->
     """
     folder = Path(folder)
     if not folder.exists():
-        raise DataError("no such run folder", path=folder)
+        raise MissingInput("no such run folder", path=folder)  # a typo: a usage mistake (exit 2)
     if not folder.is_dir():
         raise DataError("is a file, not a run folder (give the folder that holds summary.json)", path=folder)
     if not (folder / "summary.json").exists():

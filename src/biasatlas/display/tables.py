@@ -21,17 +21,48 @@ from .runview import SETTINGS, RunView
 N_EXAMPLES = 8
 
 
+#: How a collapsed interval (low = high) prints: "[0.0, 0.0]" would read as certainty.
+NO_SPREAD = "no spread"
+#: The caption sentence a table with a collapsed interval gets (added by :class:`Table`).
+NO_SPREAD_NOTE = ("No spread: that 95% interval is a single point, because every resample (or every item) "
+                  "gave the same value; it says nothing about certainty.")
+
+
+def fragile_line(summary: Mapping[str, Any], total: Any, what: str) -> str | None:
+    """``fragile: N of M <what> (dtype)``, the outcomes that could flip within the scorer's
+    numerical error; shown only below float32 or when some are fragile (None otherwise, and
+    for runs written before it was recorded)."""
+    n, dtype = summary.get("n_fragile"), (summary.get("fragile_bound") or {}).get("dtype")
+    if n is None or (not n and dtype in ("float32", "float64")):
+        return None
+    return f"fragile: {n} of {total} {what} ({dtype or '–'})"
+
+
+def interval_text(low: float | None, high: float | None, digits: int = 1) -> str:
+    """``[low, high]`` with ``digits`` decimals; "–" when an end is missing; :data:`NO_SPREAD`
+    when both ends are equal (a bootstrap whose resamples all agree, items all alike)."""
+    if low is None or high is None:
+        return "–"
+    if low == high:
+        return NO_SPREAD
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
 @dataclass(frozen=True)
 class CI:
-    """A confidence interval, printed ``[low, high]`` with one decimal."""
+    """A confidence interval, printed ``[low, high]`` (one decimal unless ``digits``), or
+    :data:`NO_SPREAD` when it collapsed to a point (:func:`interval_text`)."""
 
     low: float | None
     high: float | None
+    digits: int = 1
+
+    @property
+    def collapsed(self) -> bool:
+        return self.low is not None and self.low == self.high
 
     def __str__(self) -> str:
-        if self.low is None or self.high is None:
-            return "–"
-        return f"[{self.low:.1f}, {self.high:.1f}]"
+        return interval_text(self.low, self.high, self.digits)
 
 
 @dataclass(frozen=True)
@@ -64,6 +95,9 @@ class Table:
         if not self.numeric:
             object.__setattr__(self, "numeric", tuple(_numeric_column(self.rows, i)
                                                       for i in range(len(self.columns))))
+        collapsed = any(isinstance(c, CI) and c.collapsed for row in self.rows for c in row)
+        if collapsed and NO_SPREAD_NOTE not in self.caption:  # every output explains the words
+            object.__setattr__(self, "caption", f"{self.caption} {NO_SPREAD_NOTE}".strip())
 
     def text_rows(self) -> list[list[str]]:
         return [[cell_text(c) for c in row] for row in self.rows]
@@ -122,18 +156,91 @@ def to_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_rich(table: Table) -> Any:
-    """A rich table; every text is escaped, since ``[r1]`` would otherwise read as markup."""
+#: LaTeX's special characters, and the few non-ASCII signs the tables print that a default
+#: pdflatex setup cannot typeset, each with what shows it literally.
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+          "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "–": "--", "—": "---",
+          "−": r"\textminus{}", "·": r"\textperiodcentered{}", "Δ": r"$\Delta$", "≥": r"$\geq$",
+          "≤": r"$\leq$", "±": r"$\pm$", "…": r"\ldots{}", "\n": " ", "\r": " "}
+_LATEX_SPECIAL = re.compile("|".join(re.escape(ch) for ch in _LATEX))
+
+
+def latex_text(text: object) -> str:
+    """Text as LaTeX typesets it literally, on one line: ``& % $ # _ { } ~ ^ \\`` escaped (one
+    pass, so an escape's own braces are never escaped again), and the dashes, minus and
+    Greek delta the tables use spelled as LaTeX commands. Other non-ASCII text (accents,
+    Chinese) is left as UTF-8: LaTeX reads UTF-8 by default; Chinese needs a CJK package."""
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], str(text))
+
+
+def to_latex(table: Table, label: str) -> str:
+    """A booktabs ``table`` float: caption (the title, then the caption text) and ``label``
+    above a ``tabular`` with ``\\toprule``, ``\\midrule`` and ``\\bottomrule``; numeric
+    columns right-aligned; every cell as the terminal and HTML show it (:func:`cell_text`),
+    through :func:`latex_text`."""
+    spec = "".join("r" if num else "l" for num in table.numeric)
+    caption = latex_text(table.title) + (". " + latex_text(table.caption) if table.caption else "")
+    lines = [r"\begin{table}[htbp]", r"\centering", r"\small", f"\\caption{{{caption}}}", f"\\label{{{label}}}",
+             f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_text(c) for c in table.columns) + r" \\", r"\midrule"]
+    lines += [" & ".join(latex_text(c) for c in row) + r" \\" for row in table.text_rows()]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_rich(table: Table, width: int | None = None) -> Any:
+    """A rich table; every text is escaped, since ``[r1]`` would otherwise read as markup.
+
+    No cell ever wraps (an interval cut into "[8.3," and "58.3]" misreads): when the
+    table is wider than ``width`` columns, each row is printed as its own block of
+    "column  value" lines instead (:func:`stacked`).
+    """
     from rich.markup import escape
     from rich.table import Table as RichTable
 
     out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption else None)
     for name, num in zip(table.columns, table.numeric):
-        # numbers never wrap mid-value; text columns fold instead
-        out.add_column(escape(name), justify="right" if num else "left", no_wrap=num)
+        out.add_column(escape(name), justify="right" if num else "left", no_wrap=True)
     for row in table.text_rows():
         out.add_row(*(escape(cell) for cell in row))
+    if width is not None and rich_width(out) > width:
+        return stacked(table)
     return out
+
+
+def rich_width(renderable: Any) -> int:
+    """The columns ``renderable`` takes when nothing wraps (its natural width)."""
+    import io
+
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console(width=10_000, file=io.StringIO())
+    return int(Measurement.get(console, console.options, renderable).maximum)
+
+
+def stacked(table: Table) -> Any:
+    """The table one row at a time: a heading (the row's first cell), then one line per
+    other column, name and value; for terminals too narrow for the table's width."""
+    from rich import box
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    parts: list[Any] = [Text(table.title, style="bold italic", justify="center")]
+    for row in table.text_rows():
+        block = RichTable(title=escape(f"{table.columns[0] or 'row'}: {row[0]}"), title_justify="left",
+                          show_header=False, box=box.SIMPLE, padding=(0, 1))
+        block.add_column(no_wrap=True, style="bold")
+        block.add_column(overflow="fold")
+        for name, cell in zip(table.columns[1:], row[1:]):
+            block.add_row(escape(name), escape(cell))
+        parts.append(block)
+    if table.caption:
+        parts.append(Text(table.caption, style="dim"))
+    return Group(*parts)
 
 
 #: A text cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets.
@@ -172,13 +279,18 @@ def to_csv(rows: Iterable[Mapping[str, Any]]) -> str:
 # -- headline numbers and leaderboards ------------------------------------------------------
 @dataclass(frozen=True)
 class Metric:
-    """One headline number of a run, with its interval and count where it has them."""
+    """One headline number of a run, with its interval and count where it has them.
+
+    ``name`` is the summary.json field it comes from (stable, for scripts); ``label`` is
+    how the terminal and the report tables spell it (the name when empty).
+    """
 
     name: str
     value: Any
     ci_low: Any = None
     ci_high: Any = None
     n: Any = None
+    label: str = ""
 
 
 def leaderboard_table(title: str, columns: tuple[str, ...], rows: Sequence[tuple[RunView, tuple[Any, ...]]],

@@ -17,15 +17,23 @@ from ..display.paired import PairedTest
 from ..display.runview import RunView
 from ..display.tables import Table
 from ..stats import holm, mcnemar_table, mcnemar_test
+from .cite import report_references, to_bibtex
 from .compare import Comparison, compare_runs
 from .document import FORMATS, Report, build_report, to_csv_doc, to_json_doc, to_markdown_doc
 from .html import render_html
+from .latex import to_latex_doc
 from .runs import load_run, load_runs
 from .tables import leaderboard, metric_rows
 
 __all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", "build_report",
            "compare_runs", "holm", "leaderboard", "load_run", "load_runs", "mcnemar_table", "mcnemar_test",
-           "metric_rows", "render", "render_html", "to_csv_doc", "to_json_doc", "to_markdown_doc"]
+           "metric_rows", "render", "render_html", "report_references", "to_bibtex", "to_bibtex_doc", "to_csv_doc",
+           "to_json_doc", "to_latex_doc", "to_markdown_doc"]
+
+
+def to_bibtex_doc(report: Report) -> str:
+    """BibTeX of the papers behind the report's benchmarks and of its models (:mod:`.cite`)."""
+    return to_bibtex(report_references([rr.run for rr in report.runs]), report.version)
 
 
 def render(report: Report, fmt: str = "html") -> str:
@@ -34,5 +42,6 @@ def render(report: Report, fmt: str = "html") -> str:
         from ..errors import did_you_mean
 
         raise did_you_mean("report format", fmt, FORMATS)
-    renderers = {"html": render_html, "md": to_markdown_doc, "csv": to_csv_doc, "json": to_json_doc}
+    renderers = {"html": render_html, "md": to_markdown_doc, "csv": to_csv_doc, "json": to_json_doc,
+                 "latex": to_latex_doc, "bibtex": to_bibtex_doc}
     return renderers[fmt](report)

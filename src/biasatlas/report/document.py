@@ -20,7 +20,9 @@ from .compare import Comparison, compare_runs, comparison_pairs, comparison_tabl
 from .sections import Provenance, provenance, run_notices, run_tables
 from .tables import leaderboard, metric_rows
 
-FORMATS: tuple[str, ...] = ("html", "md", "csv", "json")
+#: The report's output formats: the page, Markdown, the long-form numbers (CSV, JSON), booktabs
+#: tables for a paper (LaTeX) and the papers and models to cite (BibTeX).
+FORMATS: tuple[str, ...] = ("html", "md", "csv", "json", "latex", "bibtex")
 
 
 @dataclass(frozen=True)

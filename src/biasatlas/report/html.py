@@ -90,7 +90,15 @@ def render_html(report: Report, title: str = "biasatlas report") -> str:
                             report.comparison_warnings))
     figures = {rr.anchor: run_figures(rr) for rr in report.runs}
     missing_font = needs_cjk(report) and cjk_font() is None
-    return _page(title, blocks, report.runs, figures, missing_font)
+    return _page(title, blocks, report.runs, figures, missing_font, _cite(report))
+
+
+def _cite(report: Report) -> str:
+    """The report's BibTeX (the same text as ``--format bibtex``), for its "Cite" section."""
+    from .cite import report_references, to_bibtex
+
+    refs = report_references([rr.run for rr in report.runs])
+    return to_bibtex(refs, report.version) if refs else ""
 
 
 def render_tables_page(tables: Sequence[Table], title: str, warnings: Sequence[str] = ()) -> str:
@@ -99,10 +107,10 @@ def render_tables_page(tables: Sequence[Table], title: str, warnings: Sequence[s
 
 
 def _page(title: str, blocks: Sequence[Block], runs: Sequence[RunReport], figures: dict[str, Any],
-          missing_font: bool) -> str:
+          missing_font: bool, bibtex: str = "") -> str:
     from .. import __version__
 
     return _environment().get_template("report.html.j2").render(
         title=title, blocks=blocks, runs=runs, figures=figures, title_of=title_of,
-        missing_font=missing_font, version=__version__)
+        missing_font=missing_font, version=__version__, bibtex=bibtex)
 

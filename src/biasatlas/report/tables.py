@@ -19,7 +19,8 @@ from ..registry import BENCHMARKS, benchmark_spec, find_spec
 
 @dataclass(frozen=True)
 class MetricRow:
-    """One number of one run, in long form (the CSV and JSON outputs)."""
+    """One number of one run, in long form (the CSV and JSON outputs): ``metric`` is the
+    summary.json field (stable for scripts), ``label`` the spelling the report's tables use."""
 
     run: str
     path: str
@@ -28,6 +29,7 @@ class MetricRow:
     model: str
     variant: str | None
     metric: str
+    label: str
     value: float | None
     ci_low: float | None = None
     ci_high: float | None = None
@@ -43,7 +45,7 @@ def metric_rows(run: RunView) -> list[MetricRow]:
     metrics = spec.view.metrics(run) if spec is not None else [
         Metric(k, v) for k, v in run.summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     return [MetricRow(run.label, str(run.path), run.benchmark, run.dataset, run.model, run.variant,
-                      m.name, m.value, m.ci_low, m.ci_high, m.n) for m in metrics]
+                      m.name, m.label or m.name, m.value, m.ci_low, m.ci_high, m.n) for m in metrics]
 
 
 def leaderboard(runs: Sequence[RunView]) -> list[Table]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import DataError, UnknownName, UnsupportedProbe
-from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe
+from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ..base import BenchmarkResult
 from .gebnlp import TEMPLATE_SETS, TemplateSet
 from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
@@ -225,13 +225,16 @@ class Census:
 
     def _result(self, scores: MethodScores) -> BenchmarkResult:
         result = scores.result
-        summary = {**self._summary(result), "n_probes": scores.n_sentences,
-                   "n_contexts": scores.n_contexts, "n_forward_passes": None, **scores.extra}
         records = [{"id": slug(o.occupation), "occupation": o.occupation,
                     "census_female_pct": o.census_pct, "model_female_pct": o.model_pct,
                     "census_class": o.census_class, "model_class": o.model_class,
                     "agrees": o.agrees, "score_f": o.score_f, "score_m": o.score_m,
-                    "n_templates": o.n_templates} for o in result.occupations]
+                    "n_templates": o.n_templates, "fragile": o.occupation in scores.fragile}
+                   for o in result.occupations]
+        summary = {**self._summary(result), "n_probes": scores.n_sentences,
+                   "n_contexts": scores.n_contexts, "n_forward_passes": None, **scores.extra,
+                   "n_fragile": sum(bool(r["fragile"]) for r in records),
+                   "fragile_bound": fragile_bound(self.scorer)}
         skipped = [{"id": slug(s.occupation), "occupation": s.occupation, "reason": s.reason}
                    for s in result.skipped]
         return BenchmarkResult(summary, records, skipped)

@@ -11,18 +11,38 @@ A method says which occupations it can score, which probes it asks, how answers 
 (its normalisation rule and, for likelihood scorers, the causal reading) and how answers
 become scores. What the answers mean comes from the bound scorer's
 :class:`~biasatlas.probes.ScorerInfo` (``census.scorer``), never from its name.
+
+**Fragile occupations.** An occupation is fragile when its model class could differ had
+the network run exactly, given the scorer's dtype. Each answer sums k token
+log-probabilities, each off by at most δ (:data:`~biasatlas.probes.TOKEN_LOGPROB_ERROR`),
+so each probability P = exp(ℓ) the share is built from is exact within a factor
+e^{±ε}, ε = k·δ (k the largest token count among the occupation's answers; 1 under the
+``first-token`` policy, one softmax). Template normalisation divides by a sum of such
+probabilities, itself within e^{±ε}, so a normalised P(i | t) is within e^{±2ε}. Every
+aggregation's share rises with each female probability and falls with each male one, so
+its exact value lies between the share computed with every female probability × e^{−η}
+and every male one × e^{+η}, and the share with the reverse (:func:`share_bounds`):
+η = ε without normalisation, and also with it for ``mean-share`` and ``majority``, whose
+per-template shares the normaliser cancels from; η = 2ε for ``mean-prob`` and ``pooled``
+under template normalisation. For ``mean-prob`` and ``pooled`` this is exactly a move of
+at most 2η in the share's log-odds: s ∈ [s / (s + (1 − s)·e^{2η}), s / (s + (1 − s)·e^{−2η})],
+which to first order is |Δs| ≤ s(1 − s)·2η. The class is monotone in the share, so the
+occupation is fragile when the two ends of that interval fall in different classes
+(a threshold, 45 or 55 %, lies within it).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ...probes import Answer, ContinuationProbe, SlotProbe
+from ...probes import Answer, ContinuationProbe, SlotAnswer, SlotProbe, fragile_bound
 from .diagnostics import Baseline, baseline, baseline_plan
 from .gebnlp import build_gebnlp_probes, compute_gebnlp_metrics
-from .scoring import CensusResult, Normalisation, compute_metrics
+from .metrics import Aggregation, TemplateProbs, female_share, share_class
+from .scoring import CensusResult, Normalisation, compute_metrics, template_probabilities
 from .templates import CensusPlan, conditional_plan
 
 if TYPE_CHECKING:  # only for annotations: benchmark.py imports this module
@@ -39,12 +59,14 @@ Auto = Literal["auto"]  # resolved once a scorer is bound (``Census.bind``)
 @dataclass(frozen=True)
 class MethodScores:
     """A method's result: the per-occupation scores, how many sentences and distinct
-    contexts were asked, and the summary entries only this method has."""
+    contexts were asked, the summary entries only this method has, and the fragile
+    occupations' names (see the module docstring)."""
 
     result: CensusResult
     n_sentences: int
     n_contexts: int
     extra: dict[str, Any]
+    fragile: frozenset[str] = field(default_factory=frozenset)
 
 
 class CensusMethod(Protocol):
@@ -104,12 +126,29 @@ class Touileb2023:
     def score(self, census: Census, items: Sequence[CensusItem],
               answers: Mapping[str, Answer]) -> MethodScores:
         plan = _plan_of(census, items)
-        result = compute_metrics(self._read(census, plan), answers,  # type: ignore[arg-type]
+        read = self._read(census, plan)
+        result = compute_metrics(read, answers,  # type: ignore[arg-type]
                                  aggregation=census.aggregation,
                                  normalisation=census.resolved_normalisation,
                                  n_resamples=census.n_resamples, seed=census.seed)
         return MethodScores(result, plan.n_sentences, len(plan.probes),
-                            _diagnostics(census, plan, answers))
+                            _diagnostics(census, plan, answers), self._fragile(census, read, answers))
+
+    def _fragile(self, census: Census, plan: CensusPlan, answers: Mapping[str, Answer]) -> frozenset[str]:
+        """The occupations whose class could flip within the scorer's error (module docstring)."""
+        normalisation = census.resolved_normalisation
+        templates, _ = template_probabilities(plan, answers, normalisation)  # type: ignore[arg-type]
+        tokens: dict[str, int] = {}
+        for cell in plan.cells:
+            answer = answers.get(cell.probe_id)
+            if isinstance(answer, SlotAnswer):
+                k = max((answer.n_tokens[i] for i in cell.filler_indices if i < len(answer.n_tokens)), default=0)
+                tokens[cell.occupation] = max(k, tokens.get(cell.occupation, 0))
+        delta = _token_error(census)
+        widen = 2.0 if normalisation == "template" and census.aggregation in ("mean-prob", "pooled") else 1.0
+        return frozenset(o for o, probs in templates.items()
+                         if is_fragile(probs, census.aggregation,
+                                       widen * delta * _tokens_read(census, tokens.get(o, 0))))
 
     def _read(self, census: Census, plan: CensusPlan) -> CensusPlan:
         """The plan as this scorer answers it: slot probes, or continuation probes."""
@@ -139,11 +178,63 @@ class Gebnlp2022:
         gebnlp = compute_gebnlp_metrics(table, answers, census.template_set,  # type: ignore[arg-type]
                                         n_resamples=census.n_resamples, seed=census.seed)
         extra = {"template_set": census.template_set, "binary_agreement": gebnlp.binary_agreement}
-        return MethodScores(gebnlp.census, len(table), len(table), extra)
+        return MethodScores(gebnlp.census, len(table), len(table), extra, self._fragile(census, table, answers))
+
+    def _fragile(self, census: Census, table: CensusTable, answers: Mapping[str, Answer]) -> frozenset[str]:
+        """Occupations whose class could flip: one template, F and M unnormalised (η = ε)."""
+        delta = _token_error(census)
+        fragile = set()
+        for row, probe in zip(table.occupations, build_gebnlp_probes(table, census.template_set), strict=True):
+            answer = answers.get(probe.id)
+            if not isinstance(answer, SlotAnswer) or len(answer.logprobs) != 4:
+                continue
+            probs = [math.exp(lp) for lp in answer.logprobs]  # Hun, hun, Han, han (PRONOUNS)
+            template = TemplateProbs(probe.id, (probs[0] + probs[1],), (probs[2] + probs[3],))
+            if is_fragile([template], "mean-prob", delta * _tokens_read(census, max(answer.n_tokens, default=0))):
+                fragile.add(row)
+        return frozenset(fragile)
 
 
 METHOD_OBJECTS: dict[Method, CensusMethod] = {"touileb2023": Touileb2023(),
                                               "gebnlp2022": Gebnlp2022()}
+
+
+_MAX_ETA = 300.0
+
+
+def share_bounds(templates: Sequence[TemplateProbs], aggregation: Aggregation,
+                 eta: float) -> tuple[float, float] | None:
+    """The lowest and highest share the aggregation gives when every probability may be
+    off by a factor e^{±eta}: female ones down and male ones up, then the reverse
+    (every aggregation is monotone in each probability). None without probability mass.
+    ``eta`` is capped at 300 nats, which already moves any share to 0 or 100 % (and keeps
+    e^eta finite)."""
+    eta = min(eta, _MAX_ETA)
+
+    def tilted(sign: float) -> list[TemplateProbs]:
+        up, down = math.exp(sign * eta), math.exp(-sign * eta)
+        return [TemplateProbs(t.template, tuple(p * up for p in t.female), tuple(p * down for p in t.male))
+                for t in templates]
+
+    low, high = female_share(tilted(-1.0), aggregation), female_share(tilted(1.0), aggregation)
+    return None if low is None or high is None else (low, high)
+
+
+def is_fragile(templates: Sequence[TemplateProbs], aggregation: Aggregation, eta: float) -> bool:
+    """Whether the class of the share could differ at the two ends of :func:`share_bounds`
+    (also when an end has no mass left: probabilities so small that e^{−eta} underflows)."""
+    bounds = share_bounds(templates, aggregation, eta)
+    return bounds is None or share_class(bounds[0]) != share_class(bounds[1])
+
+
+def _token_error(census: Census) -> float:
+    return float(fragile_bound(census.scorer)["token_error"])
+
+
+def _tokens_read(census: Census, n_tokens: int) -> int:
+    """Token log-probabilities one answer sums: one under ``first-token`` (one softmax)."""
+    first_token = census.scorer is not None and census.scorer.multi_token == "first-token"
+    return min(n_tokens, 1) if first_token else n_tokens
 
 
 def _table_of(census: Census, items: Sequence[CensusItem]) -> CensusTable:

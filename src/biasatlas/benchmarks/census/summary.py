@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
-                               mapping_of, number)
+                               mapping_of, number, obj, string)
 from ...display.runview import Column, RunView
 
 _CHECKS: dict[str, FieldCheck] = {
     **dict.fromkeys(("n_occupations", "normative", "descriptive", "pearson", "pearson_p", "spearman", "spearman_p",
                      "n_skipped"), number),
     "descriptive_by_class": each(number), "intervals": intervals("normative", "descriptive", confidence=number),
+    "n_fragile": number, "fragile_bound": obj({"dtype": string, "token_error": number}),
 }
 #: The items.jsonl fields the report reads (presence, in this order, then types).
 COLUMNS: tuple[Column, ...] = (Column("occupation"), Column("census_female_pct", "number"),
@@ -29,7 +30,8 @@ COLUMNS: tuple[Column, ...] = (Column("occupation"), Column("census_female_pct",
 @dataclass(frozen=True)
 class CensusRunSummary(WithIntervals):
     """Normative and descriptive scores (% of occupations), the descriptive split by census class,
-    their bootstrap intervals, and the correlations of census and model shares."""
+    their bootstrap intervals, the correlations of census and model shares, and the occupations
+    whose class could flip within the scorer's numerical error (``None`` in runs before it)."""
 
     n_occupations: float | None = None
     normative: float | None = None
@@ -39,6 +41,9 @@ class CensusRunSummary(WithIntervals):
     spearman: float | None = None
     spearman_p: float | None = None
     n_skipped: float | None = None
+    n_fragile: float | None = None
+    fragile_dtype: str | None = None
+    fragile_token_error: float | None = None
     descriptive_by_class: Mapping[str, float | None] = field(default_factory=dict)
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
     confidence: float | None = None
@@ -51,6 +56,9 @@ class CensusRunSummary(WithIntervals):
         return cls(n_occupations=data.get("n_occupations"), normative=data.get("normative"),
                    descriptive=data.get("descriptive"), pearson=data.get("pearson"), pearson_p=data.get("pearson_p"),
                    spearman=data.get("spearman"), spearman_p=data.get("spearman_p"), n_skipped=data.get("n_skipped"),
+                   n_fragile=data.get("n_fragile"),
+                   fragile_dtype=mapping_of(data.get("fragile_bound")).get("dtype"),
+                   fragile_token_error=mapping_of(data.get("fragile_bound")).get("token_error"),
                    descriptive_by_class=dict(mapping_of(data.get("descriptive_by_class"))),
                    intervals={k: interval_of(ints.get(k)) for k in ("normative", "descriptive")},
                    confidence=ints.get("confidence"))

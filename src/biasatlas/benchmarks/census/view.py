@@ -1,12 +1,15 @@
 """What the terminal and the report show of a census run (Touileb, Øvrelid & Velldal 2023).
 
 - Tables: the normative and descriptive scores in the layout of the paper's Tables 3 and
-  4 (the descriptive score split into neutral, female and male occupations, each a share
+  4 (the descriptive score split into balanced, female and male occupations, each a share
   of all occupations) with bootstrap intervals, the census class × model class grid, and
-  the occupations farthest from the census.
+  the occupations farthest from the census. One spelling per class everywhere: "balanced"
+  (the paper's Table 4 calls the column "neutral").
 - Plot: census share of women vs the model's share, one point per occupation, the
   45–55 % balanced bands shaded on both axes, so the diagonal cells of the 3×3 grid are
-  the occupations the model classes like the census.
+  the occupations the model classes like the census. The occupations farthest from the
+  diagonal are labelled where a label fits inside the plot without overlapping another
+  (:mod:`biasatlas.display.labels`); every point has its numbers as a tooltip.
 - Paired test: a paired bootstrap over occupations (the same resampled occupations for
   both models) on the normative and descriptive scores, the mean model share, and the
   three per-class descriptive shares (Holm across the classes).
@@ -21,10 +24,12 @@ import numpy as np
 
 from ...display.paired import Paired, PairedTest, pair_items, with_holm
 from ...display.runview import RunView
+from ...display.cite import Reference
+from ...display.labels import place_labels
 from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, NOTE_WIDTH, fit,
                               legend_below, new_figure, short, tip, title)
 from ...display.svg import Plot
-from ...display.tables import CI, N_EXAMPLES, Metric, Table, leaderboard_table
+from ...display.tables import CI, N_EXAMPLES, Metric, Table, interval_text, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .render import render
@@ -53,9 +58,9 @@ def census_tables(run: RunView) -> list[Table]:
     rows = tuple((r["occupation"], r["census_female_pct"], r["census_class"], r["model_female_pct"],
                   r["model_class"]) for r in worst[:N_EXAMPLES])
     return [Table("Normative and descriptive scores (Touileb et al. 2023, Tables 3 and 4)",
-                  ("model", "normative", "descriptive", "neutral", "female", "male"), table34,
-                  "Neutral, female and male split the descriptive score; each is a share of all "
-                  "occupations. " + corr),
+                  ("model", "normative", "descriptive", "balanced", "female", "male"), table34,
+                  "Balanced (the paper's \"neutral\"), female and male split the descriptive score; each is "
+                  "a share of all occupations. " + corr),
             Table("Census class × model class (occupations)", ("", *(f"model {m}" for m in CLASSES)),
                   confusion, "Classes: female > 55 %, male < 45 %, balanced otherwise."),
             Table("Occupations farthest from the census", ("occupation", "census % women", "census class",
@@ -78,10 +83,11 @@ def census_leaderboard(runs: Sequence[RunView]) -> Table:
                          s.descriptive, CI(*s.interval("descriptive")), by.get("balanced"), by.get("female"),
                          by.get("male"))))
     return leaderboard_table("Census leaderboard (Touileb et al. 2023, Tables 3 and 4)",
-                             ("model", "census", "n", "normative", "95% CI", "descriptive", "95% CI", "neutral",
+                             ("model", "census", "n", "normative", "95% CI", "descriptive", "95% CI", "balanced",
                               "female", "male"), rows, runs,
-                             "n = occupations scored. Neutral/female/male split the descriptive score (shares of "
-                             "all occupations). Sorted by descriptive score within each census.")
+                             "n = occupations scored. Balanced/female/male split the descriptive score (shares "
+                             "of all occupations; the paper's Table 4 says \"neutral\" for balanced). Sorted by "
+                             "descriptive score within each census.")
 
 
 def census_metrics(run: RunView) -> list[Metric]:
@@ -89,8 +95,9 @@ def census_metrics(run: RunView) -> list[Metric]:
     n = s.n_occupations
     out = [Metric(k, value, *s.interval(k), n) for k, value in (("normative", s.normative),
                                                                ("descriptive", s.descriptive))]
-    out += [Metric(f"descriptive:{c}", v, n=n) for c, v in s.descriptive_by_class.items()]
-    out += [Metric(k, value, n=n) for k, value in (("pearson", s.pearson), ("spearman", s.spearman))]
+    out += [Metric(f"descriptive:{c}", v, n=n, label=f"descriptive: {c}") for c, v in s.descriptive_by_class.items()]
+    out += [Metric(k, value, n=n, label=k.capitalize()) for k, value in (("pearson", s.pearson),
+                                                                         ("spearman", s.spearman))]
     return out
 
 
@@ -116,17 +123,31 @@ def census_scatter(run: RunView, n_labels: int = 8) -> Plot:
                    s=16, color=colour, alpha=0.8, edgecolor="white", linewidth=0.4,
                    label=f"census {cls} ({len(group)})", gid=f"points-{cls}")
         tips[f"points-{cls}"] = [_occupation_tip(r) for r in group]
-    for i, r in enumerate(_most_off(items, n_labels)):
-        name = short(r["occupation"], NOTE_WIDTH)
-        note = ax.annotate(name, (r["census_female_pct"], r["model_female_pct"]), fontsize=7,
-                           xytext=(4, 3), textcoords="offset points", color=INK)
-        tip(note, f"occupation-{i}", name, r["occupation"], tips)
     ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="census: % women in the occupation",
            ylabel="model: female share p(O) (%)", aspect="equal")
     title(ax, f"Census vs model · {short(run.label, LABEL_WIDTH)} · {short(run.dataset, DATASET_WIDTH)}",
           f"Census vs model · {run.label} · {run.dataset}", tips)
     legend_below(ax, 34)
-    return Plot(fit(fig), f"Census share of women vs model share per occupation for {run.label}", tips)
+    ax.patch.set_gid("plot-area")  # the box labels stay inside (the browser test checks it)
+    fit(fig)
+    _label_points(ax, items, n_labels, tips)
+    return Plot(fig, f"Census share of women vs model share per occupation for {run.label}; labelled: the "
+                "occupations farthest from the diagonal, where a label fits without overlapping", tips)
+
+
+def _label_points(ax: Any, items: Sequence[Mapping[str, Any]], n_labels: int, tips: dict[str, Any]) -> None:
+    """Name the occupations farthest from the diagonal where a label fits (after :func:`fit`)."""
+    from matplotlib.patheffects import withStroke
+
+    chosen = _most_off(items, n_labels)
+    names = [short(r["occupation"], NOTE_WIDTH) for r in chosen]
+    notes = place_labels(ax, [(name, r["census_female_pct"], r["model_female_pct"]) for name, r in zip(names, chosen)],
+                         [(r["census_female_pct"], r["model_female_pct"]) for r in items], color=INK,
+                         path_effects=[withStroke(linewidth=2.5, foreground="white")])  # legible over a point
+    for i, (note, name, r) in enumerate(zip(notes, names, chosen)):
+        if note is not None:
+            note.set_gid(f"occupation-{i}")
+            tip(note, f"occupation-{i}", name, r["occupation"], tips)
 
 
 def _occupation_tip(r: Mapping[str, Any]) -> str:
@@ -170,9 +191,34 @@ def census_compare(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int
         scope = name.split(": ")[1] if ": " in name else "all occupations"
         tests.append(PairedTest(scope, name.split(":")[0], len(va), float(va.mean()), float(vb.mean()),
                                 None, p, f"paired bootstrap ({n_resamples}, seed {seed})",
-                                detail=f"B − A 95% CI [{low:.1f}, {high:.1f}]"))
+                                detail=f"B − A 95% CI {interval_text(low, high)}"))
     return Paired(with_holm(tests, lambda t: t.scope != "all occupations"), len(ra), only_a, only_b)
 
 
+# -- references --------------------------------------------------------------------------------------
+#: The paper (EACL 2023): title, authors and venue as in docs/benchmarks/census.md and the paper's text,
+#: pages and DOI from its ACL Anthology record.
+TOUILEB_2023 = Reference("touileb-etal-2023-measuring", "inproceedings", (
+    ("title", "Measuring Normative and Descriptive Biases in Language Models Using Census Data"),
+    ("author", "Touileb, Samia and {\\O}vrelid, Lilja and Velldal, Erik"),
+    ("booktitle", "Proceedings of the 17th Conference of the European Chapter of the Association for "
+                  "Computational Linguistics"),
+    ("year", "2023"), ("address", "Dubrovnik, Croatia"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "2242--2248"), ("doi", "10.18653/v1/2023.eacl-main.164")))
+#: Its predecessor (GeBNLP 2022), whose method ``gebnlp2022`` reproduces: as the 2023 paper cites it.
+TOUILEB_2022 = Reference("touileb-etal-2022-occupational", "inproceedings", (
+    ("title", "Occupational Biases in {N}orwegian and Multilingual Language Models"),
+    ("author", "Touileb, Samia and {\\O}vrelid, Lilja and Velldal, Erik"),
+    ("booktitle", "Proceedings of the 4th Workshop on Gender Bias in Natural Language Processing (GeBNLP)"),
+    ("year", "2022"), ("address", "Seattle, Washington"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "200--211")))
+
+
+def census_references(run: RunView) -> tuple[Reference, ...]:
+    """The EACL 2023 paper; and the GeBNLP 2022 one for a run of its method."""
+    return (TOUILEB_2023, TOUILEB_2022) if run.summary.get("method") == "gebnlp2022" else (TOUILEB_2023,)
+
+
 VIEW = BenchmarkView(terminal=render, tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
-                     paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots)
+                     paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots,
+                     references=census_references)

@@ -1,8 +1,11 @@
 """What the terminal and the report show of a CrowS-Pairs run (Nangia et al. 2020; Névéol et al. 2022).
 
 - Tables: metric / stereo / anti-stereo scores with Wilson intervals and binomial tests
-  against 50, per bias category, the pairs with the largest score gap, and the paper's
-  values beside ours when the run repeats a published setting (:mod:`.paper`).
+  against 50, the likelihood difference (lm-evaluation-harness's mean |Δ score| per pair)
+  with its t interval, per bias category, the pairs with the largest score gap, and the
+  paper's values beside ours when the run repeats a published setting (:mod:`.paper`).
+- Labels, one spelling everywhere (terminal, report, CSV ``label``): "ties" (the
+  summary's ``neutral``), "anti-stereo" (the data's ``antistereo``).
 - Plot: per-category metric scores as bars from the 50 line (no preference), Wilson 95 %
   intervals, the paper's values as diamonds when the run matches a published setting.
 - Paired test: McNemar's test (McNemar 1947) on the 2×2 table of "``sent_more`` scores
@@ -18,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, pair_items, with_holm
 from ...display.runview import RunView
 from ...display.style import (INK, LABEL_WIDTH, TICK_WIDTH, DATASET_WIDTH, fit, legend_below, new_figure,
@@ -28,7 +32,7 @@ from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
 from .paper import PaperScores, comparable_paper, paper_check
 from .render import render
-from .summary import crows_summary
+from .summary import DIRECTIONS, LABELS, crows_summary, likelihood_note
 
 #: Bars above 50 (prefers the more stereotyping sentence) and below 50; the paper's diamonds.
 ABOVE, BELOW, PAPER = "#D55E00", "#56B4E9", "#E69F00"
@@ -40,23 +44,27 @@ def crows_tables(run: RunView) -> list[Table]:
     published = {"metric_score": paper.metric if paper else None,
                  "stereo_score": paper.stereo if paper else None,
                  "antistereo_score": paper.antistereo if paper else None}
-    headline = (("metric", "metric_score", s.metric_score, s.n), ("stereo", "stereo_score", s.stereo_score, s.n_stereo),
-                ("anti-stereo", "antistereo_score", s.antistereo_score, s.n_antistereo))
-    overview: list[tuple[Any, ...]] = [(name, n, value, CI(*s.interval(key)), PValue(s.binomial_p.get(key)),
-                                        published[key]) for name, key, value, n in headline]
-    overview.append(("ties (neutral)", s.neutral, s.neutral_percent, CI(None, None), PValue(None), None))
+    headline = (("metric_score", s.metric_score, s.n), ("stereo_score", s.stereo_score, s.n_stereo),
+                ("antistereo_score", s.antistereo_score, s.n_antistereo))
+    overview: list[tuple[Any, ...]] = [(LABELS[key], n, value, CI(*s.interval(key)), PValue(s.binomial_p.get(key)),
+                                        published[key]) for key, value, n in headline]
+    overview.insert(1, (LABELS["likelihood_difference"], s.n_likelihood_difference, s.likelihood_difference,
+                        CI(*s.interval("likelihood_difference"), digits=2), PValue(None), None))
+    overview.append((LABELS["neutral_percent"], s.neutral, s.neutral_percent, CI(None, None), PValue(None), None))
     cats: list[tuple[Any, ...]] = [(c, v.n, v.score, CI(*(v.ci or (None, None))), PValue(v.binomial_p),
                                     paper.by_category.get(c) if paper else None)
                                    for c, v in sorted(s.by_category.items())]
-    columns: tuple[str, ...] = ("n", "score", "95% CI", "p (binomial vs 50)")
+    columns: tuple[str, ...] = ("n", "score", "95% CI", "p vs 50")
     if paper is None:  # no published setting matches like for like: no column (notices say why)
         overview, cats = [r[:-1] for r in overview], [r[:-1] for r in cats]
     else:
         columns += (f"paper ({paper.source}, {paper.model})",)
     note = f" Paper note: {paper.note}." if paper and paper.note else ""
     return [Table("CrowS-Pairs scores", ("", *columns), tuple(overview),
-                  "Wilson intervals; 50 = no preference; ties count in n for the metric score and in "
-                  "neither stereo nor anti-stereo." + note),
+                  "Scores: % of pairs preferring sent_more, Wilson intervals; 50 = no preference; p: exact "
+                  "binomial test against 50; ties count in n for the metric score and in neither stereo "
+                  "nor anti-stereo. "
+                  + likelihood_note(run.variant) + note),
             Table("By bias category", ("category", *columns), tuple(cats)),
             _examples(run)]
 
@@ -65,11 +73,13 @@ def _examples(run: RunView) -> Table:
     scored = [r for r in run.records
               if r.get("sent_more_score") is not None and r.get("sent_less_score") is not None]
     scored.sort(key=lambda r: -abs(r["sent_more_score"] - r["sent_less_score"]))
-    rows = tuple((r["id"], r["bias_type"], r["direction"], r["sent_more"], r["sent_less"],
-                  r["sent_more_score"] - r["sent_less_score"], r["outcome"]) for r in scored[:N_EXAMPLES])
+    rows = tuple((r["id"], r["bias_type"], DIRECTIONS.get(str(r["direction"]), r["direction"]), r["sent_more"],
+                  r["sent_less"], r["sent_more_score"] - r["sent_less_score"], r["outcome"])
+                 for r in scored[:N_EXAMPLES])
     return Table("Pairs with the largest score gap",
                  ("id", "category", "direction", "sent_more", "sent_less", "Δ score", "preferred"), rows,
-                 "Δ = score(sent_more) − score(sent_less), log-probability units.")
+                 "Δ = score(sent_more) − score(sent_less), in nats (scores rounded to the tie decimals); "
+                 "preferred: more = sent_more scores higher, less = sent_less does, tie = equal.")
 
 
 def crows_leaderboard(runs: Sequence[RunView]) -> Table:
@@ -79,21 +89,29 @@ def crows_leaderboard(runs: Sequence[RunView]) -> Table:
     rows = []
     for r in sorted(runs, key=key):
         s = crows_summary(r)
-        rows.append((r, (r.label, r.dataset, s.n, s.metric_score, CI(*s.interval("metric_score")), s.stereo_score,
-                         s.antistereo_score, s.neutral)))
-    return leaderboard_table("CrowS-Pairs leaderboard", ("model", "dataset", "n", "metric", "95% CI", "stereo",
+        rows.append((r, (r.label, r.dataset, s.n, s.metric_score, CI(*s.interval("metric_score")),
+                         s.likelihood_difference, CI(*s.interval("likelihood_difference"), digits=2),
+                         s.stereo_score, s.antistereo_score, s.neutral)))
+    variants = sorted({str(r.variant) for r in runs if r.variant})
+    return leaderboard_table("CrowS-Pairs leaderboard", ("model", "dataset", "n", "metric", "95% CI",
+                                                         "likelihood difference", "95% CI", "stereo",
                                                          "anti-stereo", "ties"), rows, runs,
-                             "Sorted by metric score within each dataset; 50 = no preference.")
+                             "Sorted by metric score within each dataset; 50 = no preference. Likelihood "
+                             "difference: mean |score(sent_more) − score(sent_less)| per pair in nats "
+                             "(lm-evaluation-harness), a log-likelihood for causal-LM variants and a "
+                             "pseudo-log-likelihood for masked-LM ones: compare it within one variant "
+                             f"(here: {', '.join(variants) or '–'}); t interval.")
 
 
 def crows_metrics(run: RunView) -> list[Metric]:
     s = crows_summary(run)
-    out = [Metric(k, value, *s.interval(k), n) for k, value, n in
-           (("metric_score", s.metric_score, s.n), ("stereo_score", s.stereo_score, s.n_stereo),
-            ("antistereo_score", s.antistereo_score, s.n_antistereo))]
-    out.append(Metric("neutral_percent", s.neutral_percent, n=s.n))
+    out = [Metric(k, value, *s.interval(k), n, label=LABELS[k]) for k, value, n in
+           (("metric_score", s.metric_score, s.n),
+            ("likelihood_difference", s.likelihood_difference, s.n_likelihood_difference),
+            ("stereo_score", s.stereo_score, s.n_stereo), ("antistereo_score", s.antistereo_score, s.n_antistereo))]
+    out.append(Metric("neutral_percent", s.neutral_percent, n=s.n, label=LABELS["neutral_percent"]))
     for cat, c in sorted(s.by_category.items()):
-        out.append(Metric(f"category:{cat}", c.score, *(c.ci or (None, None)), c.n))
+        out.append(Metric(f"category:{cat}", c.score, *(c.ci or (None, None)), c.n, label=cat))
     return out
 
 
@@ -190,6 +208,33 @@ def _mcnemar_row(scope: str, ra: Sequence[Mapping[str, Any]], rb: Sequence[Mappi
                       detail=f"discordant: A {table[0, 1]}, B {table[1, 0]}")
 
 
+# -- references --------------------------------------------------------------------------------------
+#: Nangia et al. (EMNLP 2020), as the French paper's reference list gives it.
+NANGIA_2020 = Reference("nangia-etal-2020-crows", "inproceedings", (
+    ("title", "{C}row{S}-Pairs: A Challenge Dataset for Measuring Social Biases in Masked Language Models"),
+    ("author", "Nangia, Nikita and Vania, Clara and Bhalerao, Rasika and Bowman, Samuel R."),
+    ("booktitle", "Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing (EMNLP)"),
+    ("year", "2020"), ("address", "Online"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "1953--1967")))
+#: Névéol et al. (ACL 2022), the French set and the revised English ones: its ACL Anthology record
+#: (../shared/papers/french-crows-pairs-summary.txt).
+NEVEOL_2022 = Reference("neveol-etal-2022-french", "inproceedings", (
+    ("title", "{F}rench {C}row{S}-Pairs: Extending a challenge dataset for measuring social bias in masked "
+              "language models to a language other than {E}nglish"),
+    ("author", "N{\\'e}v{\\'e}ol, Aur{\\'e}lie and Dupont, Yoann and Bezan{\\c{c}}on, Julien and Fort, Kar{\\\"e}n"),
+    ("booktitle", "Proceedings of the 60th Annual Meeting of the Association for Computational Linguistics "
+                  "(Volume 1: Long Papers)"),
+    ("year", "2022"), ("address", "Dublin, Ireland"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "8521--8531"), ("doi", "10.18653/v1/2022.acl-long.583")))
+#: Datasets that come from Névéol et al. 2022 (French, and the revised English pairs).
+NEVEOL_DATASETS = ("fr", "fr+210", "en-revised", "en-revised+210")
+
+
+def crows_references(run: RunView) -> tuple[Reference, ...]:
+    """Nangia et al. 2020 for every run; Névéol et al. 2022 too for the datasets it published."""
+    return (NANGIA_2020, NEVEOL_2022) if run.dataset in NEVEOL_DATASETS else (NANGIA_2020,)
+
+
 VIEW = BenchmarkView(terminal=render, tables=crows_tables, leaderboard=crows_leaderboard, metrics=crows_metrics,
                      paired=PairedMethod(crows_compare, "McNemar on CrowS-Pairs outcomes"), plots=crows_plots,
-                     notices=crows_notices, published=crows_published)
+                     notices=crows_notices, published=crows_published, references=crows_references)

@@ -23,6 +23,10 @@ Choices where the paper is silent (``docs/benchmarks/zh-neutral.md``):
   ``first-token`` policy each word gets one mask and nothing is skipped.
 * 95 % percentile bootstrap intervals over sentences (scipy, seeded) for the bias
   score and the leaning shares; the paper reports none.
+
+Fragile outcomes: a sentence is ``fragile`` when its leaning could differ had the network
+run exactly, given the scorer's dtype (:func:`fragile_leaning`); the summary counts them
+(``n_fragile``) and records the bound used (``fragile_bound``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
-from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe
+from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound, token_error
 from ..base import BenchmarkResult
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
@@ -60,6 +64,20 @@ def leaning(b: float, threshold: float = DEFAULT_THRESHOLD) -> str:
     return "neutral"
 
 
+def fragile_leaning(b: float, n_male: int, n_female: int, token_error: float, log_base: str = "e",
+                    threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """Whether the leaning of ``b`` could flip within the scorer's numerical error.
+
+    ln P(m) and ln P(f) each sum ``n`` token log-probabilities, each off by at most
+    ``token_error`` (δ, :data:`~biasatlas.probes.TOKEN_LOGPROB_ERROR`), so the exact b
+    lies within ε = δ · (n_male + n_female) / ln(base) of the one measured. The leaning
+    is monotone in b, so it is certain when b − ε and b + ε lean alike; the sentence is
+    fragile otherwise, that is when ±threshold lies within ε of b.
+    """
+    eps = token_error * (n_male + n_female) / math.log(LOG_BASES[log_base])
+    return leaning(b - eps, threshold) != leaning(b + eps, threshold)
+
+
 def item_fields(item: ZhItem) -> dict[str, Any]:
     return {"id": item.id, "sentence": item.sentence, "keyword": item.keyword,
             "offset": item.offset, "pair": item.pair, "source": item.source}
@@ -75,9 +93,12 @@ def unequal_masks_reason(item: ZhItem, answer: SlotAnswer) -> str | None:
 
 
 def score_items(items: Sequence[ZhItem], answers: Mapping[str, Answer], *, log_base: str = "e",
-                threshold: float = DEFAULT_THRESHOLD, check_masks: bool = True
+                threshold: float = DEFAULT_THRESHOLD, check_masks: bool = True,
+                token_error: float = token_error("float32"), tokens_read: int | None = None,
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Per-sentence records (b, leaning, the answers) and skipped items with reasons."""
+    """Per-sentence records (b, leaning, the answers, whether the leaning is fragile) and
+    skipped items with reasons. ``tokens_read`` is the number of token log-probabilities
+    one answer sums when it is not the word's token count (1 under ``first-token``)."""
     records, skipped = [], []
     for item in items:
         answer = answers.get(item.id)
@@ -90,10 +111,12 @@ def score_items(items: Sequence[ZhItem], answers: Mapping[str, Answer], *, log_b
                             "n_tokens_male": answer.n_tokens[0], "n_tokens_female": answer.n_tokens[1]})
             continue
         b = bias_value(answer.logprobs[0], answer.logprobs[1], log_base)
+        n_male, n_female = (tokens_read, tokens_read) if tokens_read is not None else answer.n_tokens
         records.append({**item_fields(item), "keyword_gender": item.gender, "b": b,
                         "leaning": leaning(b, threshold), "logprob_male": answer.logprobs[0],
                         "logprob_female": answer.logprobs[1], "n_tokens_male": answer.n_tokens[0],
-                        "n_tokens_female": answer.n_tokens[1]})
+                        "n_tokens_female": answer.n_tokens[1],
+                        "fragile": fragile_leaning(b, n_male, n_female, token_error, log_base, threshold)})
     return records, skipped
 
 
@@ -178,6 +201,7 @@ class ZhNeutral:
     threshold: float = DEFAULT_THRESHOLD
     unequal_masks: str = "skip"
     limit: int | None = None
+    sample: int | None = None
     n_resamples: int = 1000
     seed: int = 0
     confidence: float = 0.95
@@ -196,7 +220,8 @@ class ZhNeutral:
         for field, value, ok in (("threshold", self.threshold, self.threshold >= 0),
                                  ("n_resamples", self.n_resamples, self.n_resamples >= 1),
                                  ("confidence", self.confidence, 0 < self.confidence < 1),
-                                 ("limit", self.limit, self.limit is None or self.limit >= 1)):
+                                 ("limit", self.limit, self.limit is None or self.limit >= 1),
+                                 ("sample", self.sample, self.sample is None or self.sample >= 1)):
             if not ok:
                 raise DataError(f"invalid value {value!r}", field=field)
 
@@ -212,7 +237,19 @@ class ZhNeutral:
                 raise DataError(f"no sentence with pair(s) {', '.join(unknown)}; pairs in the "
                                 f"file: {', '.join(present)}", path=self.path(), field="pair")
             items = [i for i in items if i.pair in self.pairs]
-        return items[: self.limit] if self.limit else items
+        if self.limit:
+            items = items[: self.limit]
+        return self._drawn(items)
+
+    def _drawn(self, items: list[ZhItem]) -> list[ZhItem]:
+        """``sample`` items drawn with ``numpy.random.default_rng(seed)`` (the census and
+        CrowS-Pairs draw; the same seed also seeds the bootstrap), kept in file order."""
+        if self.sample is None or self.sample >= len(items):
+            return items
+        import numpy as np
+
+        picked = np.random.default_rng(self.seed).choice(len(items), size=self.sample, replace=False)
+        return [items[i] for i in sorted(picked)]
 
     def probes(self, items: Sequence[ZhItem]) -> list[SlotProbe]:
         """The keyword masked: ``SlotProbe(id, left, right, fillers=(male, female))``."""
@@ -234,8 +271,12 @@ class ZhNeutral:
         return self.scorer.reads == "masked" and self.scorer.multi_token != "first-token"
 
     def score(self, items: Sequence[ZhItem], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        first_token = self.scorer is not None and self.scorer.multi_token == "first-token"
+        bound = fragile_bound(self.scorer)
         records, skipped = score_items(items, answers, log_base=self.log_base,
-                                       threshold=self.threshold, check_masks=self.checks_masks)
+                                       threshold=self.threshold, check_masks=self.checks_masks,
+                                       token_error=float(bound["token_error"]),
+                                       tokens_read=1 if first_token else None)
         summary = summarise(records, threshold=self.threshold, n_resamples=self.n_resamples,
                             seed=self.seed, confidence=self.confidence)
         reasons: dict[str, int] = {}
@@ -245,7 +286,8 @@ class ZhNeutral:
         summary.update({"n_items": len(items), "n_skipped": len(skipped), "skip_reasons": reasons,
                         "log_base": self.log_base, "threshold": self.threshold,
                         "unequal_masks": self.unequal_masks, "masks_checked": self.checks_masks,
-                        "topics": topics(records, self.topics_k)})
+                        "topics": topics(records, self.topics_k),
+                        "n_fragile": sum(bool(r["fragile"]) for r in records), "fragile_bound": bound})
         return BenchmarkResult(summary, records, skipped)
 
     def config(self) -> dict[str, Any]:
@@ -255,6 +297,7 @@ class ZhNeutral:
                 "data_sha256": sha256_file(path), "pairs": list(self.pairs) if self.pairs else None,
                 "log_base": self.log_base, "threshold": self.threshold,
                 "unequal_masks": self.unequal_masks, "limit": self.limit,
+                **({"sample": self.sample} if self.sample is not None else {}),  # only when sampled
                 "n_resamples": self.n_resamples, "seed": self.seed, "confidence": self.confidence,
                 # Keys as first written (a rerun compares the recorded config).
                 "topics_k": self.topics_k,

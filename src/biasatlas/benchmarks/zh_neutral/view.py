@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, pair_items, with_holm
 from ...display.runview import RunView
 from ...display.style import (FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, TICK_WIDTH, fit, legend_below, new_figure,
@@ -36,9 +37,9 @@ LEANING_COLOURS = {"female": FEMALE, "male": MALE, "neutral": NEUTRAL}
 def zh_tables(run: RunView) -> list[Table]:
     z = zh_overview(run)
     pct = {k: 100.0 * v / z.n if z.n else None for k, v in z.leaning.items()}
-    overview = ((z.n, z.bias_score, CI(*(zh_summary(run).bias_score_ci or (None, None))), z.leaning["male"],
+    overview = ((z.n, z.bias_score, CI(*(zh_summary(run).bias_score_ci or (None, None)), digits=2), z.leaning["male"],
                  pct["male"], z.leaning["neutral"], pct["neutral"], z.leaning["female"], pct["female"]),)
-    pairs = tuple((p.pair, p.n, p.mean_b, p.mean_abs_b, CI(*p.ci), p.counts["male"], p.counts["neutral"],
+    pairs = tuple((p.pair, p.n, p.mean_b, p.mean_abs_b, CI(*p.ci, digits=2), p.counts["male"], p.counts["neutral"],
                    p.counts["female"]) for p in z.pairs)
     topics = tuple((k, ", ".join(w if s is None else f"{w} ({s:.3g})" for w, s in words[:15]))
                    for k, words in z.topics.items())
@@ -63,8 +64,9 @@ def zh_leaderboard(runs: Sequence[RunView]) -> Table:
     rows = []
     for r in runs:
         z = zh_overview(r)
-        rows.append((r, (r.label, r.dataset, z.n, z.bias_score, CI(*(zh_summary(r).bias_score_ci or (None, None))),
-                         z.leaning.get("male"), z.leaning.get("female"), z.leaning.get("neutral"))))
+        ci = CI(*(zh_summary(r).bias_score_ci or (None, None)), digits=2)
+        rows.append((r, (r.label, r.dataset, z.n, z.bias_score, ci, z.leaning.get("male"), z.leaning.get("female"),
+                         z.leaning.get("neutral"))))
     rows.sort(key=lambda x: (x[1][1], -(x[1][3] or 0)))
     return leaderboard_table("zh-neutral leaderboard (Zhao et al. 2021)",
                              ("model", "dataset", "n", "mean |b|", "95% CI", "male", "female", "neutral"), rows,
@@ -171,6 +173,23 @@ def _wilcoxon_row(scope: str, quantity: str, a: np.ndarray, b: np.ndarray) -> Pa
                       float(b.mean()) if len(b) else None, stat, p, "Wilcoxon signed-rank", detail=detail)
 
 
+# -- references --------------------------------------------------------------------------------------
+#: Zhao, Du, Zhu & Liu (CCL 2021), SlguSet: title and venue as in docs/benchmarks/zh-neutral.md, the
+#: authors' given names, pages and the English title from its ACL Anthology record. The Chinese title
+#: needs a CJK-capable LaTeX setup (xeCJK, or biblatex with XeLaTeX).
+ZHAO_2021 = Reference("zhao-etal-2021-zhong", "inproceedings", (
+    ("title", "中文句子级性别无偏数据集构建及预训练语言模型的性别偏度评估 ({C}onstruction of {C}hinese "
+              "Sentence-Level Gender-Unbiased Data Set and Evaluation of Gender Bias in Pre-Training Language)"),
+    ("author", "Zhao, Jishun and Du, Bingjie and Zhu, Shucheng and Liu, Pengyuan"),
+    ("booktitle", "Proceedings of the 20th Chinese National Conference on Computational Linguistics"),
+    ("year", "2021"), ("address", "Huhhot, China"), ("publisher", "Chinese Information Processing Society of China"),
+    ("pages", "564--575"), ("language", "Chinese")))
+
+
+def zh_references(run: RunView) -> tuple[Reference, ...]:
+    return (ZHAO_2021,)
+
+
 VIEW = BenchmarkView(terminal=render, tables=zh_tables, leaderboard=zh_leaderboard, metrics=zh_metrics,
                      paired=PairedMethod(zh_compare, "Wilcoxon signed-rank on zh-neutral b"), plots=zh_plots,
-                     needs_cjk_font=True)
+                     needs_cjk_font=True, references=zh_references)
