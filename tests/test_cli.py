@@ -78,7 +78,7 @@ def test_unknown_dataset_and_bad_file_are_clear_errors(tmp_path, shared_data):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
     done = _cli("run", "crows-pairs", "--data", str(bad), "--model", "fake", env_data=shared_data)
-    assert done.returncode == 2 and "bad.csv" in done.stderr and "line 1" in done.stderr
+    assert done.returncode == 1 and "bad.csv" in done.stderr and "line 1" in done.stderr  # contents: run time
 
 
 def test_list_shows_everything(shared_data):
@@ -86,3 +86,62 @@ def test_list_shows_everything(shared_data):
     assert done.returncode == 0
     for word in ("crows-pairs", "fr+210", "nangia", "sentence-ll", "gemma-3-270m"):
         assert word in done.stdout
+
+
+# -- --limit, --sample and --seed: one meaning on every run command ---------------------------
+def _drawn(ids: list[str], n: int, seed: int) -> list[str]:
+    """The census benchmark's occupation draw, applied to ids: what --sample means everywhere."""
+    from biasatlas.benchmarks.census.templates import _sample
+
+    return list(_sample(tuple(ids), n, seed))
+
+
+def test_crows_pairs_sample_is_the_census_draw_kept_in_file_order(shared_data):
+    from biasatlas.benchmarks.crows_pairs import CrowsPairs
+
+    path = shared_data / FR210
+    every = [p.id for p in read_pairs(path)]
+    for seed in (0, 7):
+        got = [p.id for p in CrowsPairs(dataset=None, data=path, sample=25, seed=seed).load()]
+        assert got == _drawn(every, 25, seed)
+        assert got == sorted(got, key=every.index) and len(set(got)) == 25
+    assert _drawn(every, 25, 0) != _drawn(every, 25, 7)
+    first = [p.id for p in CrowsPairs(dataset=None, data=path, limit=100, sample=10, seed=3).load()]
+    assert first == _drawn(every[:100], 10, 3)  # limit first, then the draw, as for the census
+    assert [p.id for p in CrowsPairs(dataset=None, data=path, sample=5000).load()] == every
+
+
+def test_zh_neutral_sample_is_the_same_draw(tmp_path):
+    from biasatlas.benchmarks.zh_neutral import ZhNeutral
+
+    every = [i.id for i in ZhNeutral().load()]
+    got = [i.id for i in ZhNeutral(sample=4, seed=2).load()]
+    assert got == _drawn(every, 4, 2)
+    assert [i.id for i in ZhNeutral(limit=6, sample=3, seed=1).load()] == _drawn(every[:6], 3, 1)
+
+
+def test_the_sample_is_recorded_only_when_drawn(shared_data):
+    from biasatlas.benchmarks.crows_pairs import CrowsPairs
+    from biasatlas.benchmarks.zh_neutral import ZhNeutral
+
+    path = shared_data / FR210
+    plain = CrowsPairs(dataset=None, data=path).config()
+    assert "sample" not in plain and "seed" not in plain  # a rerun into an older run folder still matches
+    drawn = CrowsPairs(dataset=None, data=path, sample=3, seed=9).config()
+    assert drawn["sample"] == 3 and drawn["seed"] == 9
+    assert "sample" not in ZhNeutral().config() and ZhNeutral(sample=2).config()["sample"] == 2
+
+
+@pytest.mark.parametrize("command", ["crows-pairs", "zh-neutral"])
+def test_run_commands_write_the_sample_into_the_run_folder(command, shared_data, tmp_path, monkeypatch):
+    from biasatlas.cli import main
+
+    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    data = ["--data", str(shared_data / FR210)] if command == "crows-pairs" else []
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exited:
+        main(["run", command, *data, "--model", "fake", "--sample", "3", "--seed", "5", "--out", str(out)])
+    assert exited.value.code == 0
+    config = json.loads((out / "config.json").read_text())["benchmark"]
+    assert config["sample"] == 3 and config["seed"] == 5
+    assert len((out / "items.jsonl").read_text().splitlines()) == 3

@@ -32,8 +32,8 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: int = 240) -> su
                           timeout=timeout, env={**os.environ, **(env or {})})
 
 
-def one_line_error(done: subprocess.CompletedProcess, *words: str) -> None:
-    assert done.returncode == 2, done.stderr
+def one_line_error(done: subprocess.CompletedProcess, *words: str, status: int = 1) -> None:
+    assert done.returncode == status, done.stderr  # 2: a usage mistake; 1: bad contents, at run time
     assert "Traceback" not in done.stderr, done.stderr
     for word in words:
         assert word in done.stderr, done.stderr
@@ -61,12 +61,12 @@ def test_out_at_a_model_folder_is_refused_and_the_model_untouched(tiny_bert, pai
     shutil.copytree(tiny_bert, model)
     before = snapshot(model)
     done = cli("run", "crows-pairs", "--data", str(pairs), "--model", str(model), "--out", str(model))
-    one_line_error(done, "not a biasatlas run")
+    one_line_error(done, "not a biasatlas run", status=2)
     assert "loading model" not in done.stderr  # refused before the model loads
     assert snapshot(model) == before
     forced = cli("run", "crows-pairs", "--data", str(pairs), "--model", "fake", "--out", str(model),
                  "--force")  # --force never replaces a folder that is not a run folder
-    one_line_error(forced, "not a biasatlas run")
+    one_line_error(forced, "not a biasatlas run", status=2)
     assert snapshot(model) == before
 
 
@@ -81,7 +81,7 @@ def test_out_at_another_run_is_refused_unless_forced(pairs, tmp_path):
     assert snapshot(out)["summary.json"] == before["summary.json"]
     other = cli("run", "crows-pairs", "--data", str(pairs), "--model", "fake", "--lowercase",
                 "--out", str(out))
-    one_line_error(other, "another run", "lowercase", "--force")
+    one_line_error(other, "another run", "lowercase", "--force", status=2)
     assert snapshot(out) == snapshot(out) and snapshot(out)["config.json"] == before["config.json"]
     forced = cli("run", "crows-pairs", "--data", str(pairs), "--model", "fake", "--lowercase",
                  "--out", str(out), "--force")
@@ -96,7 +96,7 @@ def test_a_second_writer_fails_at_once(pairs, tmp_path):
         started = time.monotonic()
         done = cli("run", "crows-pairs", "--data", str(pairs), "--model", "fake", "--out", str(out))
         assert time.monotonic() - started < 60
-    one_line_error(done, "being written by another biasatlas run")
+    one_line_error(done, "being written by another biasatlas run", status=2)
     assert not (out / "summary.json").exists()
 
 
@@ -104,7 +104,7 @@ def test_out_at_a_file_is_refused_before_scoring(pairs, tmp_path):
     victim = tmp_path / "notes.txt"
     victim.write_text("keep me", encoding="utf-8")
     done = cli("run", "crows-pairs", "--data", str(pairs), "--model", "fake", "--out", str(victim))
-    one_line_error(done, "is a file")
+    one_line_error(done, "is a file", status=2)
     assert victim.read_text(encoding="utf-8") == "keep me"
 
 
@@ -132,7 +132,7 @@ BAD_ARGS = [
 def test_non_positive_counts_are_usage_errors(pairs, name, args, option):
     data = ("--data", str(pairs)) if args[0] == "crows-pairs" else ()
     done = cli("run", *args, *data, "--model", "fake")
-    one_line_error(done, option)
+    one_line_error(done, option, status=2)
 
 
 def test_fraction_scale_census_is_refused(tmp_path):
@@ -212,7 +212,7 @@ def test_custom_code_does_not_run_on_a_terminal_answering_yes(tiny_bert, pairs, 
                 os.write(fd, b"y\n")
     _, status = os.waitpid(pid, 0)
     assert not marker.exists(), output.decode(errors="replace")
-    assert os.waitstatus_to_exitcode(status) == 2, output.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 1, output.decode(errors="replace")  # ModelError: run time
     assert b"Traceback" not in output
 
 

@@ -1,4 +1,11 @@
-"""Typed errors. The library raises these; the CLI translates them once."""
+"""Typed errors. The library raises these; the CLI translates them once.
+
+Each class carries the exit status the command line ends with (``exit_code``), so the
+CLI has one rule for every error: 2 for a usage mistake the user fixes by changing the
+command (an unknown name, a bad value, a path that does not exist, a bad ``--out``), 1 for
+a failure at run time (a malformed file, a model that cannot be loaded, an unreachable
+hub). A class that says nothing is a usage mistake, as most deliberate refusals are.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +16,24 @@ from collections.abc import Iterable
 class BiasAtlasError(Exception):
     """Base class of every error biasatlas raises on purpose."""
 
+    #: The command line's exit status for this error: 2 usage mistake, 1 run-time failure.
+    exit_code: int = 2
+
+
+class UsageError(BiasAtlasError, ValueError):
+    """A value or combination of settings that cannot work (a CUDA device on a CPU-only
+    torch, a variant the scorer does not have): fixed by changing the command."""
+
+    exit_code = 2
+
 
 class DataError(BiasAtlasError, ValueError):
-    """Bad input data, located by file, line and field where they are known."""
+    """Bad input data, located by file, line and field where they are known.
+
+    A failure at run time (exit 1): the file exists but its contents cannot be used.
+    """
+
+    exit_code = 1
 
     def __init__(self, message: str, *, path: object = None, line: int | None = None,
                  field: str | None = None) -> None:
@@ -26,8 +48,26 @@ class DataError(BiasAtlasError, ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class MissingInput(DataError):
+    """An input is missing: a file or folder the user named does not exist, or none was
+    given where one is needed. A usage mistake (exit 2), unlike the malformed contents of
+    a file that does exist."""
+
+    exit_code = 2
+
+
 class ModelError(BiasAtlasError):
-    """A model cannot be loaded or cannot be trusted (e.g. a freshly initialised head)."""
+    """A model cannot be loaded or cannot be trusted (e.g. a freshly initialised head), or
+    its hub is out of reach: a failure at run time (exit 1)."""
+
+    exit_code = 1
+
+
+class ModelNotFound(ModelError):
+    """The model named is no folder that exists, no packaged model and no hub id: a usage
+    mistake (exit 2), caught before anything loads."""
+
+    exit_code = 2
 
 
 class UnsupportedProbe(BiasAtlasError):
@@ -35,7 +75,7 @@ class UnsupportedProbe(BiasAtlasError):
 
 
 class UnknownName(BiasAtlasError, KeyError):
-    """A registry lookup failed; the message lists what is available."""
+    """A registry lookup failed; the message lists what is available (a usage mistake, exit 2)."""
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0])

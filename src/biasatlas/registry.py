@@ -59,7 +59,7 @@ def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...
     VARIANTS[name] = tuple(variants)
 
 
-def _scorer_factory(name: str) -> Callable[..., Any]:
+def scorer_factory(name: str) -> Callable[..., Any]:
     target = lookup("scorer", SCORERS, name)
     if callable(target):
         return target
@@ -74,9 +74,15 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
     terminal whether to run a folder's own config code, and a "y" would run it.
     """
     from .scorers.loading import read_config, resolve
+    from .scorers.preflight import check_model_reachable
+
+    from .scorers.packaged import is_packaged_model
 
     if model == "fake":
         return "fake"
+    if is_packaged_model(model):  # both are causal LMs: known without converting the GGUF first
+        return "causal-lm"
+    check_model_reachable(model, revision)  # before transformers retries an unreachable hub
     config = read_config(resolve(model), trust_remote_code=trust_remote_code, revision=revision)
     archs = config.architectures or []
     for arch in archs:
@@ -92,13 +98,52 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
                      "pass --scorer masked-lm|causal-lm|seq2seq")
 
 
+#: The scorers that load a transformers model by name: their ``model`` must be reachable.
+_HUB_SCORERS = ("masked-lm", "causal-lm", "seq2seq")
+
+
 def load_scorer(model: str, scorer: str = "auto", **kw: Any) -> Any:
-    kind = scorer if scorer != "auto" else scorer_kind(
-        model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
-    factory = _scorer_factory(kind)
+    """The scorer ``scorer`` (or, with ``"auto"``, the one the model's architecture calls
+    for) on ``model``, built with the keyword options (``variant``, ``device`` …).
+
+    Everything that can be checked without the weights is checked first (scorer name,
+    device, dtype, variant, that the model is reachable), so a wrong setting fails in a
+    second with one line rather than after the model loads.
+    """
+    if scorer != "auto":
+        lookup("scorer", SCORERS, scorer)
+    preflight(kw)
+    if scorer == "auto":
+        kind = scorer_kind(model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
+    else:
+        kind = scorer
+        if kind in _HUB_SCORERS:
+            from .scorers.preflight import check_model_reachable
+
+            check_model_reachable(model, kw.get("revision"))
+    check_variant(kind, kw.get("variant"))
+    factory = scorer_factory(kind)
     if kw.get("variant") is None:
         kw.pop("variant", None)
     return factory(model=model, **kw)
+
+
+def preflight(options: dict[str, Any]) -> None:
+    """Check the device and dtype options (when given) before anything loads."""
+    from .scorers.preflight import check_device, check_dtype
+
+    if options.get("device") is not None:
+        check_device(str(options["device"]))
+    if options.get("dtype") is not None:
+        check_dtype(str(options["dtype"]))
+
+
+def check_variant(kind: str, variant: str | None) -> None:
+    """Refuse a variant the scorer ``kind`` does not have (a masked-LM variant asked of a
+    causal LM would otherwise be recorded under a name it never meant)."""
+    known = VARIANTS.get(kind, ())
+    if variant is not None and known and variant not in known:
+        raise did_you_mean(f"{kind} variant", variant, known)
 
 
 # -- benchmarks -----------------------------------------------------------------------------------

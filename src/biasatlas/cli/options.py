@@ -6,29 +6,91 @@ benchmarks take the same model options with the same help text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
-DEFAULT_MODEL = "gemma-3-270m"
-Model = Annotated[str, typer.Option("--model", "-m", help="Hub id, local folder, packaged name "
-                                    "(gemma-3-270m, smollm2-135m) or 'fake'.")]
-ScorerName = Annotated[str, typer.Option("--scorer", help="auto | masked-lm | causal-lm | seq2seq | fake")]
-Variant = Annotated[str | None, typer.Option("--variant", help="Pair-scoring variant (see 'biasatlas list').")]
-BatchSize = Annotated[int, typer.Option("--batch-size", min=1,
-                                        help="Rows (masked copies or sentences) per forward pass.")]
+from ..api import DEFAULT_MODEL
+from ..scorers.packaged import PACKAGED_MODELS
+
+#: What each packaged model is, for ``--help`` and ``biasatlas list``: both are 4-bit
+#: quantised GGUF files, dequantised to float32 once on first use, and one is a chat model.
+PACKAGED_NOTES: dict[str, str] = {name: spec.summary + (", default" if name == DEFAULT_MODEL else "")
+                                  for name, spec in PACKAGED_MODELS.items()}
+# Closed sets are typer choices: a typo is a usage error listing them, and shells complete
+# them. Kept as literals here (importing the registry's benchmarks would cost a second on
+# every --help); tests/test_cli_errors.py checks each against the library's own set.
+ScorerChoice = Literal["auto", "masked-lm", "causal-lm", "seq2seq", "fake"]
+VariantChoice = Literal["nangia", "modified-tokens", "aul", "sentence-ll", "shared-ll", "hash"]
+DtypeChoice = Literal["float32", "float16", "bfloat16"]
+
+
+def batch_size(text: str) -> int | str:
+    """``--batch-size``: a positive number of rows, or ``auto`` (the scorer picks one)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise typer.BadParameter(f"{text!r} is neither a positive whole number nor 'auto'")
+    return value
+
+
+Model = Annotated[str, typer.Option(
+    "--model", "-m", help="Hub id, local model folder, 'fake', or a packaged model (4-bit quantised GGUF, "
+    "dequantised to float32 once on first use): " + " or ".join(f"{name} ({note})" for name, note in
+                                                                  PACKAGED_NOTES.items()) + ".")]
+ScorerName = Annotated[ScorerChoice, typer.Option("--scorer", help="Scorer (auto: from the model's architecture).")]
+Variant = Annotated[VariantChoice | None, typer.Option(
+    "--variant", help="Pair-scoring variant; each scorer has its own (see 'biasatlas list').")]
+BatchSize = Annotated[str, typer.Option("--batch-size", parser=batch_size, metavar="N|auto",
+                                        help="Rows (masked copies or sentences) per forward pass, or auto.")]
 Device = Annotated[str, typer.Option("--device", help="cpu, cuda, cuda:1, mps …")]
-Dtype = Annotated[str, typer.Option("--dtype", help="float32 (default), or bfloat16/float16 on GPU.")]
+Dtype = Annotated[DtypeChoice, typer.Option("--dtype", help="float32 (default), or bfloat16/float16 on GPU.")]
 Revision = Annotated[str | None, typer.Option("--revision", help="Hub revision (commit, tag, branch).")]
 Trust = Annotated[bool, typer.Option("--trust-remote-code", help="Allow a hub model's own code to run.")]
 Out = Annotated[Path | None, typer.Option("--out", "-o", help="Run folder to write.")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
 Refresh = Annotated[bool, typer.Option("--refresh", help="Rescore everything and overwrite cached scores.")]
 Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N items (for a quick look).")]
+Sample = Annotated[int | None, typer.Option(
+    "--sample", min=1, help="Score N items drawn at random (seeded by --seed), kept in file order.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of --sample and of the bootstrap intervals.")]
 Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out when its settings differ "
                                      "(a folder that is not a run folder is never replaced).")]
+
+
+def input_file(help: str) -> Any:
+    """An option naming an existing file: a wrong path is a usage error (exit 2) before anything loads."""
+    return typer.Option(help=help, exists=True, dir_okay=False)
+
+
+DeviceMap = Annotated[str | None, typer.Option(
+    "--device-map", help="accelerate's placement, e.g. auto: a model larger than one GPU over several.")]
+EngineChoice = Literal["local", "ray"]
+Engine = Annotated[EngineChoice, typer.Option(
+    "--engine", help="local (default) | ray: score the same chunks on a Ray actor pool (docs/scale.md).")]
+RayAddress = Annotated[str | None, typer.Option(
+    "--ray-address", help="Join this Ray cluster ('auto', 'ray://head:10001'); default: a local instance.")]
+Workers = Annotated[int, typer.Option("--workers", min=1, help="Ray workers, one scorer each.")]
+WorkerCpus = Annotated[float, typer.Option("--worker-cpus", min=0, help="CPUs per Ray worker.")]
+WorkerGpus = Annotated[float | None, typer.Option(
+    "--worker-gpus", min=0, help="GPUs per Ray worker (default: 1 with --device cuda, else 0).")]
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Where the chunks are scored: they change no score, so no run's recorded request."""
+
+    engine: str = "local"
+    ray_address: str | None = None
+    workers: int = 1
+    worker_cpus: float = 1.0
+    worker_gpus: float | None = None
 
 
 @dataclass(frozen=True)
@@ -36,56 +98,39 @@ class ScorerOptions:
     model: str
     scorer: str
     variant: str | None
-    batch_size: int
+    batch_size: int | str
     device: str
     dtype: str
     revision: str | None
     trust_remote_code: bool
-
-    def build(self) -> Any:
-        from ..registry import load_scorer
-
-        kw: dict[str, Any] = {"variant": self.variant}
-        if self.model != "fake" and self.scorer != "fake":
-            kw.update(batch_size=self.batch_size, device=self.device, dtype=self.dtype,
-                      revision=self.revision, trust_remote_code=self.trust_remote_code)
-        return load_scorer(self.model, self.scorer, **kw)
+    multi_token: str | None = None
+    device_map: str | None = None
+    engine: EngineOptions = EngineOptions()
 
 
 def execute(benchmark: Any, options: ScorerOptions, out: Path | None, *, no_cache: bool = False,
             refresh: bool = False, force: bool = False) -> None:
-    """Score (through the score cache unless ``no_cache``), write the run folder, print the table.
+    """Run through :func:`biasatlas.api.evaluate` (the score cache unless ``no_cache``), print
+    the table and where the run folder is.
 
-    The run folder is claimed before the model loads (:func:`biasatlas.results.claim_run_folder`),
-    so a wrong ``--out`` fails in a second, not after the scoring.
+    The API claims ``--out`` before the model loads, so a wrong ``--out`` fails in a second,
+    not after the scoring. Without ``--out`` nothing is written, and a line says so.
     """
     from rich.console import Console
 
-    from ..cache import ScoreCache, default_cache_path
-    from ..pipeline import evaluate
-    from ..results import claim_run_folder, write_run
+    from ..api import evaluate
 
     console = Console(stderr=True)
-    lock = None if out is None else claim_run_folder(out, run_request(benchmark, options), force=force)
-    try:
-        console.print(f"[bold]{benchmark.name}[/] · loading model {options.model} …")
-        cache = None if no_cache else ScoreCache(default_cache_path())
-        run = evaluate(benchmark, options.build(), progress=True, cache=cache, refresh=refresh)
-        if run.timing.get("cache_hits"):
-            console.print(f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
-        Console().print(benchmark.table(run.summary))
-        if out is not None:
-            write_run(run, out)
-            console.print(f"run folder: {out}")
-    finally:
-        if lock is not None:
-            lock.release()
+    run = evaluate(benchmark, model=options.model, scorer=options.scorer, variant=options.variant,
+                   batch_size=options.batch_size, device=options.device, dtype=options.dtype,
+                   revision=options.revision, trust_remote_code=options.trust_remote_code,
+                   multi_token=options.multi_token, device_map=options.device_map, out=out, force=force,
+                   cache=not no_cache, refresh=refresh, progress=True,
+                   log=lambda line: console.print(line, markup=False, highlight=False),
+                   **asdict(options.engine))
+    Console().print(run.table())
+    if out is None:
+        console.print("not saved: pass --out FOLDER to keep a run folder")
+    else:
+        console.print(f"run folder: {out}", markup=False, highlight=False)
 
-
-def run_request(benchmark: Any, options: ScorerOptions) -> dict[str, Any]:
-    """What makes two runs the same run: the benchmark's settings and the model options
-    that change scores (not batch size or device, which must not)."""
-    from dataclasses import asdict
-
-    model = {k: v for k, v in asdict(options).items() if k not in ("batch_size", "device")}
-    return {"benchmark": benchmark.config(), "model": model}

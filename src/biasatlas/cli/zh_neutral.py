@@ -4,41 +4,51 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from .options import (DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out,
-                           Refresh, Revision, ScorerName, ScorerOptions, Trust, Variant, execute)
+from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
+                      DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
+                      Revision, Sample, ScorerName, ScorerOptions, Seed, Trust, Variant, execute, input_file)
+
+#: ``LOG_BASES`` and ``UNEQUAL_MASKS`` of :mod:`biasatlas.benchmarks.zh_neutral.benchmark`, as choices.
+LogBase = Literal["e", "2", "10"]
+UnequalMasks = Literal["skip", "compare"]
 
 
 def run_zh_neutral(
-    data: Annotated[Path | None, typer.Option(
-        help="Sentence set: candidates.jsonl from the miner, or CSV with sentence,keyword,offset,pair "
-             "(default: the shipped demonstration set).")] = None,
-    log_base: Annotated[str, typer.Option(help="Base of the log in b = log(P(m)/P(f)): e | 2 | 10.")] = "e",
+    data: Annotated[Path | None, input_file(
+        "Sentence set: candidates.jsonl from the miner, or CSV with sentence,keyword,offset,pair "
+        "(default: the shipped demonstration set).")] = None,
+    log_base: Annotated[LogBase, typer.Option(help="Base of the log in b = log(P(m)/P(f)).")] = "e",
     threshold: Annotated[float, typer.Option(
-        help="Leaning threshold on b, in the chosen base (paper: 0.3).")] = 0.3,
+        min=0, help="Leaning threshold on b, in the chosen base (paper: 0.3).")] = 0.3,
     pair: Annotated[list[str] | None, typer.Option(
         help="Keep only this keyword pair, written male/female (repeatable), e.g. 男童/女童.")] = None,
-    unequal_masks: Annotated[str, typer.Option(
-        help="Masked LMs, when the two words get different token counts: skip (recorded) | compare.")] = "skip",
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
-    topics: Annotated[int, typer.Option(help="Topic words per leaning subset and method (0: none).")] = 10,
+    unequal_masks: Annotated[UnequalMasks, typer.Option(
+        help="Masked LMs, when the two words get different token counts: skip (recorded) or compare.")] = "skip",
+    topics: Annotated[int, typer.Option(min=0, help="Topic words per leaning subset and method (0: none).")] = 10,
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
-    batch_size: BatchSize = 64, device: Device = "cpu", dtype: Dtype = "float32",
+    batch_size: BatchSize = "64", device: Device = "cpu", dtype: Dtype = "float32",
     revision: Revision = None, trust_remote_code: Trust = False, out: Out = None, limit: Limit = None,
+    sample: Sample = None, seed: Seed = 0,
     no_cache: NoCache = False, refresh: Refresh = False, force: Force = False,
+    device_map: DeviceMap = None, engine: Engine = "local", ray_address: RayAddress = None, workers: Workers = 1,
+    worker_cpus: WorkerCpus = 1.0, worker_gpus: WorkerGpus = None,
 ) -> None:
     """Chinese gender-neutral sentences: masked log-ratio b (Zhao et al. 2021, SlguSet)."""
     from ..benchmarks.zh_neutral import ZhNeutral
 
     bench = ZhNeutral(data=data, pairs=tuple(pair) if pair else None, log_base=log_base,
-                      threshold=threshold, unequal_masks=unequal_masks, limit=limit, seed=seed,
+                      threshold=threshold, unequal_masks=unequal_masks, limit=limit, sample=sample, seed=seed,
                       topics_k=topics)
     bench.load()  # a bad file or an unknown pair fails here, before the model loads
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code), out, no_cache=no_cache, refresh=refresh, force=force)
+                                 trust_remote_code,
+                                 device_map=device_map,
+                                 engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus)),
+            out, no_cache=no_cache, refresh=refresh, force=force)
 
 
 def zh_analyze(
@@ -51,11 +61,11 @@ def zh_analyze(
     """Correlate per-sentence b across runs; case study of a pair; topic words."""
     from rich.console import Console
 
-    from ..errors import DataError
+    from ..errors import MissingInput
     from ..benchmarks.zh_neutral.analysis import case_study, correlate_runs, read_records, topics as topic_table
 
     if len(runs) < 2 and pair is None and not topics:
-        raise DataError("nothing to do: give two or more run folders, --pair or --topics")
+        raise MissingInput("nothing to do: give two or more run folders, --pair or --topics")
     console = Console()
     if len(runs) >= 2:
         console.print(_correlation_table(correlate_runs(runs)))

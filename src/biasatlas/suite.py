@@ -1,0 +1,416 @@
+"""Suites: a grid of benchmarks × models, read from one TOML file, run into one folder.
+
+A suite file (docs/suites.md; docs/example-suite.toml)::
+
+    out = "runs/suite"                       # optional; relative to this file
+    [defaults]                               # scorer options for every model
+    batch_size = 32
+    [[benchmark]]
+    name = "crows-pairs"
+    dataset = "fr"
+    lowercase = true
+    [[benchmark]]
+    name = "census"
+    country = "no"
+    sample = 12
+    [[model]]
+    id = "gemma-3-270m"
+    [[model]]
+    id = "./my-model"                        # a path: relative to this file
+    label = "mine"
+    dtype = "float32"
+
+Each cell (benchmark × model) is one run folder ``<out>/<benchmark>[-<dataset or
+country>]__<model>`` written by :func:`biasatlas.api.evaluate` through the score cache. The
+whole file is checked before any model loads (keys, benchmark options and their types and
+choices, scorer options, that each benchmark's data loads and each model can be found), so
+a mistake in the last cell fails in a second. A rerun skips the cells already finished with
+the same settings and resumes the others from the score cache: a killed suite, run again,
+ends with the same run folders. The suite ends with ``report.html`` and ``leaderboard.md``
+(:mod:`biasatlas.report`) over all its cells.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .api import ModelOptions, benchmark_options, run_request
+from .errors import BiasAtlasError, DataError, did_you_mean
+
+__all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
+
+TOP_KEYS: tuple[str, ...] = ("out", "defaults", "benchmark", "model")
+#: Scorer options a ``[defaults]`` or ``[[model]]`` table may set, with their TOML types.
+MODEL_OPTIONS: dict[str, type] = {"scorer": str, "variant": str, "batch_size": int, "device": str, "dtype": str,
+                                  "revision": str, "trust_remote_code": bool, "multi_token": str}
+MODEL_KEYS: tuple[str, ...] = ("id", "label", *MODEL_OPTIONS)
+#: Benchmark options used to name a cell's folder, first found first.
+NAMING_OPTIONS: tuple[str, ...] = ("dataset", "country")
+REPORT_FILE = "report.html"
+LEADERBOARD_FILE = "leaderboard.md"
+SUITE_COPY = "suite.toml"
+
+
+class SuiteError(DataError):
+    """A mistake in a suite file, named by file, table and key (``[[benchmark]] 2 (census), key 'method'``)."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path, where: str, message: str) -> None:
+        super().__init__(f"{path}: {where}: {message}" if where else f"{path}: {message}")
+        self.path, self.where = path, where
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run of the grid: a benchmark (built and loaded) on a model, into ``folder``."""
+
+    folder: str
+    benchmark: Any
+    model: ModelOptions
+
+    def request(self) -> dict[str, Any]:
+        """What the run folder records (:func:`biasatlas.api.run_request`), to tell a finished cell."""
+        return run_request(self.benchmark, self.model.for_benchmark(self.benchmark))
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A checked suite file: where it writes (``out``, ``None`` if the file names none) and its cells."""
+
+    path: Path
+    out: Path | None
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """What a finished suite wrote: its folder, which cells ran and which were already done,
+    the report, the Markdown leaderboard and its tables (to print)."""
+
+    out: Path
+    ran: tuple[str, ...]
+    skipped: tuple[str, ...]
+    report: Path
+    leaderboard: Path
+    tables: tuple[Any, ...]
+
+
+# -- reading and checking ---------------------------------------------------------------------------
+def read_suite(path: Path | str) -> Suite:
+    """Read and check a suite file; every benchmark is built and its data loaded, no model is.
+
+    Raises :class:`SuiteError` naming the file, the table (``[[benchmark]] 2``) and the key.
+    """
+    path = Path(path)
+    data = _parse(path)
+    _known_keys(path, "", data, TOP_KEYS, "top-level key")
+    base = path.parent
+    out = _out(path, data.get("out"))
+    defaults = _table(path, "[defaults]", data.get("defaults", {}))
+    _known_keys(path, "[defaults]", defaults, tuple(MODEL_OPTIONS), "scorer option")
+    benchmarks = [_benchmark(path, i, entry, base) for i, entry in enumerate(_array(path, "benchmark", data), 1)]
+    models = [_model(path, i, entry, defaults, base) for i, entry in enumerate(_array(path, "model", data), 1)]
+    cells = tuple(Cell(f"{prefix}__{slug}", bench, model)
+                  for prefix, bench in benchmarks for slug, model in models)
+    _distinct(path, cells)
+    return Suite(path, out, cells)
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    from .errors import MissingInput
+    from .textfiles import read_text
+
+    if not path.is_file():
+        raise MissingInput("no such suite file", path=path)
+    try:
+        return tomllib.loads(read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(path, "", f"not valid TOML: {exc}") from None
+
+
+def _known_keys(path: Path, where: str, table: Mapping[str, Any], known: Sequence[str], kind: str) -> None:
+    for key in table:
+        if key not in known:
+            raise SuiteError(path, where, str(did_you_mean(kind, key, known)))
+
+
+def _table(path: Path, where: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SuiteError(path, where, f"expected a table, got {type(value).__name__}")
+    return value
+
+
+def _array(path: Path, key: str, data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    entries = data.get(key)
+    if entries is None:
+        raise SuiteError(path, "", f"no [[{key}]] table: a suite needs at least one")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise SuiteError(path, key, f"write each {key} as a [[{key}]] table")
+    return entries
+
+
+def _out(path: Path, value: Any) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise SuiteError(path, "key 'out'", "expected a folder name (a string)")
+    return _relative_to(path.parent, value)
+
+
+def _relative_to(base: Path, value: str) -> Path:
+    """A path written in the suite file: relative to the file's folder, ``~`` expanded."""
+    written = Path(value).expanduser()
+    return Path(os.path.abspath(written if written.is_absolute() else base / written))
+
+
+def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tuple[str, Any]:
+    """The folder prefix and the built, loaded benchmark of ``[[benchmark]] index``."""
+    from .registry import BENCHMARKS, benchmark_spec, load_benchmark
+
+    name = entry.get("name")
+    where = f"[[benchmark]] {index}"
+    if not isinstance(name, str):
+        raise SuiteError(path, where, "needs name = \"<benchmark>\" (" + ", ".join(BENCHMARKS) + ")")
+    if name not in BENCHMARKS:
+        raise SuiteError(path, where, str(did_you_mean("benchmark", name, BENCHMARKS)))
+    where = f"{where} ({name})"
+    spec = benchmark_spec(name)
+    known = benchmark_options(spec)
+    hints = typing.get_type_hints(spec.factory)
+    options: dict[str, Any] = {}
+    label = entry.get("label")
+    for key, value in entry.items():
+        if key in ("name", "label"):
+            continue
+        if key not in known:
+            raise SuiteError(path, where, str(did_you_mean(f"{name} option", key, [*known, "label"])))
+        try:
+            options[key] = _coerce(value, hints.get(key, Any), base)
+        except _Mismatch as exc:
+            raise SuiteError(path, f"{where}, key {key!r}", str(exc)) from None
+    try:
+        bench = load_benchmark(name, **options)
+        bench.load()  # a missing or malformed data file fails now, before any model loads
+    except (BiasAtlasError, ValueError, TypeError) as exc:
+        raise SuiteError(path, where, str(exc)) from None
+    if label is not None and not isinstance(label, str):
+        raise SuiteError(path, f"{where}, key 'label'", "expected a string")
+    naming = next((str(entry[k]) for k in NAMING_OPTIONS if k in entry), None)
+    return _slug(label or (f"{name}-{naming}" if naming else name)), bench
+
+
+def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str, Any],
+           base: Path) -> tuple[str, ModelOptions]:
+    """The folder slug and the scorer options of ``[[model]] index`` (over ``[defaults]``)."""
+    where = f"[[model]] {index}"
+    model_id = entry.get("id")
+    if not isinstance(model_id, str) or not model_id:
+        raise SuiteError(path, where, "needs id = \"<hub id, folder, packaged name or fake>\"")
+    where = f"{where} ({model_id})"
+    _known_keys(path, where, entry, MODEL_KEYS, "model key")
+    label = entry.get("label")
+    if label is not None and not isinstance(label, str):
+        raise SuiteError(path, f"{where}, key 'label'", "expected a string")
+    settings = {**defaults, **{k: v for k, v in entry.items() if k in MODEL_OPTIONS}}
+    for key, value in settings.items():
+        wanted = MODEL_OPTIONS[key]
+        if key == "batch_size" and value == "auto":
+            continue
+        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+            table = where if key in entry else "[defaults]"
+            raise SuiteError(path, f"{table}, key {key!r}", f"expected {wanted.__name__}, got {value!r}")
+    is_path = model_id.startswith(("./", "../", "~", "/"))
+    model = str(_relative_to(base, model_id)) if is_path else model_id
+    options = replace(ModelOptions(model=model), **settings)
+    try:
+        _check_model(options)
+    except BiasAtlasError as exc:
+        raise SuiteError(path, where, str(exc)) from None
+    return _slug(label or (Path(model).name if is_path else model_id)), options
+
+
+def _check_model(options: ModelOptions) -> None:
+    """What can be checked without loading the model: names, choices, device, dtype, that it exists."""
+    from .errors import UsageError
+    from .probes import MULTI_TOKEN_POLICIES
+    from .registry import SCORERS, VARIANTS
+    from .scorers.preflight import check_device, check_dtype, check_model_reachable
+
+    if isinstance(options.batch_size, int) and options.batch_size < 1:
+        raise UsageError(f"batch_size must be a number of rows (at least 1) or \"auto\", not {options.batch_size}")
+    if options.scorer != "auto" and options.scorer not in SCORERS:
+        raise did_you_mean("scorer", options.scorer, ["auto", *SCORERS])
+    variants = sorted({v for names in VARIANTS.values() for v in names}
+                      if options.scorer == "auto" else VARIANTS.get(options.scorer, ()))
+    if options.variant is not None and variants and options.variant not in variants:
+        raise did_you_mean("variant", options.variant, variants)
+    if options.multi_token is not None and options.multi_token not in MULTI_TOKEN_POLICIES:
+        raise did_you_mean("multi-token policy", options.multi_token, MULTI_TOKEN_POLICIES)
+    if options.model != "fake" and options.scorer != "fake":
+        check_dtype(options.dtype)
+        check_device(options.device)
+        check_model_reachable(options.model, options.revision)
+
+
+class _Mismatch(Exception):
+    """A TOML value that does not fit the option's type; the message says what was expected."""
+
+
+def _coerce(value: Any, hint: Any, base: Path) -> Any:
+    """``value`` as the benchmark option typed ``hint`` takes it: paths relative to the suite
+    file, lists as tuples; a wrong type or a value outside a ``Literal``'s choices raises."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        arms = [a for a in args if a is not type(None)]
+        choices = [c for a in arms for c in _literal(a)]
+        for arm in (a for a in arms if not _literal(a)):
+            try:
+                return _coerce(value, arm, base)
+            except _Mismatch:
+                continue
+        if choices:
+            return _coerce(value, Literal[tuple(choices)], base)
+        raise _Mismatch(f"expected {' or '.join(_name(a) for a in arms)}, got {value!r}")
+    if origin is Literal:
+        if value in args:
+            return value
+        raise _Mismatch(str(did_you_mean("value", str(value), [str(a) for a in args])))
+    if origin is tuple and isinstance(value, list):
+        item = args[0] if args else Any
+        return tuple(_coerce(v, item, base) for v in value)
+    if hint is Any:
+        return tuple(value) if isinstance(value, list) else value
+    if hint is Path and isinstance(value, str):
+        return _relative_to(base, value)
+    if hint is bool and isinstance(value, bool):
+        return value
+    if hint is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if hint is str and isinstance(value, str):
+        return value
+    raise _Mismatch(f"expected {_name(hint)}, got {value!r}")
+
+
+def _literal(hint: Any) -> tuple[Any, ...]:
+    if typing.get_origin(hint) is Literal:
+        return typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return tuple(c for a in typing.get_args(hint) for c in _literal(a))
+    return ()
+
+
+def _name(hint: Any) -> str:
+    if hint is Path:
+        return "a path (string)"
+    if typing.get_origin(hint) is tuple:
+        return "a list"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
+
+
+def _slug(text: str) -> str:
+    """A folder-name-safe form: letters, digits, ``.``, ``_``, ``+``, ``-``; the rest become ``-``."""
+    slug = re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-.")
+    return slug or "run"
+
+
+def _distinct(path: Path, cells: Sequence[Cell]) -> None:
+    seen: set[str] = set()
+    for cell in cells:
+        if cell.folder in seen:
+            raise SuiteError(path, "", f"two cells would share the folder {cell.folder!r}: give one of the "
+                                       "[[benchmark]] or [[model]] tables a distinct label")
+        seen.add(cell.folder)
+
+
+# -- running ----------------------------------------------------------------------------------------------
+def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = False, progress: bool = True,
+              log: Callable[[str], None] | None = None) -> SuiteResult:
+    """Run every cell into ``out`` (else the suite file's ``out``), then write the report.
+
+    A cell whose folder already holds a finished run of the same request is skipped (and
+    logged); any other cell runs through :func:`biasatlas.api.evaluate` with the score cache,
+    so an interrupted cell resumes. ``force`` replaces cell folders holding other runs.
+    """
+    from .api import evaluate
+    from .cache import ScoreCache, default_cache_path
+    from .results import atomic_write
+
+    folder = Path(out) if out is not None else suite.out
+    if folder is None:
+        raise SuiteError(suite.path, "", "no output folder: pass --out DIR or write out = \"DIR\" in the file")
+    say = log or (lambda _: None)
+    _ensure_folder(folder)
+    atomic_write(folder / SUITE_COPY, suite.path.read_text(encoding="utf-8"))
+    ran, skipped = [], []
+    cache = ScoreCache(default_cache_path())
+    try:
+        for number, cell in enumerate(suite.cells, 1):
+            where = f"[{number}/{len(suite.cells)}] {cell.folder}"
+            if _finished(folder / cell.folder, cell.request()):
+                say(f"{where}: finished earlier with the same settings, skipped")
+                skipped.append(cell.folder)
+                continue
+            say(where)
+            evaluate(cell.benchmark, **_model_kwargs(cell.model), out=folder / cell.folder, force=force,
+                     cache=cache, progress=progress, log=say)
+            ran.append(cell.folder)
+    finally:
+        cache.close()
+    report, board, tables = write_report(folder, [c.folder for c in suite.cells], title=f"biasatlas suite · "
+                                         f"{suite.path.name}")
+    return SuiteResult(folder, tuple(ran), tuple(skipped), report, board, tables)
+
+
+def _ensure_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise SuiteError(folder, "", "is a file: the suite's output must be a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SuiteError(folder, "", f"cannot create the suite folder: {exc.strerror or exc}") from None
+
+
+def _model_kwargs(options: ModelOptions) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(options)
+
+
+def _finished(folder: Path, request: dict[str, Any]) -> bool:
+    """Whether ``folder`` holds a finished run (summary.json) of exactly ``request``."""
+    from .results import OWNER_FILE
+
+    if not (folder / "summary.json").is_file():
+        return False
+    try:
+        recorded = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return bool(recorded == json.loads(json.dumps(request, default=str), parse_constant=lambda _: None))
+
+
+def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:
+    """``report.html`` and ``leaderboard.md`` over the cells' run folders (:mod:`biasatlas.report`);
+    returns their paths and the leaderboard tables."""
+    from .display.tables import to_markdown
+    from .report import build_report, leaderboard, load_runs, render_html
+    from .results import atomic_write
+
+    views = load_runs([folder / c for c in cells])
+    tables = tuple(leaderboard(views))
+    report_path, board_path = folder / REPORT_FILE, folder / LEADERBOARD_FILE
+    atomic_write(report_path, render_html(build_report(views), title))
+    atomic_write(board_path, "\n".join(to_markdown(t) for t in tables))
+    return report_path, board_path, tables
