@@ -61,7 +61,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure import causal_flops  # noqa: E402
+from measure import causal_flops, rows_of  # noqa: E402
 from measure import matmul_peak as device_matmul_peak  # noqa: E402
 
 from biasatlas.benchmarks.census.benchmark import Census  # noqa: E402
@@ -147,22 +147,6 @@ def old_engine(scorer: CausalLMScorer) -> Callable[[list[Request]], list[float]]
         return [results[(row, targets)] for row, targets in requests]
 
     return run
-
-
-def rows_of(scorer: CausalLMScorer, probes: list) -> list:
-    """The distinct rows (model inputs) ours computes for ``probes`` (a dry run)."""
-    seen: list[Request] = []
-
-    def record(requests):
-        seen.extend(requests)
-        return lambda: [0.0] * len(requests)
-
-    scorer._launch = record  # type: ignore[method-assign]
-    try:
-        scorer.score(probes)
-    finally:
-        del scorer._launch
-    return list({row for row, _ in seen})
 
 
 useful_flops = causal_flops

@@ -38,7 +38,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure import best_time, causal_flops, machine_line, matmul_peak  # noqa: E402
+from measure import best_time, causal_flops, machine_line, matmul_peak, rows_of  # noqa: E402
 from shapes import CROWS_EN, build_gemma_shaped, data_file  # noqa: E402
 
 from biasatlas.benchmarks.census.language import COUNTRY_LANGUAGE  # noqa: E402
@@ -93,22 +93,6 @@ def reference_logprob(scorer: CausalLMScorer, context: str, continuation: str) -
         logp = torch.log_softmax(scorer.model(ids).logits[0].float(), dim=-1)
     targets = ids[0, start + 1:]
     return float(logp[torch.arange(start, len(whole), device=ids.device), targets].double().sum())
-
-
-def rows_of(scorer: CausalLMScorer, probes: list) -> list:
-    """The distinct rows ours computes for ``probes`` (a dry run: the engine is not called)."""
-    seen: list = []
-
-    def record(requests):
-        seen.extend(requests)
-        return lambda: [0.0] * len(requests)
-
-    scorer._launch = record  # type: ignore[method-assign]
-    try:
-        scorer.score(probes)
-    finally:
-        del scorer._launch
-    return list({row for row, _ in seen})
 
 
 def bench_work(scorer: CausalLMScorer, work: str, probes: list, questions: list[Question], dtype: str,

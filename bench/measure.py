@@ -111,3 +111,20 @@ def machine_line(device: str) -> str:
     name = torch.cuda.get_device_name(0) if torch.device(device).type == "cuda" else "cpu"
     return (f"device {device} ({name}), torch {torch.__version__}, threads {torch.get_num_threads()}, "
             f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+
+
+def rows_of(scorer: Any, probes: list) -> list:
+    """The distinct rows (model inputs) a causal scorer computes for ``probes``: a dry run,
+    with the engine's launch replaced by a recorder, so the model is never called."""
+    seen: list = []
+
+    def record(requests: list) -> Any:
+        seen.extend(requests)
+        return lambda: [0.0] * len(requests)
+
+    scorer._launch = record
+    try:
+        scorer.score(probes)
+    finally:
+        del scorer._launch
+    return list({row for row, _ in seen})

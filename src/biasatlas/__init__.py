@@ -13,7 +13,7 @@ first use (PEP 562), so ``import biasatlas`` loads no benchmark, model library o
 
 from typing import Any
 
-__version__ = "0.1.0"
+from .version import __version__
 
 #: The names :mod:`biasatlas.api` lends the package, imported when first asked for.
 _FROM_API = ("EvaluationRun", "evaluate", "load_run")

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import __version__
+from .version import __version__
 from .benchmarks.base import Benchmark
 from .cache import ScoreCache
 from .errors import ModelError

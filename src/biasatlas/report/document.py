@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import __version__
+from ..version import __version__
 from ..display.runview import RunView
 from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError

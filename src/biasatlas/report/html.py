@@ -108,7 +108,7 @@ def render_tables_page(tables: Sequence[Table], title: str, warnings: Sequence[s
 
 def _page(title: str, blocks: Sequence[Block], runs: Sequence[RunReport], figures: dict[str, Any],
           missing_font: bool, bibtex: str = "") -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return _environment().get_template("report.html.j2").render(
         title=title, blocks=blocks, runs=runs, figures=figures, title_of=title_of,
