@@ -32,7 +32,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure import causal_flops, masked_flops  # noqa: E402
+from measure import causal_flops, masked_flops, rows_of  # noqa: E402
 from shapes import CROWS_EN, build_bert_base, data_file  # noqa: E402
 
 from biasatlas.benchmarks.crows_pairs import read_pairs  # noqa: E402
@@ -58,22 +58,6 @@ def peak_round(seconds: float = 1.5, size: int = 4096) -> tuple[float, float]:
         count += 1
     flops = 2 * size**3 * count
     return flops / (time.perf_counter() - wall), flops / (time.process_time() - cpu)
-
-
-def rows_of(scorer, probes: list) -> set:
-    """The distinct rows the scorer computes for ``probes`` (a dry run: no model call)."""
-    seen: list = []
-
-    def record(requests):
-        seen.extend(requests)
-        return lambda: [0.0] * len(requests)
-
-    scorer._launch = record
-    try:
-        scorer.score(probes)
-    finally:
-        del scorer._launch
-    return {row for row, _ in seen}
 
 
 def measure(name: str, scorer, probes: list, flops: float, rounds: int) -> None:

@@ -114,7 +114,7 @@ def machine_line(device: str) -> str:
 
 
 def rows_of(scorer: Any, probes: list) -> list:
-    """The distinct rows (model inputs) a causal scorer computes for ``probes``: a dry run,
+    """The distinct rows (model inputs) a scorer computes for ``probes``: a dry run,
     with the engine's launch replaced by a recorder, so the model is never called."""
     seen: list = []
 
