@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -108,6 +108,15 @@ def batch_limits(requested: BatchSize, device: str, tokens: int, probe: Callable
     budget = fitted * AUTO_PROBE_WIDTH
     rows = max(1, budget // AUTO_MIN_ROW)
     return BatchLimits(rows, budget, f"auto → {rows} rows, {budget} tokens")
+
+
+def token_limits(requested: BatchSize, device: str, max_batch_tokens: int | None, default_tokens: int,
+                 probe: Callable[[int], None], key: tuple[Any, ...]) -> BatchLimits:
+    """:func:`batch_limits` of a token-budgeted scorer: the budget is ``max_batch_tokens``, else
+    the scorer's ``default_tokens`` for the device, and an explicit ``max_batch_tokens`` also
+    caps the budget ``"auto"`` finds."""
+    limits = batch_limits(requested, device, int(max_batch_tokens or default_tokens), probe, key)
+    return replace(limits, tokens=min(limits.tokens, max_batch_tokens)) if max_batch_tokens else limits
 
 
 def chunks(items: Sequence[T], size: int) -> list[list[T]]:

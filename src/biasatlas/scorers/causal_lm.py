@@ -39,9 +39,9 @@ from ..probes import (ContinuationProbe, PairAnswer, PairProbe, ScorerInfo, Sent
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, batch_limits, chunks, head_chunk_rows,
+from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets, slot_jobs,
-                       to_device, token_batches, unpadded)
+                       to_device, token_batches, token_limits, unpadded)
 from .loading import input_device, load_checked, model_provenance, placement, resolve
 from .prefix import Group, groups_worth_sharing, prefix_batches, shared_states
 from .spans import continuation_positions, filler_positions, split_continuation
@@ -120,11 +120,9 @@ class CausalLMScorer(ModelScorer):
         # rows of at most half the window may share (Gemma 3: 512, so 256 tokens).
         self.window = getattr(self.model.config, "sliding_window", None)
         self.counters: dict[str, int] = {}
-        limits = batch_limits(requested, self.device, int(max_batch_tokens or (CPU_BATCH_TOKENS if cpu
-                                                                                 else GPU_BATCH_TOKENS)),
+        limits = token_limits(requested, self.device, max_batch_tokens, CPU_BATCH_TOKENS if cpu else GPU_BATCH_TOKENS,
                               self._probe_batch, (self.name, self.resolved.location, dtype, self.device))
-        self.batch_size, self.batch_described = limits.rows, limits.described
-        self.max_batch_tokens = min(limits.tokens, max_batch_tokens) if max_batch_tokens else limits.tokens
+        self.batch_size, self.batch_described, self.max_batch_tokens = limits.rows, limits.described, limits.tokens
 
     @property
     def info(self) -> ScorerInfo:

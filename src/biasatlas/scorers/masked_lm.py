@@ -33,9 +33,9 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, S
                       SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, batch_limits, chunks, head_chunk_rows,
+from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
-                       token_batches, unpadded)
+                       token_batches, token_limits, unpadded)
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .spans import filler_positions
 
@@ -96,11 +96,9 @@ class MaskedLMScorer(ModelScorer):
         cpu = on_cpu(self.device)
         self.forward_overhead = CPU_FORWARD_OVERHEAD if cpu else GPU_FORWARD_OVERHEAD
         self.head_chunk = head_chunk_rows(self.device, self.model.config.vocab_size, CPU_HEAD_CHUNK_ROWS)
-        limits = batch_limits(requested, self.device, int(max_batch_tokens or (CPU_BATCH_TOKENS if cpu
-                                                                                 else GPU_BATCH_TOKENS)),
+        limits = token_limits(requested, self.device, max_batch_tokens, CPU_BATCH_TOKENS if cpu else GPU_BATCH_TOKENS,
                               self._probe_batch, (self.name, self.resolved.location, dtype, self.device))
-        self.batch_size, self.batch_described = limits.rows, limits.described
-        self.max_batch_tokens = min(limits.tokens, max_batch_tokens) if max_batch_tokens else limits.tokens
+        self.batch_size, self.batch_described, self.max_batch_tokens = limits.rows, limits.described, limits.tokens
 
     @property
     def info(self) -> ScorerInfo:
