@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TypeVar
 
 from ..display.cite import Reference
 from ..display.paired import Paired
@@ -23,6 +23,21 @@ from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
 from ..probes import Answer, Probe
+
+
+T = TypeVar("T")
+
+
+def draw_sample(items: Sequence[T], sample: int | None, seed: int) -> list[T]:
+    """``sample`` of ``items`` drawn without replacement with ``numpy.random.default_rng(seed)``
+    and kept in their order: every benchmark's ``--sample`` (all of them when ``sample`` is
+    None or not smaller), so one seed means the same draw whatever the benchmark."""
+    if sample is None or sample >= len(items):
+        return list(items)
+    import numpy as np
+
+    picked = np.random.default_rng(seed).choice(len(items), size=sample, replace=False)
+    return [items[int(i)] for i in sorted(picked)]
 
 
 @dataclass(frozen=True)

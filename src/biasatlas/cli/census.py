@@ -77,7 +77,6 @@ def run_census(
     bench = Census(country=country.lower(), census=census, language=language, inflections=inflections,
                    sample=sample, seed=seed, limit=limit, missing="skip" if skip_missing else "error",
                    preamble=preamble, **choices)
-    bench.load()  # a bad table, country or missing form fails here, before the model loads
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
                                  trust_remote_code, multi_token=multi_token,
                                  device_map=device_map,

@@ -35,7 +35,6 @@ def run_crows_pairs(
 
     bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, tie_decimals=tie_decimals, limit=limit,
                        sample=sample, seed=seed)
-    bench.load()  # a bad or missing file fails here, before the model loads
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
                                  trust_remote_code,
                                  device_map=device_map,

@@ -43,7 +43,6 @@ def run_zh_neutral(
     bench = ZhNeutral(data=data, pairs=tuple(pair) if pair else None, log_base=log_base,
                       threshold=threshold, unequal_masks=unequal_masks, limit=limit, sample=sample, seed=seed,
                       topics_k=topics)
-    bench.load()  # a bad file or an unknown pair fails here, before the model loads
     execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
                                  trust_remote_code,
                                  device_map=device_map,

@@ -21,9 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-import numpy as np
-
 from ...errors import DataError
+from ..base import draw_sample
 from ...probes import ContinuationProbe, SlotProbe
 from .language import (PLACEHOLDER, Gender, Identifier, IdentifierSet, Inflection, LanguageSpec,
                        Predicate, load_language, select_identifiers)
@@ -151,8 +150,7 @@ def _sample(occupations: tuple[str, ...], sample: int | None, seed: int) -> tupl
         return occupations
     if sample < 1:
         raise ValueError(f"sample must be a positive number of occupations, not {sample}")
-    picked = np.random.default_rng(seed).choice(len(occupations), size=sample, replace=False)
-    return tuple(occupations[i] for i in sorted(picked))
+    return tuple(draw_sample(occupations, sample, seed))
 
 
 def _missing_forms(spec: LanguageSpec, occupation: str) -> str:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from ...errors import DataError
 from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
 from ...stats import proportion_test
-from ..base import BenchmarkResult
+from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
 from ...textfiles import read_text
 from ..fetch import DataFile, locate
@@ -179,12 +179,7 @@ class CrowsPairs:
         pairs = read_pairs(self.path())
         if self.limit:
             pairs = pairs[: self.limit]
-        if self.sample is not None and self.sample < len(pairs):
-            import numpy as np
-
-            picked = np.random.default_rng(self.seed).choice(len(pairs), size=self.sample, replace=False)
-            pairs = [pairs[i] for i in sorted(picked)]
-        return pairs
+        return draw_sample(pairs, self.sample, self.seed)
 
     def probes(self, items: Sequence[CrowsPair]) -> list[PairProbe]:
         """PairProbe(a=sent1, b=sent2): sent1 is the disadvantaged group's sentence."""

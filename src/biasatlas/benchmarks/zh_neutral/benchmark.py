@@ -39,7 +39,7 @@ from typing import Any
 
 from ...errors import DataError
 from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound, token_error
-from ..base import BenchmarkResult
+from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
 from .data import ZhItem, demo_path, read_items
@@ -239,17 +239,7 @@ class ZhNeutral:
             items = [i for i in items if i.pair in self.pairs]
         if self.limit:
             items = items[: self.limit]
-        return self._drawn(items)
-
-    def _drawn(self, items: list[ZhItem]) -> list[ZhItem]:
-        """``sample`` items drawn with ``numpy.random.default_rng(seed)`` (the census and
-        CrowS-Pairs draw; the same seed also seeds the bootstrap), kept in file order."""
-        if self.sample is None or self.sample >= len(items):
-            return items
-        import numpy as np
-
-        picked = np.random.default_rng(self.seed).choice(len(items), size=self.sample, replace=False)
-        return [items[i] for i in sorted(picked)]
+        return draw_sample(items, self.sample, self.seed)  # the same seed also seeds the bootstrap
 
     def probes(self, items: Sequence[ZhItem]) -> list[SlotProbe]:
         """The keyword masked: ``SlotProbe(id, left, right, fillers=(male, female))``."""
