@@ -14,9 +14,10 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from ..api import ModelOptions
 from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
                       DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
-                      Revision, Sample, ScorerName, ScorerOptions, Seed, Trust, Variant, execute, input_file)
+                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file)
 
 # The census benchmark's closed sets (biasatlas.benchmarks.census), as choices; the test
 # table checks that they agree with the library's.
@@ -77,8 +78,8 @@ def run_census(
     bench = Census(country=country.lower(), census=census, language=language, inflections=inflections,
                    sample=sample, seed=seed, limit=limit, missing="skip" if skip_missing else "error",
                    preamble=preamble, **choices)
-    execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code, multi_token=multi_token,
-                                 device_map=device_map,
-                                 engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus)), out,
+    execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
+                                trust_remote_code, multi_token=multi_token,
+                                device_map=device_map), out,
+            engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus),
             no_cache=no_cache, refresh=refresh, force=force)

@@ -7,9 +7,10 @@ from typing import Annotated, Literal
 
 import typer
 
+from ..api import ModelOptions
 from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
                       DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
-                      Revision, Sample, ScorerName, ScorerOptions, Seed, Trust, Variant, execute, input_file)
+                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file)
 
 #: ``biasatlas.benchmarks.crows_pairs.DATASETS``, as choices (the test table checks they agree).
 Dataset = Literal["en", "en-revised", "en-revised+210", "fr", "fr+210"]
@@ -35,8 +36,8 @@ def run_crows_pairs(
 
     bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, tie_decimals=tie_decimals, limit=limit,
                        sample=sample, seed=seed)
-    execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code,
-                                 device_map=device_map,
-                                 engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus)),
-            out, no_cache=no_cache, refresh=refresh, force=force)
+    execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
+                                trust_remote_code,
+                                device_map=device_map), out,
+            engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus),
+            no_cache=no_cache, refresh=refresh, force=force)

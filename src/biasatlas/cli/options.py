@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from ..api import DEFAULT_MODEL
+from ..api import DEFAULT_MODEL, ModelOptions
 from ..scorers.packaged import PACKAGED_MODELS
 
 #: What each packaged model is, for ``--help`` and ``biasatlas list``: both are 4-bit
@@ -93,23 +93,8 @@ class EngineOptions:
     worker_gpus: float | None = None
 
 
-@dataclass(frozen=True)
-class ScorerOptions:
-    model: str
-    scorer: str
-    variant: str | None
-    batch_size: int | str
-    device: str
-    dtype: str
-    revision: str | None
-    trust_remote_code: bool
-    multi_token: str | None = None
-    device_map: str | None = None
-    engine: EngineOptions = EngineOptions()
-
-
-def execute(benchmark: Any, options: ScorerOptions, out: Path | None, *, no_cache: bool = False,
-            refresh: bool = False, force: bool = False) -> None:
+def execute(benchmark: Any, options: ModelOptions, out: Path | None, *, engine: EngineOptions = EngineOptions(),
+            no_cache: bool = False, refresh: bool = False, force: bool = False) -> None:
     """Run through :func:`biasatlas.api.evaluate` (the score cache unless ``no_cache``), print
     the table and where the run folder is.
 
@@ -121,13 +106,8 @@ def execute(benchmark: Any, options: ScorerOptions, out: Path | None, *, no_cach
     from ..api import evaluate
 
     console = Console(stderr=True)
-    run = evaluate(benchmark, model=options.model, scorer=options.scorer, variant=options.variant,
-                   batch_size=options.batch_size, device=options.device, dtype=options.dtype,
-                   revision=options.revision, trust_remote_code=options.trust_remote_code,
-                   multi_token=options.multi_token, device_map=options.device_map, out=out, force=force,
-                   cache=not no_cache, refresh=refresh, progress=True,
-                   log=lambda line: console.print(line, markup=False, highlight=False),
-                   **asdict(options.engine))
+    run = evaluate(benchmark, **asdict(options), **asdict(engine), out=out, force=force, cache=not no_cache,
+                   refresh=refresh, progress=True, log=lambda line: console.print(line, markup=False, highlight=False))
     Console().print(run.table())
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")

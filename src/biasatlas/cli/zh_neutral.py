@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 
 import typer
 
+from ..api import ModelOptions
 from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
                       DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
-                      Revision, Sample, ScorerName, ScorerOptions, Seed, Trust, Variant, execute, input_file)
+                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file)
 
 #: ``LOG_BASES`` and ``UNEQUAL_MASKS`` of :mod:`biasatlas.benchmarks.zh_neutral.benchmark`, as choices.
 LogBase = Literal["e", "2", "10"]
@@ -43,11 +44,11 @@ def run_zh_neutral(
     bench = ZhNeutral(data=data, pairs=tuple(pair) if pair else None, log_base=log_base,
                       threshold=threshold, unequal_masks=unequal_masks, limit=limit, sample=sample, seed=seed,
                       topics_k=topics)
-    execute(bench, ScorerOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                 trust_remote_code,
-                                 device_map=device_map,
-                                 engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus)),
-            out, no_cache=no_cache, refresh=refresh, force=force)
+    execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
+                                trust_remote_code,
+                                device_map=device_map), out,
+            engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus),
+            no_cache=no_cache, refresh=refresh, force=force)
 
 
 def zh_analyze(
