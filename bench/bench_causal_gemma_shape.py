@@ -29,7 +29,6 @@ Needs torch and transformers only; run it from the repository root with ``PYTHON
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import tempfile
 import time
@@ -39,37 +38,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure import best_time, causal_flops, machine_line, matmul_peak, rows_of  # noqa: E402
-from shapes import CROWS_EN, build_gemma_shaped, data_file  # noqa: E402
+from shapes import build_gemma_shaped  # noqa: E402
 
-from biasatlas.benchmarks.census.language import COUNTRY_LANGUAGE  # noqa: E402
-from biasatlas.benchmarks.census.table import load_census  # noqa: E402
-from biasatlas.benchmarks.census.templates import build_plan, conditional_plan  # noqa: E402
-from biasatlas.benchmarks.crows_pairs import read_pairs  # noqa: E402
-from biasatlas.probes import ContinuationProbe, PairProbe  # noqa: E402
+from workloads import Question, asked, census_probes, crows_probes, sentences  # noqa: E402
+
+from biasatlas.probes import PairProbe  # noqa: E402
 from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
 from biasatlas.scorers.spans import split_continuation  # noqa: E402
-
-Question = tuple[str, str]  # (context, continuation); context "" = the whole sentence
-
-
-def census_work(n: int) -> tuple[list, list[Question]]:
-    """The US plan's continuation probes (all, or the first ones holding ``n`` sentences)."""
-    plan = conditional_plan(build_plan(COUNTRY_LANGUAGE["us"], load_census("us")))
-    probes, questions = [], []
-    for probe in plan.probes:
-        if n and len(questions) >= n:
-            break
-        assert isinstance(probe, ContinuationProbe)
-        probes.append(probe)
-        questions += [(c, probe.continuation) for c in probe.contexts]
-    return probes, questions
-
-
-def crows_work(pairs: int) -> tuple[list, list[Question]]:
-    chosen = read_pairs(data_file(CROWS_EN))
-    chosen = chosen[:pairs] if pairs else chosen
-    probes = [PairProbe(p.id, p.sent_more, p.sent_less) for p in chosen]
-    return probes, [("", s) for p in probes for s in (p.a, p.b)]
 
 
 def answers_in_order(probes: list, answers) -> list[float]:
@@ -121,7 +96,7 @@ def bench_work(scorer: CausalLMScorer, work: str, probes: list, questions: list[
             "fraction": flops / best / peak, "sentences": n}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", default="float32", help="comma-separated: float32,bfloat16,float16")
@@ -133,18 +108,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--smoke", action="store_true", help="tiny layers: checks the script runs")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     args.batch_size = args.batch_size or ("auto" if torch.device(args.device).type == "cuda" else 64)
     works = {}
     if "census" in args.work:
-        works["census"] = census_work(args.n)
+        works["census"] = census_probes("us", args.n)
     if "crows" in args.work:
-        works["crows"] = crows_work(args.pairs)
-    corpus = [c + q for _, (probes, questions) in works.items() for c, q in questions]
-    with open(data_file(CROWS_EN), encoding="utf-8") as handle:
-        corpus += [r[k] for r in csv.DictReader(handle) for k in ("sent_more", "sent_less")]
+        works["crows"] = crows_probes("en", args.pairs)
+    works = {name: (probes, asked(probes)) for name, probes in works.items()}
+    corpus = sentences([probes for probes, _ in works.values()] + [crows_probes("en")])  # tokenizer
     print(machine_line(args.device))
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -166,6 +140,7 @@ def main() -> None:
                 torch.cuda.empty_cache()
     print("\nsummary: " + "; ".join(f"{r['dtype']} {r['work']} {r['sentences']} sentences {r['seconds']:.2f} s, "
                                     f"{r['speedup']:.1f}x reference, {r['fraction']:.1%} of peak" for r in results))
+    return results
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ device, in the same dtype, on the first ``--reference-pairs`` pairs), their rati
 both give the same outcomes, and the useful FLOP/s we reach — encoder over every masked
 copy plus vocabulary projection at the masked positions only (``measure.masked_flops``) —
 as a fraction of the matmul peak measured in the same run, in the same dtype, on the same
-device.
+device; then, with two dtypes, the pairs whose outcome differs between them (flips).
 
     python bench/bench_crows.py [--pairs 48] [--batch-size 64|auto] [--device cpu|cuda]
         [--dtype float32[,bfloat16]] [--reference-pairs N] [--threads N] [--smoke]
@@ -100,10 +100,24 @@ def bench_dtype(folder: str, probes: list[PairProbe], dtype: str, args: argparse
           f"{peak / 1e12:.2f} TFLOP/s; fraction {flops / t_ours / peak:.1%}")
     subset_flops = masked_flops({r for p in subset for side in ours._pair_plan(p) for r, _ in side}, ours.model.config)
     print(f"  reference useful FLOP/s fraction: {subset_flops / t_ref / peak:.2%}")
-    return {"dtype": dtype, "seconds": t_ours, "speedup": ours_rate / ref_rate, "fraction": flops / t_ours / peak}
+    return {"dtype": dtype, "seconds": t_ours, "speedup": ours_rate / ref_rate, "fraction": flops / t_ours / peak,
+            "pairs": len(probes), "outcomes": {p.id: outcome(fast[p.id].score_a, fast[p.id].score_b) for p in probes}}
 
 
-def main() -> None:
+def print_flips(results: list[dict]) -> int | None:
+    """Pairs whose outcome (a, b or tie at 3 decimals, as the benchmark rounds) differs
+    between the first two dtypes' runs; None with fewer than two dtypes. Random weights
+    give pairs close scores, so a trained model of the shape flips fewer."""
+    if len(results) < 2:
+        return None
+    first, second = results[0], results[1]
+    flips = sum(first["outcomes"][pid] != second["outcomes"][pid] for pid in first["outcomes"])
+    print(f"outcome flips {first['dtype']} vs {second['dtype']}: {flips} of {len(first['outcomes'])} pairs "
+          "(random weights: close scores, more flips than a trained model)")
+    return flips
+
+
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=48, help="first N English pairs (0: all 1,508)")
     parser.add_argument("--batch-size", default=None, help="rows cap, or auto (default: 64 on CPU, auto on CUDA)")
@@ -115,7 +129,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--smoke", action="store_true", help="tiny model: checks the script runs")
     parser.add_argument("--data", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     on_cuda = torch.device(args.device).type == "cuda"
@@ -134,6 +148,7 @@ def main() -> None:
         results = [bench_dtype(tmp, probes, dtype, args) for dtype in args.dtype.split(",")]
     print("\nsummary: " + "; ".join(f"{r['dtype']} {r['seconds']:.2f} s, {r['speedup']:.1f}x reference, "
                                     f"{r['fraction']:.1%} of peak" for r in results))
+    return {"runs": results, "flips": print_flips(results)}
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ Needs torch only (the GPU machine's python has torch and transformers, nothing e
 * :func:`matmul_peak`: FLOP/s of one square matrix product in the dtype and on the device
   the scorer uses, measured in the same run (a fraction of a datasheet number would hide
   what the machine actually gives: clocks, the CPU's vector units, TF32 being off).
+* :func:`needed_flops`: 2·params·tokens of a causal reading, each distinct prefix counted
+  once (:func:`distinct_tokens`), the head at the read positions only.
 * :func:`masked_flops` and :func:`causal_flops`: the FLOPs a reading needs, counted from its
   rows (2 per multiply-add): an encoder over every masked copy plus the vocabulary
   projection at the masked positions only; a decoder over every token plus the projection
@@ -31,14 +33,26 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def matmul_peak(device: str, dtype: str = "float32", seconds: float = 2.0) -> float:
+#: Peaks measured in this process, by (device, dtype): the sections of one gpu.sh run
+#: (bench/gpu_check.py) share them, so each dtype's peak is measured once per run.
+_PEAKS: dict[tuple[str, str], float] = {}
+
+
+def matmul_peak(device: str, dtype: str = "float32", seconds: float = 2.0, *, size: int | None = None) -> float:
     """FLOP/s of a square matmul in ``dtype`` on ``device`` at the current thread count, the
-    best of three timed stretches (a shared machine only ever slows one down).
+    best of three timed stretches (a shared machine only ever slows one down); measured on
+    the first call for a (device, dtype) in a process, whose ``seconds`` and ``size`` hold.
 
     Size 4096 on a CPU (a 2-core laptop-class CPU reaches its rate there), 8192 on a GPU
     (smaller products leave an H200's tensor cores partly idle).
     """
-    size = 8192 if torch.device(device).type == "cuda" else 4096
+    if (device, dtype) not in _PEAKS:
+        size = size or (8192 if torch.device(device).type == "cuda" else 4096)
+        _PEAKS[(device, dtype)] = _measured_peak(device, dtype, seconds, size)
+    return _PEAKS[(device, dtype)]
+
+
+def _measured_peak(device: str, dtype: str, seconds: float, size: int) -> float:
     a = torch.randn(size, size, device=device).to(DTYPES[dtype])
     b = torch.randn(size, size, device=device).to(DTYPES[dtype])
     a @ b
@@ -104,6 +118,36 @@ def causal_flops(rows: Iterable[Any], config: Any) -> float:
         attention = 4 * heads * head_dim * n * (n + 1) / 2
         total += layers * (n * proj + attention) + len(row.positions) * 2 * h * vocab
     return total
+
+
+def distinct_tokens(rows: Iterable[Any]) -> int:
+    """Tokens in the prefix tree of the rows: a causal LM's states at a position depend only
+    on the tokens up to it, so rows that begin alike need those states once. In sorted
+    order each row adds the tokens after its common prefix with the row before it."""
+    total, previous = 0, ()
+    for ids in sorted(tuple(row.ids) for row in rows):
+        common = 0
+        while common < min(len(ids), len(previous)) and ids[common] == previous[common]:
+            common += 1
+        total, previous = total + len(ids) - common, ids
+    return total
+
+
+def needed_flops(rows: Iterable[Any], config: Any) -> tuple[float, int, int]:
+    """The FLOPs a causal reading needs, counted as 2·params·tokens: 2 × the decoder's
+    matrix weights (q, k, v, o and the gated MLP's three, every layer) × the rows'
+    :func:`distinct_tokens`, plus 2 × the head's H·V weights × the read positions. Not
+    counted: the embedding lookup and norms (no multiply-adds of note) and attention's
+    scores and mixing (4·n·d per token and layer: 0.1 % of a 7B layer's 2·202M at n = 20).
+    Returns (FLOPs, distinct tokens, read positions)."""
+    rows = list(rows)
+    h, inter, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    heads = config.num_attention_heads
+    head_dim = getattr(config, "head_dim", None) or h // heads
+    kv = getattr(config, "num_key_value_heads", None) or heads
+    layer_weights = 2 * h * heads * head_dim + 2 * h * kv * head_dim + 3 * h * inter
+    tokens, reads = distinct_tokens(rows), sum(len(row.positions) for row in rows)
+    return 2.0 * (layers * layer_weights * tokens + h * config.vocab_size * reads), tokens, reads
 
 
 def machine_line(device: str) -> str:

@@ -8,17 +8,22 @@ random models of the real shapes, built here (no download):
   words are single tokens as in the real bert-base;
 * :func:`build_gemma_shaped`: Gemma 3 270M's shape (:data:`GEMMA_3_270M`: 18 layers, hidden
   640, 262,144-token vocabulary, sliding-window layers) with a byte-level BPE tokenizer
-  trained on the sentences.
+  trained on the sentences;
+* :func:`build_llama_shaped`: a 7B Llama (:data:`LLAMA_7B`), drawn in bfloat16 on the GPU
+  and handed to the scorer in memory (:func:`preloaded`), with the same kind of tokenizer.
 
-``smoke=True`` builds the same architectures tiny (2 layers, hidden 64; Gemma keeps its
-vocabulary size, which is what makes its head costly), for a CPU check that the scripts
+``smoke=True`` builds the same architectures tiny (2 layers, hidden 64; Gemma and Llama
+keep their vocabulary sizes, which is what makes their heads costly), for a CPU check that the scripts
 run. Needs torch, transformers and tokenizers only.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import torch
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
@@ -38,6 +43,11 @@ GEMMA_3_270M = {
 }
 #: Gemma 3's pattern: five sliding-window layers, then one full-attention layer.
 SLIDING_PATTERN = 6
+#: A 7B Llama (Llama 2 7B's shape: 6.74B parameters, 6.48B of them in the 32 layers' matrices).
+LLAMA_7B = {
+    "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "max_position_embeddings": 4096,
+}
 
 
 def data_file(relative: Path) -> Path:
@@ -86,6 +96,19 @@ def gemma_config(*, smoke: bool = False):
     return Gemma3TextConfig(pad_token_id=0, eos_token_id=1, bos_token_id=2, **shape)
 
 
+def bpe_tokenizer(sentences: list[str], vocab_size: int, *, bos: str, eos: str, pad: str | None,
+                  specials: list[str]) -> PreTrainedTokenizerFast:
+    """A byte-level BPE tokenizer trained on the sentences (any script: bytes are its
+    alphabet), ``specials`` first, at ids 0, 1, …"""
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(sentences, trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=bos, eos_token=eos, pad_token=pad,
+                                   unk_token="<unk>")
+
+
 def build_gemma_shaped(folder: Path, sentences: list[str], *, smoke: bool = False, device: str = "cpu") -> None:
     """A random Gemma-3-270M-shaped causal LM and a byte-level BPE tokenizer trained on the
     sentences (``<pad>``, ``<eos>``, ``<bos>`` at Gemma's ids 0, 1, 2). The weights are
@@ -93,16 +116,57 @@ def build_gemma_shaped(folder: Path, sentences: list[str], *, smoke: bool = Fals
     float32."""
     from transformers import Gemma3ForCausalLM
 
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(sentences, trainers.BpeTrainer(
-        vocab_size=16000, special_tokens=["<pad>", "<eos>", "<bos>", "<unk>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>",
-                                   pad_token="<pad>", unk_token="<unk>")
+    fast = bpe_tokenizer(sentences, 16000, bos="<bos>", eos="<eos>", pad="<pad>",
+                         specials=["<pad>", "<eos>", "<bos>", "<unk>"])
     torch.manual_seed(0)
     with torch.device(device):
         model = Gemma3ForCausalLM(gemma_config(smoke=smoke))
     model.to("cpu").save_pretrained(folder)
     fast.save_pretrained(folder)
+
+
+def llama_config(*, smoke: bool = False):
+    """:data:`LLAMA_7B`'s Llama config (tiny layers with ``smoke``, the vocabulary kept)."""
+    from transformers import LlamaConfig
+
+    shape = dict(LLAMA_7B)
+    if smoke:
+        shape.update(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                     num_key_value_heads=4)
+    return LlamaConfig(bos_token_id=1, eos_token_id=2, tie_word_embeddings=False, **shape)
+
+
+def build_llama_shaped(folder: Path, sentences: list[str], *, smoke: bool = False, device: str = "cpu") -> Any:
+    """A random :data:`LLAMA_7B`-shaped causal LM, drawn in bfloat16 on ``device`` itself
+    (13.5 GB of weights are never written or copied), and a byte-level BPE tokenizer trained
+    on the sentences (``<unk>``, ``<s>``, ``</s>`` at Llama's ids 0, 1, 2; no pad token, as
+    Llama). ``folder`` gets the config and the tokenizer only: load the scorer from it
+    under :func:`preloaded`."""
+    from transformers import LlamaForCausalLM
+
+    config = llama_config(smoke=smoke)
+    bpe_tokenizer(sentences, config.vocab_size, bos="<s>", eos="</s>", pad=None,
+                  specials=["<unk>", "<s>", "</s>"]).save_pretrained(folder)
+    config.save_pretrained(folder)
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = LlamaForCausalLM._from_config(config, dtype=torch.bfloat16, attn_implementation="sdpa")
+    return model.eval()
+
+
+@contextmanager
+def preloaded(model: Any) -> Iterator[None]:
+    """``CausalLMScorer(folder)`` built in this block gets ``model`` (already on its device)
+    and the folder's tokenizer, instead of loading weights from the folder: the scorer's
+    own code runs from there on (head check, batch sizing, engine)."""
+    from unittest import mock
+
+    from transformers import AutoTokenizer
+
+    from biasatlas.scorers import causal_lm
+
+    def load(auto_class: str, resolved: Any, **options: Any) -> tuple[Any, Any]:
+        return model, AutoTokenizer.from_pretrained(resolved.location)
+
+    with mock.patch.object(causal_lm, "load_checked", load):
+        yield

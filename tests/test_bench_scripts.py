@@ -8,13 +8,17 @@ scipy, rich, typer or biasatlas' other dependencies fails here as it would there
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata as metadata
+import importlib.util
 import json
 import os
+import random
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -74,7 +78,8 @@ def test_the_bare_python_lacks_what_the_gpu_machine_lacks(bare_python):
 def test_benchmark_scripts_import_with_torch_and_transformers_only(bare_python):
     command, env = bare_python
     env = {**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{ROOT / 'src'}:{BENCH}"}
-    modules = ["measure", "shapes", "bench_crows", "bench_census", "bench_causal_gemma_shape"]
+    modules = ["measure", "shapes", "workloads", "kernel_profile", "bench_crows", "bench_census",
+               "bench_causal_gemma_shape", "bench_atlas", "gpu_check"]
     out = subprocess.run([*command, "-c", f"import {', '.join(modules)}; print('ok')"], env=env,
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -99,15 +104,198 @@ def test_gemma_shape_is_the_packaged_models(tmp_path):
     assert (config.vocab_size, config.num_hidden_layers, config.hidden_size) == (262144, 18, 640)
 
 
+def _bench(name: str):
+    """A bench/ module, imported with bench/ on the path (its modules import each other)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_distinct_tokens_counts_each_prefix_once():
+    """Against the plain definition: the number of distinct non-empty prefixes of the rows."""
+    from biasatlas.scorers.batching import Row
+
+    measure = _bench("measure")
+    rows = [Row((1, 2, 3, 4), (0,)), Row((1, 2, 5), (1,)), Row((1, 2, 3), (2,)), Row((7,), (0,)),
+            Row((1, 2, 3, 4), (1,))]
+    # prefixes: (1) (1,2) (1,2,3) (1,2,3,4) (1,2,5) (7)
+    assert measure.distinct_tokens(rows) == 6
+    draw = random.Random(0)
+    rows = [Row(tuple(draw.choice((1, 2, 3)) for _ in range(draw.randint(1, 7))), ()) for _ in range(200)]
+    prefixes = {r.ids[:k] for r in rows for k in range(1, len(r.ids) + 1)}
+    assert measure.distinct_tokens(rows) == len(prefixes)
+
+
+def test_needed_flops_is_two_per_weight_per_token():
+    from biasatlas.scorers.batching import Row
+
+    measure = _bench("measure")
+    config = SimpleNamespace(hidden_size=8, intermediate_size=16, num_hidden_layers=2, num_attention_heads=2,
+                             num_key_value_heads=1, head_dim=None, vocab_size=10)
+    # head_dim 8/2 = 4; per layer q+o 2·8·2·4 = 128, k+v 2·8·1·4 = 64, MLP 3·8·16 = 384: 576 weights.
+    # Distinct tokens 4 (1, 1-2, 1-2-3, 1-2-4), reads 3: 2·(2·576·4 + 8·10·3) = 9,696.
+    rows = [Row((1, 2, 3), (1, 2)), Row((1, 2, 4), (2,))]
+    assert measure.needed_flops(rows, config) == (9696.0, 4, 3)
+
+
+def test_needed_flops_counts_the_7b_models_own_matrices():
+    """One token, no read: 2 × the Linear weights of the 32 layers of the model the atlas
+    bench builds (on the meta device: nothing is allocated); one read adds the head's."""
+    import torch
+    from transformers import LlamaForCausalLM
+
+    from biasatlas.scorers.batching import Row
+
+    measure, shapes = _bench("measure"), _bench("shapes")
+    config = shapes.llama_config()
+    with torch.device("meta"):
+        model = LlamaForCausalLM(config)
+    layers = sum(m.weight.numel() for m in model.model.layers.modules() if isinstance(m, torch.nn.Linear))
+    assert measure.needed_flops([Row((5,), ())], config)[0] == 2 * layers
+    assert measure.needed_flops([Row((5,), (0,))], config)[0] == 2 * (layers + model.lm_head.weight.numel())
+
+
+def test_profile_self_times_and_gaps_of_a_trace():
+    profile = _bench("kernel_profile")
+
+    def op(name, tid, start, end, cat="cpu_op", ph="X"):
+        return {"name": name, "cat": cat, "ph": ph, "pid": 1, "tid": tid, "ts": start, "dur": end - start}
+
+    events = [op("A", 1, 0, 100), op("B", 1, 10, 40), op("C", 1, 50, 60), op("D", 1, 130, 150),
+              op("E", 2, 145, 170), op("F", 1, 200, 210), op("py", 1, 100, 130, cat="python_function"),
+              op("k", 1, 0, 500, cat="kernel"), {"name": "A", "ph": "i", "cat": "cpu_op", "ts": 5}]
+    busy = profile.busy_events(events, "cpu")
+    # A holds B (30 µs) and C (10 µs): 100 − 40 = 60 of its own.
+    assert profile.self_times(busy) == {"A": (1, 60.0), "B": (1, 30.0), "C": (1, 10.0), "D": (1, 20.0),
+                                        "E": (1, 25.0), "F": (1, 10.0)}
+    # Busy stretches [0, 100], [130, 170] (D and E on two threads), [200, 210].
+    assert profile.idle_gaps(busy) == [30.0, 30.0]
+    assert [b.name for b in profile.busy_events(events, "cuda")] == ["k"]
+
+
+def test_goal_lines_say_met_at_the_bound_and_not_past_it():
+    goals = _bench("gpu_check")
+    at_most, at_least = goals.Goal("t", 1.0, True), goals.Goal("f", 0.25, False, percent=True)
+    assert at_most.line(1.0) == "t: 1.00 s (goal ≤ 1.00 s): met"
+    assert at_most.line(1.01).endswith(": NOT met")
+    assert at_least.line(0.25).endswith(": met") and at_least.line(0.2499).endswith(": NOT met")
+    assert at_least.line(None) == "f: not measured (goal ≥ 25.0%)"
+
+
+@pytest.mark.parametrize("country", ["us", "fr", "no"])
+def test_atlas_census_probes_are_the_benchmarks(country):
+    """The bench builds census probes without the benchmark class (its metrics need scipy):
+    they are the probes ``Census`` gives a causal LM, less the baseline's few short ones."""
+    from biasatlas.benchmarks.census.benchmark import Census
+    from biasatlas.benchmarks.census.diagnostics import baseline_plan
+    from biasatlas.probes import ScorerInfo
+
+    causal = SimpleNamespace(info=ScorerInfo(kind="causal-lm", reads="sequence", dtype="bfloat16"))
+    census = Census(country=country).bind(causal)
+    baseline = list(baseline_plan(census.plan).probes)
+    ours = _bench("workloads").census_probes(country)
+    assert ours + baseline == census.probes(census.load())
+    assert len(baseline) < len(ours) / 100
+
+
+def test_atlas_crows_and_zh_probes_are_the_benchmarks(shared_data, monkeypatch):
+    from biasatlas.benchmarks.crows_pairs import CrowsPairs
+    from biasatlas.benchmarks.zh_neutral.benchmark import ZhNeutral
+
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    monkeypatch.setenv("BIASATLAS_DATA", str(shared_data))
+    workloads = _bench("workloads")
+    for dataset in ("en", "fr+210"):
+        benchmark = CrowsPairs(dataset=dataset)
+        assert workloads.crows_probes(dataset) == benchmark.probes(benchmark.load())
+    assert workloads.zh_probes() == ZhNeutral().probes(ZhNeutral().load())
+    assert set(workloads.atlas(limit=2)) == {"census-us", "census-fr", "census-no", "crows-en", "crows-fr+210",
+                                             "zh-neutral"}
+
+
+def _floats(pattern: str, text: str) -> list[tuple[float, ...]]:
+    found = [tuple(float(g) for g in m.groups()) for m in re.finditer(pattern, text, re.M)]
+    assert found, f"no match for {pattern!r} in:\n{text[-3000:]}"
+    return found
+
+
+def _sections(text: str) -> dict[str, str]:
+    parts = re.split(r"^== ", text, flags=re.M)
+    return {part.split(maxsplit=1)[0].rstrip("."): part for part in parts[1:]}
+
+
 @pytest.mark.slow
 def test_gpu_script_runs_in_smoke_mode(bare_python, shared_data):
-    """bench/gpu.sh end to end on the CPU with tiny models: every script runs and reports."""
+    """bench/gpu.sh end to end on the CPU with tiny models: every section prints its numbers,
+    they agree with each other, and the goals block judges the values the sections measured."""
     command, env = bare_python
     env = {**env, "PYTHON": " ".join(command), "BIASATLAS_DATA": str(shared_data)}
     out = subprocess.run(["bash", str(BENCH / "gpu.sh"), "--smoke"], env=env, capture_output=True, text=True,
                          cwd=ROOT, timeout=1500)
     assert out.returncode == 0, (out.stdout[-3000:], out.stderr[-3000:])
     text = out.stdout
-    assert text.count("speed-up:") == 2 + 2 + 2 * 2  # each script × 2 dtypes (the causal one: × 2 works)
-    assert text.count("fraction") >= 6 and "same classes: 1/1" in text
+    sections = _sections(text)
+    assert list(sections) == ["1", "2", "3", "4", "goals"]
+
+    crows = {}  # dtype -> (pairs/s, seconds, fraction %)
+    for dtype in ("bfloat16", "float32"):
+        block = sections["1"].split(f"[{dtype}] 12 pairs", 1)[1].split("\n\n", 1)[0]
+        ((rate, seconds),) = _floats(r"ours: +([\d.]+) pairs/s \(([\d.]+) s scoring", block)
+        ((fraction,),) = _floats(r"fraction ([\d.]+)%$", block)
+        assert rate * seconds == pytest.approx(12, rel=0.02) and fraction > 0
+        crows[dtype] = rate, seconds, fraction
+    ((flips, pairs),) = _floats(r"outcome flips bfloat16 vs float32: (\d+) of (\d+) pairs", sections["1"])
+    assert pairs == 12 and 0 <= flips <= pairs
+
+    gemma = {}
+    for dtype in ("bfloat16", "float32"):
+        for work, n in (("census", 70), ("crows", 20)):  # 60 sentences → whole probes: 70; 10 pairs
+            block = sections["2"].split(f"[{dtype} · {work}] {n} sentences", 1)[1].split("\n\n", 1)[0]
+            ((rate, seconds),) = _floats(r"ours: +([\d.]+) sentences/s \(([\d.]+) s", block)
+            ((fraction,),) = _floats(r"fraction ([\d.]+)%$", block)
+            assert rate * seconds == pytest.approx(n, rel=0.02) and fraction > 0
+            gemma[dtype, work] = seconds
+
+    for name, module in (("StereoSet", "stereoset"), ("BBQ", "bbq")):
+        landed = importlib.util.find_spec(f"biasatlas.benchmarks.{module}") is not None
+        said = "has landed" if landed else "skipped: not yet implemented"
+        assert re.search(rf"^{name}\b.*{said}", sections["3"], re.M), sections["3"]
+
+    atlas = _floats(r"^\[[\w+-]+\] (\d+)/(\d+) probes answered; (\d+) rows, (\d+) tokens \((\d+) distinct "
+                    r"prefixes' tokens\), (\d+) read positions; (\d+) batches\n  seconds ([\d.]+) .*"
+                    r"fraction of the bfloat16 peak ([\d.]+)%$", sections["4"])
+    assert len(atlas) == 6
+    for answered, probes, rows, tokens, distinct, reads, batches, seconds, fraction in atlas:
+        assert answered == probes == 24 and 0 < distinct <= tokens and rows <= reads and batches >= 1
+        assert seconds > 0 and fraction > 0
+    names = re.findall(r"^\[([\w+-]+)\] \d+/", sections["4"], re.M)
+    ((total_probes, total_seconds, total_fraction),) = _floats(
+        r"^whole atlas: (\d+) probes in ([\d.]+) s; .*: ([\d.]+)%$", sections["4"])
+    assert total_probes == 6 * 24 and total_seconds == pytest.approx(sum(a[7] for a in atlas), abs=0.01)
+    # The whole atlas's fraction is Σ FLOPs / Σ seconds: between the benchmarks' own.
+    assert min(a[8] for a in atlas) - 0.1 <= total_fraction <= max(a[8] for a in atlas) + 0.1
+
+    slowest = names[max(range(6), key=lambda i: atlas[i][7])]
+    profiled = re.search(rf"^profile of {re.escape(slowest)} \(the slowest benchmark\) on cpu: ([\d.]+) s wall; "
+                         r"CPU operators busy ([\d.]+) s of a ([\d.]+) s trace", sections["4"], re.M)
+    assert profiled, sections["4"][-2000:]
+    wall, busy, span = map(float, profiled.groups())
+    assert 0 < busy <= span + 0.001 and span <= wall + 0.001
+    table = _floats(r"^  aten::\S+ +(\d+) +([\d.]+) +([\d.]+)%$", sections["4"])
+    assert len(table) >= 3 and table[0][1] > 0 and sum(row[2] for row in table) <= 100.5
+    ((gaps, _gap_seconds),) = _floats(r"host gaps \(no CPU operators running\): (\d+) gaps, ([\d.]+) s", sections["4"])
+    ((*binned,),) = _floats(r"< 10 µs: (\d+) .*; 10–100 µs: (\d+) .*; 100–1000 µs: (\d+) .*; ≥ 1000 µs: (\d+) ",
+                           sections["4"])
+    assert sum(binned) == gaps > 0
+
+    goals = re.findall(r"^  (.+): ([\d.]+)(%| s) \(goal (≤|≥) ([\d.]+)(%| s)\): (met|NOT met)$", sections["goals"],
+                       re.M)
+    assert len(goals) == 6 and "SMOKE MODE" in sections["goals"]
+    for _, value, _, sign, bound, _, verdict in goals:
+        assert (float(value) <= float(bound) if sign == "≤" else float(value) >= float(bound)) == (verdict == "met")
+    measured = [float(value) for _, value, *_ in goals]
+    assert measured == pytest.approx([crows["bfloat16"][1], crows["bfloat16"][2], crows["float32"][2],
+                                      gemma["bfloat16", "census"], total_seconds, total_fraction], abs=0.051)
     assert "gpu.sh: all benchmarks done" in text
