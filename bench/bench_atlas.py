@@ -47,10 +47,10 @@ def bench_one(scorer: CausalLMScorer, name: str, probes: list, peak: float, args
     scorer.score(probes[:4])  # warm-up
     scorer.counters.clear()
     seconds, times, scored = best_time(lambda: scorer.score(probes), args.repeats, args.device)
-    batches = scorer.counters.get("batches", 0) // max(args.repeats, 1)
+    batches, shared = (scorer.counters.get(key, 0) // max(args.repeats, 1) for key in ("batches", "batches_shared"))
     print(f"\n[{name}] {len(scored.answers)}/{len(probes)} probes answered; {len(rows)} rows, "
           f"{sum(len(r.ids) for r in rows)} tokens ({distinct} distinct prefixes' tokens), {reads} read "
-          f"positions; {batches} batches")
+          f"positions; {batches} batches ({shared} sharing prefixes)")
     print(f"  seconds {seconds:.3f} (best of {[round(t, 3) for t in times]}); needed {flops / 1e12:.2f} TFLOP, "
           f"{flops / seconds / 1e12:.2f} TFLOP/s; fraction of the bfloat16 peak {flops / seconds / peak:.1%}")
     return {"name": name, "seconds": seconds, "flops": flops, "fraction": flops / seconds / peak,

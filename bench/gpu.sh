@@ -6,7 +6,7 @@
 # while not implemented); every implemented benchmark's full data on a 7B-shaped Llama drawn in
 # bfloat16 on the GPU; a torch.profiler profile of the slowest run; then every goal, met or not.
 #
-#   bash bench/gpu.sh                 # on the GPU machine, from anywhere (4–5 minutes estimated)
+#   bash bench/gpu.sh                 # on the GPU machine, from anywhere (3½–4½ minutes estimated)
 #   bash bench/gpu.sh --no-profile    # the same without the profile
 #   bash bench/gpu.sh --smoke         # tiny models and sizes on the CPU: checks the whole script runs
 #

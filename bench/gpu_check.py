@@ -2,28 +2,33 @@
 then each goal with its measured value, met or not.
 
 Sections, and the time each should take on one H200, estimated from the last measured
-figures (matmul peaks 51 TFLOP/s fp32, 784 bf16; an older main's CrowS fp32 run at 7.3 s)
-and the FLOPs counted by measure.py; not measured on this code (no GPU was lent when it
-was written):
+figures (matmul peaks 51 TFLOP/s fp32, 784 bf16; an older main's CrowS fp32 run at 7.3 s),
+the FLOPs measure.py counts and the rows a CPU dry run of the same code plans; none of it
+measured on this code (no GPU was lent when it was written):
 
-1. CrowS-Pairs EN, all 1,508 pairs (41,172 masked copies, ~0.15 PFLOP), BERT-base-shaped
-   masked LM, bfloat16 and float32, best of 2 each, the reference (one mask per forward)
-   on 100 pairs (~2,700 forwards at ~4 ms), outcome flips bf16 vs fp32 (bench_crows.py).
-   Build ~5 s; bf16 2 × ≤ 1.5 s; fp32 2 × ~7 s; references 2 × ~11 s: about 50 s.
+1. CrowS-Pairs EN, all 1,508 pairs (41,140 masked copies, 817k tokens, 0.14 PFLOP),
+   BERT-base-shaped masked LM, bfloat16 and float32, best of 2 each, the reference (one
+   mask per forward) on 100 pairs (~2,700 forwards at ~4 ms), outcome flips bf16 vs fp32
+   (bench_crows.py). bf16 is host-bound: 0.6 s of Python per run on this project's CPU
+   (planning 0.3 s, padding 0.3 s) against 0.2 s of device work at the full peak. Build
+   ~5 s; bf16 2 × ~1 s; fp32 2 × 3–7 s; references 2 × ~11 s: about 50 s.
 2. Gemma-3-270M-shaped causal LM: census US, all 48,984 sentences, and the 1,508 CrowS
    pairs, bfloat16 and float32, one timed run each after a warm-up, the reference on
    300 sentences (bench_causal_gemma_shape.py). Census is host-bound (~0.15 PFLOP, 0.2 s
-   of bf16 peak; Python for 49k rows): 4 × ~10 s + dry runs and references: about 70 s.
+   of the bf16 peak; its dry run alone takes 4.4 s of Python here): 4 × 5–10 s + dry runs
+   and references: about 60 s.
 3. StereoSet and BBQ: one line, skipped while biasatlas has neither benchmark.
-4. The whole atlas (census US/FR/NO, CrowS-Pairs EN/FR+210, zh-neutral: ~160k sentences,
-   ~1.4M row tokens, ~0.9M distinct-prefix tokens) on a 7B-shaped Llama in bfloat16
-   drawn on the GPU (bench_atlas.py): ~12 PFLOP needed, 15 s at the full bf16 peak, 40–
-   80 s at the 20–40 % a device-bound run gets with padding and 8k–20k-token batches;
-   + model draw ~10 s, tokenizer ~5 s, dry runs ~15 s, batch probe ~5 s: 75–115 s.
-5. The profile: the slowest atlas benchmark (census NO, 67,554 sentences, ~30 % of the
-   atlas) once more under torch.profiler, trace read back: 20–40 s.
+4. The whole atlas (census US/FR/NO, CrowS-Pairs EN/FR+210, zh-neutral: 162k sentences,
+   1.54M row tokens of which 0.59M distinct prefixes' tokens, 0.71M read positions) on a
+   7B-shaped Llama in bfloat16 drawn on the GPU (bench_atlas.py): 7.8 PFLOP needed, 10 s
+   at the full bf16 peak; the engine computes ~1.2M tokens after its prefix sharing
+   (15.5 PFLOP): 25–40 s at 50–75 % of the peak in its matrix products, so 25–38 % of the
+   peak in needed FLOPs. + model draw ~10 s, tokenizer ~5 s, dry runs ~20 s, batch probe
+   ~5 s: 65–80 s.
+5. The profile: the slowest atlas benchmark (a census, ~30 % of the atlas) once more under
+   torch.profiler, trace read back: 15–30 s.
 
-With start-up (~10 s) and the two peaks (~5 s): 4–5 minutes, inside 10 with room to rerun.
+With start-up (~10 s) and the two peaks (~5 s): 3½–4½ minutes, inside 10 with room to rerun.
 ``--smoke`` runs the same sections on the CPU with tiny models and a few probes.
 """
 

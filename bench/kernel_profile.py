@@ -27,7 +27,9 @@ import torch
 
 from measure import synchronize
 
-DEVICE_WORK = {"cuda": ("kernel", "gpu_memcpy", "gpu_memset"), "cpu": ("cpu_op",)}
+#: Trace categories of the device's work, lower-cased: kineto releases spell them ``kernel``
+#: or ``Kernel``, ``gpu_memcpy`` or ``Memcpy``; CPU operators ``cpu_op`` (``Operator`` before).
+DEVICE_WORK = {"cuda": ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"), "cpu": ("cpu_op", "operator")}
 #: Gap sizes the table counts separately, in µs: launch latency, a Python step, a host stall.
 GAP_BINS = (10.0, 100.0, 1000.0)
 
@@ -63,7 +65,7 @@ def busy_events(events: list[dict], device: str) -> list[Busy]:
     """The trace's complete events (``ph`` ``X``) of the device's kinds of work."""
     kinds = DEVICE_WORK[torch.device(device).type]
     return [Busy(e["name"], (e.get("pid"), e.get("tid")), float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
-            for e in events if e.get("ph") == "X" and e.get("cat") in kinds]
+            for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() in kinds]
 
 
 def self_times(busy: list[Busy]) -> dict[str, tuple[int, float]]:
@@ -100,7 +102,9 @@ def print_profile(what: str, wall: float, events: list[dict], device: str, top: 
     """The table: top busy events by self time, then the gaps by size. Returns its numbers."""
     busy = busy_events(events, device)
     if not busy:
-        print(f"profile of {what}: the trace holds no {'/'.join(DEVICE_WORK[torch.device(device).type])} events")
+        found = sorted({str(e.get("cat")) for e in events})
+        print(f"profile of {what}: the trace holds no {'/'.join(DEVICE_WORK[torch.device(device).type])} events "
+              f"(its categories: {', '.join(found)})")
         return {"busy_seconds": 0.0, "gap_seconds": 0.0, "gaps": 0}
     times, gaps = self_times(busy), idle_gaps(busy)
     busy_us = sum(total for _, total in times.values())

@@ -165,14 +165,15 @@ def test_profile_self_times_and_gaps_of_a_trace():
 
     events = [op("A", 1, 0, 100), op("B", 1, 10, 40), op("C", 1, 50, 60), op("D", 1, 130, 150),
               op("E", 2, 145, 170), op("F", 1, 200, 210), op("py", 1, 100, 130, cat="python_function"),
-              op("k", 1, 0, 500, cat="kernel"), {"name": "A", "ph": "i", "cat": "cpu_op", "ts": 5}]
+              op("k", 1, 0, 500, cat="kernel"), op("k2", 1, 600, 700, cat="Kernel"),  # kineto spells both
+              {"name": "A", "ph": "i", "cat": "cpu_op", "ts": 5}]
     busy = profile.busy_events(events, "cpu")
     # A holds B (30 µs) and C (10 µs): 100 − 40 = 60 of its own.
     assert profile.self_times(busy) == {"A": (1, 60.0), "B": (1, 30.0), "C": (1, 10.0), "D": (1, 20.0),
                                         "E": (1, 25.0), "F": (1, 10.0)}
     # Busy stretches [0, 100], [130, 170] (D and E on two threads), [200, 210].
     assert profile.idle_gaps(busy) == [30.0, 30.0]
-    assert [b.name for b in profile.busy_events(events, "cuda")] == ["k"]
+    assert [b.name for b in profile.busy_events(events, "cuda")] == ["k", "k2"]
 
 
 def test_goal_lines_say_met_at_the_bound_and_not_past_it():
@@ -264,8 +265,8 @@ def test_gpu_script_runs_in_smoke_mode(bare_python, shared_data):
         assert re.search(rf"^{name}\b.*{said}", sections["3"], re.M), sections["3"]
 
     atlas = _floats(r"^\[[\w+-]+\] (\d+)/(\d+) probes answered; (\d+) rows, (\d+) tokens \((\d+) distinct "
-                    r"prefixes' tokens\), (\d+) read positions; (\d+) batches\n  seconds ([\d.]+) .*"
-                    r"fraction of the bfloat16 peak ([\d.]+)%$", sections["4"])
+                    r"prefixes' tokens\), (\d+) read positions; (\d+) batches \(\d+ sharing prefixes\)\n"
+                    r"  seconds ([\d.]+) .*fraction of the bfloat16 peak ([\d.]+)%$", sections["4"])
     assert len(atlas) == 6
     for answered, probes, rows, tokens, distinct, reads, batches, seconds, fraction in atlas:
         assert answered == probes == 24 and 0 < distinct <= tokens and rows <= reads and batches >= 1
