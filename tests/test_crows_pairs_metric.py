@@ -260,3 +260,15 @@ def test_likelihood_difference_is_beside_the_metric_everywhere(tmp_path):
     console.print(VIEW.terminal(runs[0].summary))
     text = console.export_text()
     assert "likelihood difference" in text and f"[{3 - half:.2f}, {3 + half:.2f}]" in text
+
+
+def test_wilson_interval_contains_its_estimate_at_every_count():
+    # Mathematically the Wilson interval always holds k/n; in floating point the bound at k = n
+    # came out 99.99999999999999 for 12/12, an interval that excludes its own score.
+    from biasatlas.stats import wilson
+
+    for n in range(1, 41):
+        for k in range(n + 1):
+            low, high = wilson(k, n)
+            assert low <= 100.0 * k / n <= high, (k, n)
+    assert wilson(12, 12)[1] == 100.0 and wilson(0, 12)[0] == 0.0

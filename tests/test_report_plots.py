@@ -20,7 +20,7 @@ from biasatlas.benchmarks.zh_neutral.view import zh_histogram, zh_pairs
 from biasatlas.display.style import FEMALE, MALE, NEUTRAL, cjk_font, style
 from biasatlas.display.svg import SVG_NS, to_svg
 from biasatlas.report import load_run
-from report_fixtures import CENSUS, ZH_B, census_run, crows_run, zh_run
+from report_fixtures import CENSUS, CROWS_CATS, ZH_B, census_run, crows_run, zh_run
 
 
 def _vlines(ax) -> list[float]:
@@ -154,3 +154,47 @@ def test_svg_ids_are_prefixed_and_tooltips_attached(tmp_path):
     for occupation in occupations:
         assert any(t and t.startswith(f"{occupation}:") for t in titles), occupation
     assert titles[0].startswith("Census share of women")  # the figure's own accessible title
+
+
+# -- every plot at the extremes: 0 %, 100 %, all equal, a single item ----------------------------------
+@pytest.mark.parametrize(("outcomes", "width"), [(["less"] * 12, -50.0), (["more"] * 12, 50.0),
+                                                 (["tie"] * 12, -50.0), (["more"], 50.0), (["less"], -50.0)])
+def test_crows_bars_at_the_extremes(tmp_path, outcomes, width):
+    # Every pair preferring the less stereotyping sentence (ties count as not preferring the
+    # more stereotyping one) scores 0.0: a bar from 50 down to 0, never a missing bar. At 100 %
+    # the Wilson bound must still contain the score, or the error bars refuse the interval.
+    run = load_run(crows_run(tmp_path / "crows", outcomes=outcomes))
+    with style():
+        plot = crows_categories(run)
+    ax = plot.figure.axes[0]
+    bars = [p for p in ax.patches if isinstance(p, Rectangle)]
+    n_categories = len(set(CROWS_CATS[:len(outcomes)]))
+    assert len(bars) == n_categories + 1  # each category, then all pairs
+    assert [b.get_width() for b in bars] == pytest.approx([width] * len(bars))
+    low, high = ax.get_xlim()
+    assert low <= min(50.0, 50.0 + width) and high >= max(50.0, 50.0 + width)
+
+
+@pytest.mark.parametrize("shares", [[0.0] * 10, [100.0] * 10, [50.0] * 10, [70.0]])
+def test_census_scatter_at_the_extremes(tmp_path, shares):
+    run = load_run(census_run(tmp_path / "census", shares=shares))
+    with style():
+        plot = census_scatter(run)
+    ax = plot.figure.axes[0]
+    points = np.concatenate([c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)])
+    assert len(points) >= len(shares)
+    low, high = ax.get_ylim()
+    assert low <= min(shares) and high >= max(shares)  # every model share is inside the plot
+
+
+@pytest.mark.parametrize("bs", [[0.0] * 12, [5.0] * 12, [0.31]])
+def test_zh_plots_at_the_extremes(tmp_path, bs):
+    run = load_run(zh_run(tmp_path / "zh", bs=bs))
+    z = zh_overview(run)
+    with style():
+        histogram, pairs = zh_histogram(run, z), zh_pairs(run, z)
+    bins = [p for p in histogram.figure.axes[0].patches if isinstance(p, Rectangle) and p.get_height() > 0]
+    assert sum(b.get_height() for b in bins) == len(bs)  # every sentence lands in a bin
+    low, high = histogram.figure.axes[0].get_xlim()
+    assert low <= min(bs) and high >= max(bs)
+    assert pairs.figure.axes

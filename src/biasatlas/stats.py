@@ -55,7 +55,11 @@ def wilson(successes: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     if n == 0:
         return math.nan, math.nan
     low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return 100.0 * low, 100.0 * high
+    # The Wilson interval always contains successes/n; at 0 % and 100 % floating point puts the
+    # bound a hair inside it (99.99999999999999 for 12/12), which then reads as an interval that
+    # excludes its own estimate (the report's error bars refuse it). Pin the bound to the estimate.
+    share = successes / n
+    return 100.0 * min(low, share), 100.0 * max(high, share)
 
 
 def proportion_test(outcomes: Sequence[int]) -> ProportionTest:

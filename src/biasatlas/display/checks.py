@@ -89,6 +89,18 @@ def each(inner: FieldCheck) -> FieldCheck:
     return check
 
 
+def listed(inner: FieldCheck) -> FieldCheck:
+    """A list (or null) whose entries are each checked alike (named ``field[i]`` in errors)."""
+    def check(value: Any, name: str) -> None:
+        if value is None:
+            return
+        if not isinstance(value, list):
+            raise Mismatch(name, "a list or null", value)
+        for i, item in enumerate(value):
+            inner(item, f"{name}[{i}]")
+    return check
+
+
 def intervals(*names: str, **others: FieldCheck) -> FieldCheck:
     """The ``intervals`` object: the named entries ``[low, high]``; others (``confidence``) as given."""
     return obj({**dict.fromkeys(names, interval), **others})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -293,12 +293,26 @@ class Metric:
     label: str = ""
 
 
+#: The leaderboard's mark on a run whose section carries a warning (plain text in every format).
+WARNING_MARK = " †"
+
+
 def leaderboard_table(title: str, columns: tuple[str, ...], rows: Sequence[tuple[RunView, tuple[Any, ...]]],
-                      runs: Sequence[RunView], caption: str) -> Table:
+                      runs: Sequence[RunView], caption: str,
+                      warnings: Callable[[RunView], Sequence[str]] | None = None) -> Table:
     """A leaderboard: one row per run, then one column per recorded setting (:data:`~.runview.SETTINGS`),
-    so a run on 80 pairs never passes for a full one."""
+    so a run on 80 pairs never passes for a full one. A run with ``warnings`` gets
+    :data:`WARNING_MARK` after its first cell (its label), so a tilted number is not read bare."""
     settings = tuple((k, label) for k, label in SETTINGS if any(k in r.benchmark_config for r in runs))
-    cells = tuple(cells + tuple(r.benchmark_config.get(k) for k, _ in settings) for r, cells in rows)
+    marked = {id(r) for r, _ in rows if warnings is not None and warnings(r)}
+    cells = tuple(_marked(cells, id(r) in marked) + tuple(r.benchmark_config.get(k) for k, _ in settings)
+                  for r, cells in rows)
     if settings:
         caption += " limit / sample: – means all items."
+    if marked:
+        caption += f" {WARNING_MARK.strip()} the run's own section carries a warning: read it before comparing."
     return Table(title, columns + tuple(label for _, label in settings), cells, caption)
+
+
+def _marked(cells: tuple[Any, ...], mark: bool) -> tuple[Any, ...]:
+    return (f"{cells[0]}{WARNING_MARK}",) + cells[1:] if mark and cells else cells

@@ -26,15 +26,16 @@ def to_latex_doc(report: Report) -> str:
     for table in leaderboard(runs):
         parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "leaderboard", _slug(table.title))))
     for rr in report.runs:
-        parts.append(to_latex(metric_table(rr.run), "tab:" + bibtex_key("biasatlas", rr.anchor)))
+        parts.append(to_latex(metric_table(rr.run, rr.notices), "tab:" + bibtex_key("biasatlas", rr.anchor)))
     return "\n".join(parts)
 
 
-def metric_table(run: RunView) -> Table:
-    """One run's headline numbers: label, value, 95 % interval, n (as in the CSV output)."""
+def metric_table(run: RunView, notices: tuple[str, ...] = ()) -> Table:
+    """One run's headline numbers: label, value, 95 % interval, n (as in the CSV output); the
+    run's notices (its warnings among them) close the caption, so a paper's table keeps them."""
     rows = tuple((m.label, m.value, CI(m.ci_low, m.ci_high, digits=2), m.n) for m in metric_rows(run))
-    return Table(title_of(run), ("metric", "value", "95% CI", "n"), rows,
-                 f"Headline numbers of the run in {run.path.name}; 95% intervals as the benchmark computes them.")
+    caption = f"Headline numbers of the run in {run.path.name}; 95% intervals as the benchmark computes them."
+    return Table(title_of(run), ("metric", "value", "95% CI", "n"), rows, " ".join((caption, *notices)))
 
 
 def _slug(title: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
-                               mapping_of, number, obj, string)
+                               listed, mapping_of, number, obj, string)
 from ...display.runview import Column, RunView
 
 _CHECKS: dict[str, FieldCheck] = {
@@ -20,6 +20,7 @@ _CHECKS: dict[str, FieldCheck] = {
                      "n_skipped"), number),
     "descriptive_by_class": each(number), "intervals": intervals("normative", "descriptive", confidence=number),
     "n_fragile": number, "fragile_bound": obj({"dtype": string, "token_error": number}),
+    "warnings": listed(string), "causal_reading": string,
 }
 #: The items.jsonl fields the report reads (presence, in this order, then types).
 COLUMNS: tuple[Column, ...] = (Column("occupation"), Column("census_female_pct", "number"),
@@ -47,6 +48,10 @@ class CensusRunSummary(WithIntervals):
     descriptive_by_class: Mapping[str, float | None] = field(default_factory=dict)
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
     confidence: float | None = None
+    #: Sentences the run printed as WARNING (the occupation-free baseline outside 45–55 %), and
+    #: the likelihood reading they apply to (``None`` for masked LMs and runs before it).
+    warnings: tuple[str, ...] = ()
+    causal_reading: str | None = None
 
     @classmethod
     def read(cls, data: Mapping[str, Any], path: Path) -> CensusRunSummary:
@@ -61,7 +66,8 @@ class CensusRunSummary(WithIntervals):
                    fragile_token_error=mapping_of(data.get("fragile_bound")).get("token_error"),
                    descriptive_by_class=dict(mapping_of(data.get("descriptive_by_class"))),
                    intervals={k: interval_of(ints.get(k)) for k in ("normative", "descriptive")},
-                   confidence=ints.get("confidence"))
+                   confidence=ints.get("confidence"), warnings=tuple(data.get("warnings") or ()),
+                   causal_reading=data.get("causal_reading"))
 
 
 def census_summary(run: RunView) -> CensusRunSummary:

@@ -87,7 +87,26 @@ def census_leaderboard(runs: Sequence[RunView]) -> Table:
                               "female", "male"), rows, runs,
                              "n = occupations scored. Balanced/female/male split the descriptive score (shares "
                              "of all occupations; the paper's Table 4 says \"neutral\" for balanced). Sorted by "
-                             "descriptive score within each census.")
+                             "descriptive score within each census.", warnings=census_notices)
+
+
+def census_notices(run: RunView) -> tuple[str, ...]:
+    """Each WARNING the run printed, with whether this run needs action (issue: a warning that
+    reaches the terminal only is lost on every reader of the report).
+
+    The occupation-free baseline tilts the likelihood readings' identifier priors: the joint
+    reading's shares carry the tilt, the conditional reading (the default) divides it out.
+    """
+    s = census_summary(run)
+    if s.causal_reading == "conditional":
+        action = ("No action needed for this run: its conditional reading, log P(occupation | identifier + "
+                  "predicate), divides this prior out; it affects --causal-reading joint runs.")
+    elif s.causal_reading == "joint":
+        action = ("Interpret with care: this run's joint reading carries the prior into every occupation's "
+                  "share; the default --causal-reading conditional divides it out.")
+    else:
+        action = "Interpret with care: the run does not record which reading its shares come from."
+    return tuple(f"Warning: {w[:1].upper()}{w[1:]}. {action}" for w in s.warnings)
 
 
 def census_metrics(run: RunView) -> list[Metric]:
@@ -221,4 +240,4 @@ def census_references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(terminal=render, tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
                      paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots,
-                     references=census_references)
+                     notices=census_notices, references=census_references)

@@ -155,8 +155,11 @@ def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
     high = np.array([_ci(r[2], 1, r[1]) for r in rows], dtype=float)
     tips = {}
     for i, (name, value, _, n, published) in enumerate(rows):
-        colour = INK if name == "all pairs" else (ABOVE if (value or 50) >= 50 else BELOW)
-        ax.barh(i, (value or 50) - 50, left=50, height=0.6, color=colour, alpha=0.85, gid=f"bar-{i}")
+        # A category with no scored pair has no score (None) and draws no bar; 0.0 is a score
+        # (every pair preferred the less stereotyping sentence) and draws a bar down to 0.
+        if value is not None:
+            colour = INK if name == "all pairs" else (ABOVE if value >= 50 else BELOW)
+            ax.barh(i, value - 50, left=50, height=0.6, color=colour, alpha=0.85, gid=f"bar-{i}")
         tips[f"bar-{i}"] = (f"{name}: {number_text(value)} [{number_text(low[i])}, {number_text(high[i])}], n = {n}"
                             + (f"; paper {published:.1f}" if published is not None else ""))
     ax.errorbar(score, y, xerr=[score - low, high - score], fmt="none", ecolor=INK, capsize=3,
