@@ -98,7 +98,8 @@ def crows_paper_run(folder: Path, scorer: dict[str, Any], *, n_pairs: int = 1677
                 "outcome": "more" if i % 5 < 3 else "less"} for i in range(1, n + 1)]
     records = records[: n - skipped]
     bench = {"data": DATASETS[dataset].name, "data_sha256": DATASETS[dataset].sha256,
-             "lowercase": lowercase, "tie_decimals": 3, "limit": limit, "version": "1"}
+             "lowercase": lowercase, "strip_whitespace": False, "unicode_nfc": False, "tie_decimals": 3,
+             "limit": limit, "version": "2"}
     skips = [{"id": str(i), "reason": "no score from the model"} for i in range(n - skipped + 1, n + 1)]
     return _write(folder, "crows-pairs", dataset, scorer["model"], {**summarise(records), "n_skipped": skipped},
                   records, skips, bench=bench, scorer=scorer)

@@ -167,3 +167,34 @@ def test_inflection_file_in_cp1252_is_refused(tmp_path):
     with pytest.raises(DataError, match="not UTF-8 text") as info:
         load_language("fr", inflections=path)
     assert info.value.line == 2 and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["no_ssb.csv", "fr_dares_2017_2019.csv", "us_bls_2021.csv"])
+def test_the_occupation_name_normalisation_changes_no_shipped_name(name):
+    """normalise_name (NFC, trimmed, inner whitespace collapsed) is a join key for user tables;
+    every shipped occupation is already in that form, so the text scored is the table's own."""
+    from biasatlas.benchmarks.census.table import normalise_name
+
+    with TABLES.joinpath(name).open(encoding="utf-8-sig", newline="") as handle:
+        names = [row["occupation"] for row in csv.DictReader(handle)]
+    assert len(names) > 200 and [normalise_name(n) for n in names] == names
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "no"])
+def test_the_key_normalisation_changes_no_cell_of_the_shipped_language_files(language):
+    from biasatlas.benchmarks.census.table import normalise_name
+
+    folder = resources.files("biasatlas.benchmarks.census").joinpath("lang", language)
+    cells = [cell for f in folder.iterdir() if f.name.endswith(".csv")
+             for row in csv.reader(f.read_text(encoding="utf-8").splitlines()) for cell in row]
+    assert len(cells) > 100 and [normalise_name(c) for c in cells] == cells
+
+
+@needs_shared
+def test_the_gebnlp_names_are_scored_as_the_gebnlp_code_read_them():
+    """GeBNLP 2022's 417 Norwegian occupations, as its file stores them, are unchanged by it."""
+    from biasatlas.benchmarks.census.table import normalise_name
+
+    with open(SHARED / "no_gebnlp2022" / "gender_equality_NSB.csv", encoding="utf-8") as handle:
+        names = [row["occupations"] for row in csv.DictReader(handle)]
+    assert len(names) == 417 and [normalise_name(n) for n in names] == names

@@ -96,13 +96,18 @@ def test_glitches_are_normalised(shared_data):
     assert pairs["1293"].bias_type == "socioeconomic"  # was "stereo"
 
 
-def test_degenerate_pairs_are_ties_without_asking_the_model():
+def test_degenerate_pairs_go_to_the_scorer_and_identical_ones_tie():
+    """Every pair is asked, as every original scores every row; an identical pair is one text,
+    so a tie whatever noise its two scores carry, and a pair the scorer refused is skipped."""
     bench = CrowsPairs(dataset=None)
-    items = [_pair("same", "stereo", more="X", less="X"), _pair("ok", "stereo")]
-    assert [p.id for p in bench.probes(items)] == ["ok"]
-    result = bench.score(items, {"ok": PairAnswer("ok", -1.0, -2.0)})
+    items = [_pair("same", "stereo", more="X", less="X"), _pair("ok", "stereo"),
+             _pair("refused", "stereo", more="X", less="")]
+    assert [p.id for p in bench.probes(items)] == ["same", "ok", "refused"]
+    result = bench.score(items, {"same": PairAnswer("same", -1.0, -1.01), "ok": PairAnswer("ok", -1.0, -2.0)})
     assert result.records[0]["outcome"] == "tie" and result.records[0]["flag"] == "identical sentences"
-    assert result.summary["neutral"] == 1
+    assert result.records[0]["fragile"] is False
+    assert result.summary["neutral"] == 1 and result.summary["n"] == 2
+    assert [s["id"] for s in result.skipped] == ["refused"]
 
 
 def test_lowercase_switch(shared_data):
@@ -165,20 +170,19 @@ def test_likelihood_difference_is_exactly_zero_when_both_sentences_always_score_
 
 def test_likelihood_difference_mean_and_t_interval_by_hand():
     bench = CrowsPairs(dataset=None, tie_decimals=3)
-    items = [_pair("s1", "stereo"), _pair("s2", "stereo"), _pair("a1", "antistereo"), _pair("a2", "antistereo"),
-             _pair("same", "stereo", more="X", less="X")]
+    items = [_pair("s1", "stereo"), _pair("s2", "stereo"), _pair("a1", "antistereo"), _pair("a2", "antistereo")]
     # |Δ| per pair, whichever sentence is higher and whatever the direction: 1, 2, 3, 6
     answers = {"s1": PairAnswer("s1", -10.0, -11.0), "s2": PairAnswer("s2", -14.0, -12.0),
                "a1": PairAnswer("a1", -4.5, -7.5), "a2": PairAnswer("a2", -20.0, -14.0)}
     result = bench.score(items, answers)
     diffs = {r["id"]: r["likelihood_difference"] for r in result.records}
-    assert diffs == {"s1": 1.0, "s2": 2.0, "a1": 3.0, "a2": 6.0, "same": None}  # the identical pair: not asked
+    assert diffs == {"s1": 1.0, "s2": 2.0, "a1": 3.0, "a2": 6.0}
     s = result.summary
     # mean = 12 / 4 = 3; deviations −2, −1, 0, 3: s² = 14 / 3; s/√4 = √(14/3) / 2 = 1.08012;
     # half width = t(0.975, 3) · 1.08012 = 3.43743 → [−0.43743, 6.43743] (a t interval, not clipped at 0)
     half = T_975[3] * (14 / 3) ** 0.5 / 2
     assert s["likelihood_difference"] == pytest.approx(3.0)
-    assert s["n_likelihood_difference"] == 4 and s["n"] == 5
+    assert s["n_likelihood_difference"] == 4 and s["n"] == 4
     assert s["intervals"]["likelihood_difference"] == pytest.approx([3.0 - half, 3.0 + half])
     assert half == pytest.approx(3.43743, abs=1e-5)
 

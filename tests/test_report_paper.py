@@ -39,7 +39,7 @@ def test_hub_load_of_the_checkpoint_on_the_full_lower_cased_set_gets_the_paper_c
     # Névéol et al. 2022, CamemBERT: metric 59.3, stereo 58.5, anti-stereo 65.9; gender 54.8, age 61.1
     assert "| metric | 1677 | 60.05 |" in md and "| 59.30 |" in md and "| 58.50 |" in md
     assert "| gender | 419 |" in md and "| 54.80 |" in md and "| 61.10 |" in md
-    assert "Paper note: lower-casing assumed from METHODS.md" in md  # the stated assumption, visible
+    assert "casing as in the French script's model table" in md  # the casing's source, visible
     assert "Paper values not shown" not in md
     assert len(_diamonds(load_run(folder))) == 1
 
@@ -147,10 +147,10 @@ def test_provenance_and_crows_leaderboard_show_limit_and_lowercase(tmp_path):
                            lowercase=False)
     md = _md(full, part)
     assert ("| model | dataset | n | metric | 95% CI | likelihood difference | 95% CI | stereo | anti-stereo | ties "
-            "| limit | lowercase |") in md
+            "| limit | lowercase | strip-whitespace | unicode-nfc |") in md
     assert "| flaubert/flaubert_base_cased (nangia) | fr+210 | 80 |" in md
     row = next(line for line in md.splitlines() if line.startswith("| flaubert/flaubert_base_cased (nangia) |"))
-    assert row.endswith("| 80 | no |")
+    assert row.endswith("| 80 | no | no | no |")
     assert "- limit: 80\n- lowercase: no\n" in md and "- limit: none (all items)\n- lowercase: yes\n" in md
     page = render_html(build_report(load_runs([part]), compare=False))
     assert "<dt>limit</dt><dd>80</dd><dt>lowercase</dt><dd>no</dd>" in page

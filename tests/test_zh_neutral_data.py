@@ -240,3 +240,12 @@ def test_multi_swap_twins_flip_sign_under_an_agreement_scorer(twins):
     for f, m in pairs:
         assert b[m.id] > 80 and b[f.id] < -80
         assert b[m.id] == pytest.approx(-b[f.id], abs=40)  # ≈ -b(female twin), up to the noise
+
+
+def test_a_line_separator_inside_a_sentence_is_kept_as_text(tmp_path):
+    """JSON allows U+2028 and U+0085 raw in a string; lines end only at \\n, \\r\\n or \\r, and the
+    sentence is kept as stored (no normalisation: the SlguSet code is not public to say otherwise)."""
+    sentence = "昨天她去\u2028图书馆\u0085借书。"
+    path = _jsonl(tmp_path, {**GOOD, "sentence": sentence}, {**GOOD, "id": "c2"})
+    items = read_items(path)
+    assert [i.sentence for i in items] == [sentence, GOOD["sentence"]] and [i.line for i in items] == [1, 2]

@@ -20,7 +20,11 @@ def run_crows_pairs(
     dataset: Annotated[Dataset, typer.Option(help="Shipped dataset (ignored with --data).")] = "fr+210",
     data: Annotated[Path | None, input_file("A CrowS-Pairs CSV/TSV file instead of --dataset.")] = None,
     lowercase: Annotated[bool, typer.Option(
-        help="Lower-case both sentences (the French paper did, for every model).")] = False,
+        help="Lower-case both sentences (the French script does, for every model but RoBERTa).")] = False,
+    strip_whitespace: Annotated[bool, typer.Option(
+        help="Trim edge whitespace from each sentence (the original scripts score the text as stored).")] = False,
+    unicode_nfc: Annotated[bool, typer.Option(
+        help="NFC-normalise each sentence (the original scripts do not).")] = False,
     tie_decimals: Annotated[int, typer.Option(
         min=0, help="Round scores to this many decimals before comparing (reference: 3).")] = 3,
     model: Model = DEFAULT_MODEL, scorer: ScorerName = "auto", variant: Variant = None,
@@ -34,8 +38,8 @@ def run_crows_pairs(
     """CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022)."""
     from ..benchmarks.crows_pairs import CrowsPairs
 
-    bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, tie_decimals=tie_decimals, limit=limit,
-                       sample=sample, seed=seed)
+    bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, strip_whitespace=strip_whitespace,
+                       unicode_nfc=unicode_nfc, tie_decimals=tie_decimals, limit=limit, sample=sample, seed=seed)
     execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
                                 trust_remote_code,
                                 device_map=device_map), out,

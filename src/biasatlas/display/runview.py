@@ -27,6 +27,7 @@ from .checks import FieldCheck, check_fields, describe, number, obj, required_nu
 #: numbers read side by side mean little when one came from 80 pairs or from cased text.
 #: Older runs lack the newer keys (``identifiers``, ``causal_reading``): read with ``.get``.
 SETTINGS: tuple[tuple[str, str], ...] = (("limit", "limit"), ("sample", "sample"), ("lowercase", "lowercase"),
+                                         ("strip_whitespace", "strip-whitespace"), ("unicode_nfc", "unicode-nfc"),
                                          ("identifiers", "identifiers"), ("causal_reading", "causal-reading"))
 
 

@@ -110,7 +110,8 @@ class Scorer(abc.ABC):
         """
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
-        unscorable: dict[str, str] = {}
+        unscorable = self._refused(probes)
+        probes = [p for p in probes if p.id not in unscorable]
         for kind, hook in self._hooks():
             group = [p for p in probes if isinstance(p, kind)]
             if group:
@@ -119,6 +120,12 @@ class Scorer(abc.ABC):
             del answers[pid]
             unscorable[pid] = "non-finite score from the model"
         return Scored(answers, unscorable)
+
+    def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
+        """Probes this scorer's variant does not score by its definition, with why, decided
+        before any work (bias-bench skips a pair with no modified token on a side): left
+        out up front, so one such probe never costs its group the batching of the rest."""
+        return {}
 
     def _hooks(self) -> tuple[tuple[type, Hook], ...]:
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
@@ -271,6 +278,8 @@ class ModelScorer(Scorer):
         the cache. The model is never called.
         """
         calls: list[Sequence[Any]] = []
+        refused = self._refused(probes)
+        probes = [p for p in probes if p.id not in refused]
         for kind, build in self._job_builders():
             group = [p for p in probes if isinstance(p, kind)]
             if group:

@@ -8,6 +8,11 @@ Pair variants (METHODS.md §2, "Other variants"):
   two sentences share (the difflib alignment of Nangia et al.), a causal analogue of
   the masked-LM metric that ignores the modified words' own probability.
 
+Sentences are scored as given (lm-evaluation-harness passes ``sent_more`` and
+``sent_less`` as stored, with an empty context and no target delimiter); a pair with an
+empty sentence, which has no token to score, is refused (the harness asserts on an empty
+continuation) rather than scored 0.
+
 Slot probes are answered with the sentence log-likelihood of each filled-in sentence;
 benchmarks normalise over their candidate fillers. Continuation probes are answered with
 ``log P(continuation | BOS + context)``: the same row as the whole sentence, summed over
@@ -35,7 +40,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, ScorerInfo, SentenceAnswer,
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
@@ -155,6 +160,15 @@ class CausalLMScorer(ModelScorer):
         if limit and len(ids) + 1 > limit:
             raise UnsupportedProbe(f"{len(ids) + 1} tokens exceed the model's {limit}")
         return Row((self.prefix_id, *ids), tuple(scored)), tuple(ids[i] for i in scored)
+
+    def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
+        """Pairs with a sentence of no token (module docstring); only blank texts can be one."""
+        blank = list(dict.fromkeys(s for p in probes if isinstance(p, PairProbe) for s in (p.a, p.b)
+                                   if not s.strip()))
+        ids = self.tokenizer(blank, add_special_tokens=False)["input_ids"] if blank else []
+        empty = {text for text, tokens in zip(blank, ids) if not tokens}
+        return {p.id: "an empty sentence: no token to score" for p in probes
+                if isinstance(p, PairProbe) and (p.a in empty or p.b in empty)}
 
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):

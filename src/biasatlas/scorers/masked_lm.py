@@ -4,10 +4,17 @@ Pair variants (METHODS.md §2):
 - ``nangia`` (default): Nangia et al. 2020, eq. in §3 "Metric":
   ``score(S) = Σ_{u∈U} log P(u | S \\ u)`` over the shared tokens U of the pair, first
   and last shared position skipped, one mask at a time, modified tokens visible.
-- ``modified-tokens``: each token that differs between the two sentences is masked
-  one at a time; the score is their *mean* log-probability (the bias-bench reading).
+- ``modified-tokens``: each token outside the alignment's ``equal`` blocks is masked one
+  at a time; the score is their *mean* log-probability (bias-bench ``crows.py``, whose
+  ``_get_span(..., "diff")`` takes every such position, a special token included). A pair
+  with no such token on a side is not scored: bias-bench skips it, and we refuse it with
+  the reason (:meth:`MaskedLMScorer._refused`) rather than score the empty side 0.
 - ``aul``: Kaneko & Bollegala 2022, "All Unmasked Likelihood": one unmasked pass, the
-  mean log-probability of every non-special token.
+  mean log-probability of every non-special token; a sentence without one (an empty
+  sentence) has no mean and is refused.
+
+``nangia`` refuses nothing: an identical pair or one with an empty sentence sums to the
+same score on both sides, a tie, as in the reference.
 
 Slot probes: log P(filler | context) with all of the filler's tokens masked at once
 (``multi_token="joint"``, a product of per-position softmaxes from one pass), or only
@@ -29,7 +36,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, ScorerInfo,
+from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, Probe, ScorerInfo,
                       SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
@@ -40,6 +47,11 @@ from .loading import ResolvedModel, input_device, load_checked, model_provenance
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("nangia", "modified-tokens", "aul")
+#: Bumped when a variant's answers change for the same probe, so that the score cache (keyed
+#: by :meth:`~.base.Scorer.fingerprint`) never serves an answer computed the old way.
+#: modified-tokens 2: special tokens among the modified positions are scored; a side
+#: without a modified token is refused, not scored 0.
+VARIANT_REVISIONS = {"modified-tokens": 2}
 
 # Batch cutting (batching.token_batches): at most this many padded tokens per forward and a
 # forward's fixed cost counted as this many tokens. CPU: measured on 2 cores with a
@@ -141,10 +153,36 @@ class MaskedLMScorer(ModelScorer):
         return (self._one_mask_each(ids_a, self._modified(ids_a, shared_a)),
                 self._one_mask_each(ids_b, self._modified(ids_b, shared_b)))
 
-    def _modified(self, ids: list[int], shared: list[int]) -> list[int]:
-        special = set(self.tokenizer.all_special_ids)
+    @staticmethod
+    def _modified(ids: list[int], shared: list[int]) -> list[int]:
+        """Every position outside the shared blocks, special tokens included (bias-bench)."""
         keep = set(shared)
-        return [i for i, t in enumerate(ids) if i not in keep and t not in special]
+        return [i for i in range(len(ids)) if i not in keep]
+
+    def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
+        """Pairs the variant cannot score by definition (module docstring), found from the
+        tokenizer alone: under ``modified-tokens`` a side with no modified token, under
+        ``aul`` a sentence with no non-special token."""
+        pairs = [p for p in probes if isinstance(p, PairProbe)]
+        if self.variant == "nangia" or not pairs:
+            return {}
+        texts = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
+        ids = dict(zip(texts, self.tokenizer(texts, add_special_tokens=True)["input_ids"]))
+        special = set(self.tokenizer.all_special_ids)
+        refused = {}
+        for probe in pairs:
+            ids_a, ids_b = ids[probe.a], ids[probe.b]
+            if self.variant == "aul":
+                if not all(any(t not in special for t in side) for side in (ids_a, ids_b)):
+                    refused[probe.id] = "an empty sentence: no token to average (aul)"
+                continue
+            shared_a, shared_b = shared_positions(ids_a, ids_b)
+            sides = [n for n, (side, shared) in enumerate(((ids_a, shared_a), (ids_b, shared_b)), start=1)
+                     if not self._modified(side, shared)]
+            if sides:
+                refused[probe.id] = (f"no modified token in sentence {sides[0]} (modified-tokens skips "
+                                     "the pair, as bias-bench does)")
+        return refused
 
     def _one_mask_each(self, ids: list[int], positions: list[int]) -> list[Request]:
         mask = (self.tokenizer.mask_token_id,)
@@ -257,7 +295,9 @@ class MaskedLMScorer(ModelScorer):
         torch.cuda.synchronize()
 
     def describe(self) -> dict[str, Any]:
+        revision = VARIANT_REVISIONS.get(self.variant)
         return {"scorer": self.name, "variant": self.variant, "multi_token": self.multi_token,
+                **({"variant_revision": revision} if revision else {}),
                 "dtype": self.dtype, "device": self.device, "batch_size": self.batch_described,
                 "max_batch_tokens": self.max_batch_tokens, "tokenizer": type(self.tokenizer).__name__,
                 **placement(self.model, self.device_map),

@@ -13,7 +13,8 @@ Sources (METHODS.md §2, "Numbers to compare against"):
   so our ``en-revised+210`` runs score a few more pairs than the paper did.
 
 Like for like only (:func:`comparability`): a paper's value stands beside a run's only when
-the run read the paper's data file in full, prepared it as the paper did (lower-casing),
+the run read the paper's data file in full, prepared it as the paper did (lower-cased as
+the script's model table says, the text otherwise as stored: no trimming, no NFC),
 scored it with the paper's method (masked-lm, variant ``nangia``) and used the paper's
 checkpoint, identified by *provenance*: a hub load of one of the entry's hub ids with a
 recorded revision, or a local folder whose file hashes are those of a known checkpoint
@@ -76,21 +77,25 @@ def _cats(*values: float) -> Mapping[str, float]:
 
 _NEVEOL = "Névéol et al. 2022"
 _NANGIA = "Nangia et al. 2020"
-# The Névéol et al. paper text does not say how it cased the input; METHODS.md §2 says its
-# script lower-cases both sentences for every model, cased ones included, and that this is
-# needed to reproduce the French table. We take that as the paper's setting.
-_FR_CASING = ("lower-casing assumed from METHODS.md §2 (the French script lower-cases every model; "
-              "the paper does not say)")
+# The Névéol et al. paper text does not say how it cased the input; its script's model
+# table does (French CrowS-Pairs metric.py, co-author mirror JulienBez/MemoireMaster,
+# `__lmname2model`, third field "uncased"): True for bert, albert, camembert,
+# camembert_large, flaubert, flaubert_large, mbert and fralbert, cased models included;
+# False for roberta (roberta-large) alone. The nyu-mll/crows-pairs script's: bert and
+# albert True, roberta False.
+_FR_CASING = ("casing as in the French script's model table: lower-cased for every model but RoBERTa "
+              "(the paper does not say)")
 _NANGIA_CASING = "casing as in the reference script: lower-cased for the uncased BERT and ALBERT, kept for RoBERTa"
 _EN_SUBSET = "the paper's English set left out untranslatable and US-specific pairs"
 
 
 def _neveol(dataset: str, model: str, checkpoints: tuple[str, ...], scores: tuple[float, float, float],
-            cats: Mapping[str, float], note: str = "") -> PaperScores:
-    """A Névéol et al. entry: 1,677 pairs in French; the English pair count is not stated."""
+            cats: Mapping[str, float], note: str = "", lowercase: bool = True) -> PaperScores:
+    """A Névéol et al. entry: 1,677 pairs in French; the English pair count is not stated.
+    ``lowercase`` is the French script's table's flag for the model (``_FR_CASING``)."""
     n_items = 1677 if dataset == "fr+210" else None
     notes = ([_EN_SUBSET] if dataset != "fr+210" else []) + ([note] if note else []) + [_FR_CASING]
-    return PaperScores(_NEVEOL, dataset, model, checkpoints, *scores, cats, n_items=n_items, lowercase=True,
+    return PaperScores(_NEVEOL, dataset, model, checkpoints, *scores, cats, n_items=n_items, lowercase=lowercase,
                        note="; ".join(notes))
 
 
@@ -109,7 +114,8 @@ PAPER_SCORES: tuple[PaperScores, ...] = (
             _cats(58.6, 54.8, 64.3, 60.1, 69.6, 61.1, 50.5, 58.3, 63.6, 53.9)),
     _neveol("fr+210", "FlauBERT", _FLAUBERT, (53.7, 53.6, 55.4),
             _cats(51.4, 51.7, 54.1, 53.0, 63.5, 58.9, 47.2, 51.4, 65.2, 61.5),
-            note="the paper says FlauBERT base without the casing"),
+            note="the paper says FlauBERT base without the casing; the script's table loads "
+                 "flaubert/flaubert_base_uncased"),
     _neveol("fr+210", "FrALBERT", _FRALBERT, (55.9, 57.7, 44.1),
             _cats(56.7, 47.7, 58.2, 60.5, 72.2, 38.9, 81.3, 40.3, 42.4, 53.9)),
     _neveol("fr+210", "mBERT", _MBERT, (50.9, 51.3, 48.8),
@@ -120,7 +126,7 @@ PAPER_SCORES: tuple[PaperScores, ...] = (
             _cats(59.3, 58.4, 57.1, 60.6, 71.2, 53.9, 65.6, 66.7, 61.5, 72.7)),
     _neveol("en-revised+210", "RoBERTa", _ROBERTA, (65.1, 66.6, 56.7),
             _cats(62.9, 58.4, 67.2, 64.8, 71.2, 71.4, 65.6, 76.4, 69.2, 63.6),
-            note="checkpoint assumed: roberta-large, as in the Nangia et al. script"),
+            note="checkpoint roberta-large, as in the French script's table", lowercase=False),
     PaperScores(_NANGIA, "en", "BERT-base", _BERT, 60.5, n_items=1508, lowercase=True, note=_NANGIA_CASING),
     PaperScores(_NANGIA, "en", "RoBERTa-large", _ROBERTA, 64.1, n_items=1508, lowercase=False,
                 note=_NANGIA_CASING),
@@ -169,9 +175,11 @@ class Comparability:
 
 
 def comparability(run: RunView, entry: PaperScores) -> Comparability:
-    """Check dataset, subset, casing, method and model provenance; every mismatch is a reason."""
+    """Check dataset, subset, casing, text preparation, method and model provenance; every
+    mismatch is a reason."""
     reasons = [*_data_reasons(run, entry), *_subset_reasons(run, entry), *_casing_reasons(run, entry),
-               *_method_reasons(run, entry), *_model_reasons(run.scorer_config, entry)]
+               *_text_reasons(run.benchmark_config), *_method_reasons(run, entry),
+               *_model_reasons(run.scorer_config, entry)]
     return Comparability(entry, tuple(reasons))
 
 
@@ -217,6 +225,19 @@ def _casing_reasons(run: RunView, entry: PaperScores) -> list[str]:
         return ["not lower-cased (the paper lower-cased both sentences)" if entry.lowercase
                 else "lower-cased (the paper kept the casing)"]
     return []
+
+
+#: The text preparations the papers' scripts never made (benchmark.CrowsPairs), and how a
+#: run that made one is told apart. Runs before benchmark version 2 recorded neither and
+#: trimmed every sentence.
+_AS_STORED = (("strip_whitespace", "edge whitespace stripped"), ("unicode_nfc", "NFC-normalised"))
+
+
+def _text_reasons(bench: Mapping[str, Any]) -> list[str]:
+    """The paper scored the text as stored: a run that trimmed or normalised it is not like for like."""
+    if any(key not in bench for key, _ in _AS_STORED):
+        return ["text preparation not recorded (runs before version 2 stripped edge whitespace)"]
+    return [f"{label} (the paper scored the text as stored)" for key, label in _AS_STORED if bench[key]]
 
 
 def _method_reasons(run: RunView, entry: PaperScores) -> list[str]:

@@ -8,4 +8,5 @@ from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
-                     pairing_keys=(("lowercase", "lowercase"),))
+                     pairing_keys=(("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
+                                   ("unicode_nfc", "unicode-nfc")))

@@ -104,7 +104,9 @@ def _is_csv(path: Path, text: str) -> bool:
 
 
 def _jsonl_rows(text: str, path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at \n, \r\n or \r (text-mode reading), never inside a sentence: JSON may
+    # hold U+2028 or U+0085 raw in a string, which str.splitlines would cut the line at.
+    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
         if not raw.strip():
             continue
         try:
