@@ -189,6 +189,9 @@ CASES: list[tuple[str, Callable[[World, pytest.MonkeyPatch], list[str]], int, st
     ("variant of another scorer, local model", lambda w, mp: crows(
         "--variant", "shared-ll", "--model", str(w.tiny_bert))(w, mp), USAGE,
      "unknown masked-lm variant 'shared-ll'"),
+    ("causal reading of a masked LM", lambda w, mp: ["run", "census", "--country", "no", "--causal-reading", "joint",
+                                                     "--model", str(w.tiny_bert)], USAGE,
+     "causal reading 'joint' is for causal and seq2seq LMs"),
     ("cuda absent", cuda_absent, USAGE, "CUDA is not available (torch "),
     ("unknown device", lambda w, mp: crows("--device", "gpu0", "--model", str(w.tiny_bert))(w, mp), USAGE,
      "unknown device 'gpu0'"),

@@ -15,6 +15,7 @@ from .errors import did_you_mean
 
 if TYPE_CHECKING:
     from .benchmarks.base import BenchmarkSpec
+    from .probes import Reads
 
 
 def lookup(kind: str, table: dict[str, Any], name: str) -> Any:
@@ -45,18 +46,26 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "seq2seq": ("sentence-ll",),
     "fake": ("hash",),
 }
+#: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
+#: before its model loads, so a benchmark that cannot read them refuses the run first.
+READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence", "fake": "sequence"}
 
 
-def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = ()) -> None:
+def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
+                    reads: Reads | None = None) -> None:
     """Make ``name`` a scorer for :func:`load_scorer` (and ``--scorer NAME``), in one line:
     ``register_scorer("served-bert", "mypkg.served:ServedScorer")``.
 
     The scorer says what its answers mean through its ``info``
     (:class:`~biasatlas.probes.ScorerInfo`), so benchmarks need no entry of their own.
-    ``variants`` are listed by ``biasatlas list``. Registering a name again replaces it.
+    ``variants`` are listed by ``biasatlas list``; ``reads``, when given, lets a benchmark
+    refuse the scorer before its model loads. Registering a name again replaces it.
     """
     SCORERS[name] = target
     VARIANTS[name] = tuple(variants)
+    READS.pop(name, None)
+    if reads is not None:
+        READS[name] = reads
 
 
 def scorer_factory(name: str) -> Callable[..., Any]:

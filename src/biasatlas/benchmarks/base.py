@@ -142,6 +142,10 @@ class BenchmarkView:
     references: Callable[[RunView], tuple[Reference, ...]] = _no_references
 
 
+def _no_scorer_defaults(benchmark: Any) -> Mapping[str, Any]:
+    return {}
+
+
 @dataclass(frozen=True)
 class BenchmarkSpec:
     """One benchmark as the rest of biasatlas sees it; its package exports it as ``SPEC``.
@@ -151,6 +155,8 @@ class BenchmarkSpec:
     report reads, checked on every line of items.jsonl when a run folder is loaded.
     ``pairing_keys`` are its config settings, as (key, label), that decide how items are
     prepared: two runs are paired only when they share these (and the data and its subset).
+    ``scorer_defaults(benchmark)`` names the model options its published method implies
+    (census ``gebnlp2022``: ``multi_token="first-token"``), used where a run sets none.
     """
 
     name: str
@@ -159,6 +165,7 @@ class BenchmarkSpec:
     columns: tuple[Column, ...]
     view: BenchmarkView
     pairing_keys: tuple[tuple[str, str], ...] = ()
+    scorer_defaults: Callable[[Any], Mapping[str, Any]] = _no_scorer_defaults
 
     @property
     def contract(self) -> RunContract:

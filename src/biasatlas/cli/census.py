@@ -3,7 +3,7 @@
 The GeBNLP 2022 method scored the first sub-token of each pronoun, so with
 ``--method gebnlp2022`` a masked-LM scorer is built with the ``first-token`` policy
 unless ``--multi-token`` says otherwise; ``touileb2023`` masks every token of a filler
-jointly by default. :mod:`biasatlas.api` applies that policy (``FIRST_TOKEN_METHODS``), so
+jointly by default. The census spec declares that policy (``scorer_defaults``), so
 the Python API and this command agree.
 """
 
@@ -14,10 +14,10 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from ..api import ModelOptions
-from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
+from ..request import EngineOptions, ModelOptions, RunRequest
+from .options import (DeviceMap, Engine, RayAddress, WorkerCpus, WorkerGpus, Workers,
                       DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
-                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file)
+                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file, parsed)
 
 # The census benchmark's closed sets (biasatlas.benchmarks.census), as choices; the test
 # table checks that they agree with the library's.
@@ -68,18 +68,18 @@ def run_census(
     worker_cpus: WorkerCpus = 1.0, worker_gpus: WorkerGpus = None,
 ) -> None:
     """Census occupational bias, normative and descriptive (Touileb et al. 2023)."""
-    from ..benchmarks.census.benchmark import Census
-
     # Typer has checked each choice against its closed set; Census checks them again for the
     # Python API.
     choices: dict[str, Any] = {"aggregation": aggregation, "normalisation": normalisation,
                                "method": method, "template_set": template_set,
                                "identifiers": identifiers, "causal_reading": causal_reading}
-    bench = Census(country=country.lower(), census=census, language=language, inflections=inflections,
-                   sample=sample, seed=seed, limit=limit, missing="skip" if skip_missing else "error",
-                   preamble=preamble, **choices)
-    execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                trust_remote_code, multi_token=multi_token,
-                                device_map=device_map), out,
-            engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus),
-            no_cache=no_cache, refresh=refresh, force=force)
+    options: dict[str, Any] = {"country": country.lower(), "census": census, "language": language,
+                               "inflections": inflections, "sample": sample, "seed": seed, "limit": limit,
+                               "missing": "skip" if skip_missing else "error", "preamble": preamble, **choices}
+    model_options = ModelOptions(model=model, scorer=scorer, variant=variant, batch_size=parsed(batch_size),
+                                 device=device, dtype=dtype, revision=revision, trust_remote_code=trust_remote_code,
+                                 multi_token=multi_token, device_map=device_map)
+    engine_options = EngineOptions(engine=engine, ray_address=ray_address, workers=workers, worker_cpus=worker_cpus,
+                                   worker_gpus=worker_gpus)
+    execute(RunRequest("census", options, model_options, engine_options), out, no_cache=no_cache, refresh=refresh,
+            force=force)

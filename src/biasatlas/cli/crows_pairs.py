@@ -7,10 +7,10 @@ from typing import Annotated, Literal
 
 import typer
 
-from ..api import ModelOptions
-from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
+from ..request import EngineOptions, ModelOptions, RunRequest
+from .options import (DeviceMap, Engine, RayAddress, WorkerCpus, WorkerGpus, Workers,
                       DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
-                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file)
+                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file, parsed)
 
 #: ``biasatlas.benchmarks.crows_pairs.DATASETS``, as choices (the test table checks they agree).
 Dataset = Literal["en", "en-revised", "en-revised+210", "fr", "fr+210"]
@@ -32,12 +32,12 @@ def run_crows_pairs(
     worker_cpus: WorkerCpus = 1.0, worker_gpus: WorkerGpus = None,
 ) -> None:
     """CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022)."""
-    from ..benchmarks.crows_pairs import CrowsPairs
-
-    bench = CrowsPairs(dataset=dataset, data=data, lowercase=lowercase, tie_decimals=tie_decimals, limit=limit,
-                       sample=sample, seed=seed)
-    execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                trust_remote_code,
-                                device_map=device_map), out,
-            engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus),
-            no_cache=no_cache, refresh=refresh, force=force)
+    options = {"dataset": dataset, "data": data, "lowercase": lowercase, "tie_decimals": tie_decimals,
+               "limit": limit, "sample": sample, "seed": seed}
+    model_options = ModelOptions(model=model, scorer=scorer, variant=variant, batch_size=parsed(batch_size),
+                                 device=device, dtype=dtype, revision=revision, trust_remote_code=trust_remote_code,
+                                 device_map=device_map)
+    engine_options = EngineOptions(engine=engine, ray_address=ray_address, workers=workers, worker_cpus=worker_cpus,
+                                   worker_gpus=worker_gpus)
+    execute(RunRequest("crows-pairs", options, model_options, engine_options), out, no_cache=no_cache, refresh=refresh,
+            force=force)

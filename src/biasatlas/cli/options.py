@@ -6,13 +6,13 @@ benchmarks take the same model options with the same help text.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import typer
 
-from ..api import DEFAULT_MODEL, ModelOptions
+from ..request import DEFAULT_MODEL, RunRequest, check_batch_size
+from ..scorers.base import BatchSize as BatchSizeValue
 from ..scorers.packaged import PACKAGED_MODELS
 
 #: What each packaged model is, for ``--help`` and ``biasatlas list``: both are 4-bit
@@ -28,16 +28,20 @@ DtypeChoice = Literal["float32", "float16", "bfloat16"]
 
 
 def batch_size(text: str) -> int | str:
-    """``--batch-size``: a positive number of rows, or ``auto`` (the scorer picks one)."""
-    if text.strip().lower() == "auto":
-        return "auto"
+    """``--batch-size``: the request's own check (:func:`~biasatlas.request.check_batch_size`)
+    of a number of rows or ``auto``, as a usage error."""
+    from ..errors import UsageError
+
+    word = text.strip()
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise typer.BadParameter(f"{text!r} is neither a positive whole number nor 'auto'")
-    return value
+        return check_batch_size("auto" if word.lower() == "auto" else int(word) if word.isdigit() else word)
+    except UsageError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def parsed(value: str) -> BatchSizeValue:
+    """``--batch-size`` as :func:`batch_size` has parsed it (typer declares it a string)."""
+    return cast("BatchSizeValue", value)
 
 
 Model = Annotated[str, typer.Option(
@@ -82,20 +86,9 @@ WorkerGpus = Annotated[float | None, typer.Option(
     "--worker-gpus", min=0, help="GPUs per Ray worker (default: 1 with --device cuda, else 0).")]
 
 
-@dataclass(frozen=True)
-class EngineOptions:
-    """Where the chunks are scored: they change no score, so no run's recorded request."""
-
-    engine: str = "local"
-    ray_address: str | None = None
-    workers: int = 1
-    worker_cpus: float = 1.0
-    worker_gpus: float | None = None
-
-
-def execute(benchmark: Any, options: ModelOptions, out: Path | None, *, engine: EngineOptions = EngineOptions(),
-            no_cache: bool = False, refresh: bool = False, force: bool = False) -> None:
-    """Run through :func:`biasatlas.api.evaluate` (the score cache unless ``no_cache``), print
+def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, refresh: bool = False,
+            force: bool = False) -> None:
+    """Run ``request`` through :func:`biasatlas.api.execute` (the score cache unless ``no_cache``), print
     the table and where the run folder is.
 
     The API claims ``--out`` before the model loads, so a wrong ``--out`` fails in a second,
@@ -103,11 +96,11 @@ def execute(benchmark: Any, options: ModelOptions, out: Path | None, *, engine: 
     """
     from rich.console import Console
 
-    from ..api import evaluate
+    from ..api import execute as run_request
 
     console = Console(stderr=True)
-    run = evaluate(benchmark, **asdict(options), **asdict(engine), out=out, force=force, cache=not no_cache,
-                   refresh=refresh, progress=True, log=lambda line: console.print(line, markup=False, highlight=False))
+    run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True,
+                      log=lambda line: console.print(line, markup=False, highlight=False))
     Console().print(run.table())
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")

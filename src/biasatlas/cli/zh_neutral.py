@@ -8,10 +8,10 @@ from typing import Annotated, Literal
 
 import typer
 
-from ..api import ModelOptions
-from .options import (DeviceMap, Engine, EngineOptions, RayAddress, WorkerCpus, WorkerGpus, Workers,
+from ..request import EngineOptions, ModelOptions, RunRequest
+from .options import (DeviceMap, Engine, RayAddress, WorkerCpus, WorkerGpus, Workers,
                       DEFAULT_MODEL, BatchSize, Device, Dtype, Force, Limit, Model, NoCache, Out, Refresh,
-                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file)
+                      Revision, Sample, ScorerName, Seed, Trust, Variant, execute, input_file, parsed)
 
 #: ``LOG_BASES`` and ``UNEQUAL_MASKS`` of :mod:`biasatlas.benchmarks.zh_neutral.benchmark`, as choices.
 LogBase = Literal["e", "2", "10"]
@@ -39,16 +39,15 @@ def run_zh_neutral(
     worker_cpus: WorkerCpus = 1.0, worker_gpus: WorkerGpus = None,
 ) -> None:
     """Chinese gender-neutral sentences: masked log-ratio b (Zhao et al. 2021, SlguSet)."""
-    from ..benchmarks.zh_neutral import ZhNeutral
-
-    bench = ZhNeutral(data=data, pairs=tuple(pair) if pair else None, log_base=log_base,
-                      threshold=threshold, unequal_masks=unequal_masks, limit=limit, sample=sample, seed=seed,
-                      topics_k=topics)
-    execute(bench, ModelOptions(model, scorer, variant, batch_size, device, dtype, revision,
-                                trust_remote_code,
-                                device_map=device_map), out,
-            engine=EngineOptions(engine, ray_address, workers, worker_cpus, worker_gpus),
-            no_cache=no_cache, refresh=refresh, force=force)
+    options = {"data": data, "pairs": tuple(pair) if pair else None, "log_base": log_base, "threshold": threshold,
+               "unequal_masks": unequal_masks, "limit": limit, "sample": sample, "seed": seed, "topics_k": topics}
+    model_options = ModelOptions(model=model, scorer=scorer, variant=variant, batch_size=parsed(batch_size),
+                                 device=device, dtype=dtype, revision=revision, trust_remote_code=trust_remote_code,
+                                 device_map=device_map)
+    engine_options = EngineOptions(engine=engine, ray_address=ray_address, workers=workers, worker_cpus=worker_cpus,
+                                   worker_gpus=worker_gpus)
+    execute(RunRequest("zh-neutral", options, model_options, engine_options), out, no_cache=no_cache, refresh=refresh,
+            force=force)
 
 
 def zh_analyze(
