@@ -344,7 +344,7 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     """
     from .api import execute
     from .cache import ScoreCache, default_cache_path
-    from .results import atomic_write
+    from .atomic import atomic_write
 
     folder = Path(out) if out is not None else suite.out
     if folder is None:
@@ -397,8 +397,8 @@ def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Pat
     """``report.html`` and ``leaderboard.md`` over the cells' run folders (:mod:`biasatlas.report`);
     returns their paths and the leaderboard tables."""
     from .display.tables import to_markdown
+    from .atomic import atomic_write
     from .report import build_report, leaderboard, load_runs, render_html
-    from .results import atomic_write
 
     views = load_runs([folder / c for c in cells])
     tables = tuple(leaderboard(views))
