@@ -296,13 +296,13 @@ def test_the_choices_are_the_librarys_sets():
 
     scorer_sets = {"scorer": ("auto", *registry.SCORERS),
                    "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
-                   "dtype": DTYPES, "engine": typing.get_args(EngineName)}
+                   "dtype": DTYPES, "multi_token": ("joint", "first-token"), "engine": typing.get_args(EngineName)}
     assert _choices("crows-pairs") == {"dataset": tuple(DATASETS), **scorer_sets}
     assert _choices("zh-neutral") == {"log_base": tuple(LOG_BASES), "unequal_masks": UNEQUAL_MASKS, **scorer_sets}
     assert _choices("census") == {
         "country": census.COUNTRIES, "aggregation": AGGREGATIONS, "normalisation": ("auto", *NORMALISATIONS),
-        "method": METHODS, "template_set": tuple(TEMPLATE_SETS), "multi_token": ("joint", "first-token"),
-        "identifiers": IDENTIFIER_SETS, "causal_reading": ("auto", *CAUSAL_READINGS), **scorer_sets}
+        "method": METHODS, "template_set": tuple(TEMPLATE_SETS), "identifiers": IDENTIFIER_SETS,
+        "causal_reading": ("auto", *CAUSAL_READINGS), **scorer_sets}
 
 
 def test_every_run_command_takes_the_same_sampling_options():

@@ -1,6 +1,7 @@
 """Benchmarks are found through the ``biasatlas.benchmarks`` entry points, biasatlas's own as
 any other package's: a benchmark shipped in a package of its own, once installed, is listed,
-run, put in a suite and reported with nothing changed in biasatlas.
+run (``biasatlas run NAME``), put in a suite, reported and compared with nothing changed in
+biasatlas.
 
 The outside package is a copy of tests/toy_benchmark.py under another name, installed
 offline (``pip install --no-deps --no-build-isolation --no-index --target``) into a
@@ -93,6 +94,8 @@ def _biasatlas(target: Path, cwd: Path, *args: str) -> subprocess.CompletedProce
 def test_an_installed_package_benchmark_runs_end_to_end(installed, tmp_path):
     listed = _biasatlas(installed, tmp_path, "list")
     assert NAME in listed.stdout
+    ran = _biasatlas(installed, tmp_path, "run", NAME, "--model", "fake", "--out", "single")
+    assert "Toy pronouns" in ran.stdout and (tmp_path / "single" / "summary.json").is_file()
     suite = tmp_path / "suite.toml"
     suite.write_text(f'[[benchmark]]\nname = "{NAME}"\n\n[[model]]\nid = "fake"\n\n[[model]]\nid = "fake"\n'
                      'label = "again"\n', encoding="utf-8")

@@ -9,8 +9,9 @@ record is built (closed sets, batch size, variant names); checks that ask the ma
 device, the dtype, that the model exists, which scorer its architecture calls for, whether
 the benchmark can read that scorer's answers) run in :meth:`ModelOptions.preflight`, before
 any weights load. Field metadata says which options never change a score (``unscored``: left
-out of the recorded request, so a rerun on another GPU is the same run) and which are
-recorded only when set (``when_set``: older run folders lack them).
+out of the recorded request, so a rerun on another GPU is the same run), which are
+recorded only when set (``when_set``: older run folders lack them), and the help of the
+command line's flag of the same name (``biasatlas run``'s flags are these fields).
 
 Nothing heavy is imported here: the registry, the scorers and torch load inside the methods.
 """
@@ -40,10 +41,16 @@ __all__ = ["DEFAULT_MODEL", "EngineOptions", "ModelOptions", "RunRequest", "chec
 DEFAULT_MODEL = "gemma-3-270m"
 #: Benchmark factory parameters that are not options: set by the benchmark itself or by ``bind(scorer)``.
 NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
-#: Field metadata: the setting changes how scores are computed, never what they are.
-UNSCORED: Mapping[str, bool] = MappingProxyType({"unscored": True})
-#: Field metadata: recorded in the run's request only when set (absent from older run folders).
-WHEN_SET: Mapping[str, bool] = MappingProxyType({"when_set": True})
+
+
+def _option(default: Any, help: str, *, unscored: bool = False, when_set: bool = False,
+            minimum: float | None = None) -> Any:
+    """A field with what the run record and the command line need to know of it: ``unscored``,
+    it changes how scores are computed, never what they are (left out of the recorded request);
+    ``when_set``, it is recorded only when set (older run folders lack it); ``help`` and
+    ``minimum`` for ``biasatlas run``'s flag of the same name."""
+    return field(default=default, metadata={"help": help, "unscored": unscored, "when_set": when_set,
+                                            "minimum": minimum})
 
 
 def check_batch_size(value: object) -> BatchSize:
@@ -63,16 +70,20 @@ class ModelOptions:
     ``device_map`` accelerate's placement (``"auto"``: a model larger than one GPU over several).
     """
 
-    model: str = DEFAULT_MODEL
-    scorer: str = "auto"
-    variant: str | None = None
-    batch_size: BatchSize = field(default=DEFAULT_BATCH_SIZE, metadata=UNSCORED)
-    device: str = field(default="cpu", metadata=UNSCORED)
-    dtype: Dtype = "float32"
-    revision: str | None = None
-    trust_remote_code: bool = False
-    multi_token: MultiToken | None = field(default=None, metadata=WHEN_SET)
-    device_map: str | None = field(default=None, metadata=UNSCORED)
+    model: str = _option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', or a packaged model")
+    scorer: str = _option("auto", "Scorer (auto: from the model's architecture).")
+    variant: str | None = _option(None, "Pair-scoring variant; each scorer has its own (see 'biasatlas list').")
+    batch_size: BatchSize = _option(DEFAULT_BATCH_SIZE, "Rows (masked copies or sentences) per forward pass, "
+                                    "or auto.", unscored=True)
+    device: str = _option("cpu", "cpu, cuda, cuda:1, mps …", unscored=True)
+    dtype: Dtype = _option("float32", "float32 (default), or bfloat16/float16 on GPU.")
+    revision: str | None = _option(None, "Hub revision (commit, tag, branch).")
+    trust_remote_code: bool = _option(False, "Allow a hub model's own code to run.")
+    multi_token: MultiToken | None = _option(None, "Masked LMs, for fillers of several tokens (default: joint, "
+                                             "or the benchmark's published policy: first-token for census "
+                                             "gebnlp2022).", when_set=True)
+    device_map: str | None = _option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
+                                     "several.", unscored=True)
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
@@ -179,11 +190,14 @@ class EngineOptions:
     ``workers`` scorers (``ray_address`` joins a cluster; ``worker_gpus`` defaults to 1 with a
     CUDA device). None of them changes a score, so none is part of a run's recorded request."""
 
-    engine: EngineName = "local"
-    ray_address: str | None = None
-    workers: int = 1
-    worker_cpus: float = 1.0
-    worker_gpus: float | None = None
+    engine: EngineName = _option("local", "local (default) | ray: score the same chunks on a Ray actor pool "
+                                 "(docs/scale.md).")
+    ray_address: str | None = _option(None, "Join this Ray cluster ('auto', 'ray://head:10001'); default: a local "
+                                      "instance.")
+    workers: int = _option(1, "Ray workers, one scorer each.", minimum=1)
+    worker_cpus: float = _option(1.0, "CPUs per Ray worker.", minimum=0)
+    worker_gpus: float | None = _option(None, "GPUs per Ray worker (default: 1 with --device cuda, else 0).",
+                                        minimum=0)
 
     def __post_init__(self) -> None:
         from typing import get_args

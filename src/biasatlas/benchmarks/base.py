@@ -147,6 +147,36 @@ def _no_scorer_defaults(benchmark: Any) -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """How one of a benchmark factory's options reads on the command line (``biasatlas run NAME``);
+    its type, default and (for a ``Literal``) its choices come from the factory's signature.
+
+    ``spelling`` replaces the flag's name (``--topics`` for ``topics_k``); ``choices`` name the
+    values of a ``str`` option whose set is data (the shipped datasets), not a ``Literal``;
+    ``switch`` shows a two-valued option as an on/off flag, the values for off and on
+    (``--skip-missing`` for ``missing="error" | "skip"``); ``file`` requires an existing file
+    (a wrong path is a usage error before anything loads); ``minimum`` bounds a number.
+    """
+
+    help: str
+    spelling: str | None = None
+    choices: tuple[str, ...] = ()
+    case_sensitive: bool = True
+    switch: tuple[Any, Any] | None = None
+    file: bool = False
+    minimum: float | None = None
+
+
+#: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).
+COMMON_FLAGS: Mapping[str, Flag] = {
+    "limit": Flag("Only the first N items (for a quick look).", minimum=1),
+    "sample": Flag("Score N items drawn at random (seeded by --seed), kept in file order.", minimum=1),
+    "seed": Flag("Seed of --sample and of the bootstrap intervals."),
+    "n_resamples": Flag("Bootstrap resamples of the confidence intervals.", minimum=1),
+}
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """One benchmark as the rest of biasatlas sees it; its package exports it as ``SPEC``.
 
@@ -157,6 +187,8 @@ class BenchmarkSpec:
     prepared: two runs are paired only when they share these (and the data and its subset).
     ``scorer_defaults(benchmark)`` names the model options its published method implies
     (census ``gebnlp2022``: ``multi_token="first-token"``), used where a run sets none.
+    ``description`` is the line ``biasatlas run --help`` shows; ``flags`` say how the
+    factory's options read as ``biasatlas run NAME`` flags (over :data:`COMMON_FLAGS`).
     """
 
     name: str
@@ -166,6 +198,15 @@ class BenchmarkSpec:
     view: BenchmarkView
     pairing_keys: tuple[tuple[str, str], ...] = ()
     scorer_defaults: Callable[[Any], Mapping[str, Any]] = _no_scorer_defaults
+    description: str = ""
+    flags: Mapping[str, Flag] = field(default_factory=dict)
+
+    def flag(self, option: str) -> Flag:
+        """How ``option`` reads on the command line; an option no flag describes is a contract error."""
+        found = self.flags.get(option) or COMMON_FLAGS.get(option)
+        if found is None:
+            raise TypeError(f"benchmark {self.name!r}: option {option!r} has no Flag in its spec's flags")
+        return found
 
     @property
     def contract(self) -> RunContract:

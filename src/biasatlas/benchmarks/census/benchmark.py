@@ -88,12 +88,12 @@ class Census:
     seed: int = 0
     limit: int | None = None
     aggregation: Aggregation = "mean-prob"
-    normalisation: Normalisation | Auto = "auto"
+    normalisation: Auto | Normalisation = "auto"
     method: Method = "touileb2023"
     template_set: TemplateSet = "jobber_som"
     missing: Missing = "error"
     identifiers: IdentifierSet = "paired"
-    causal_reading: CausalReading | Auto = "auto"
+    causal_reading: Auto | CausalReading = "auto"
     preamble: str = ""
     n_resamples: int = 1000
     scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean

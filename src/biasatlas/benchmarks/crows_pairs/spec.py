@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from ..base import BenchmarkSpec
-from .benchmark import CrowsPairs
+from ..base import BenchmarkSpec, Flag
+from .benchmark import DATASETS, CrowsPairs
 from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
-                     pairing_keys=(("lowercase", "lowercase"),))
+                     pairing_keys=(("lowercase", "lowercase"),),
+                     description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).",
+                     flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS)),
+                            "data": Flag("A CrowS-Pairs CSV/TSV file instead of --dataset.", file=True),
+                            "lowercase": Flag("Lower-case both sentences (the French paper did, for every model)."),
+                            "tie_decimals": Flag("Round scores to this many decimals before comparing "
+                                                 "(reference: 3).", minimum=0)})
