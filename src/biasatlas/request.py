@@ -144,11 +144,11 @@ class ModelOptions:
         A registered scorer that does not declare what it reads is checked after its load."""
         from .registry import READS
 
-        reads, bind = READS.get(kind), getattr(benchmark, "bind", None)
-        if reads is None or bind is None:
+        reads = READS.get(kind)
+        if reads is None:
             return
         policy = (self.multi_token or "joint") if reads == "masked" else None
-        bind(_Preview(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype)))
+        benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
 
     def build(self) -> Any:
         """The scorer, through :func:`biasatlas.registry.load_scorer`, given every set option
@@ -175,13 +175,6 @@ def _accepted(factory: Callable[..., Any], kwargs: Mapping[str, Any]) -> dict[st
     if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         return dict(kwargs)
     return {k: v for k, v in kwargs.items() if k in parameters}
-
-
-@dataclass(frozen=True)
-class _Preview:
-    """A stand-in for a scorer not loaded yet: what its answers will mean, all ``bind`` reads."""
-
-    info: ScorerInfo
 
 
 @dataclass(frozen=True)

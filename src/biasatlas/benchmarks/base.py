@@ -22,7 +22,7 @@ from ..display.paired import Paired
 from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
-from ..probes import Answer, Probe
+from ..probes import Answer, Probe, ScorerInfo
 
 
 T = TypeVar("T")
@@ -71,6 +71,15 @@ class Benchmark(Protocol):
 
     def table(self, summary: Mapping[str, Any]) -> Any:
         """A rich renderable of the paper's table layout for the terminal (the view's ``terminal``)."""
+
+    def bind(self, info: ScorerInfo) -> Any:
+        """This benchmark set up for a scorer whose answers mean what ``info`` says (census reads
+        slot answers by it); raises :class:`~biasatlas.errors.UnsupportedProbe` for a scorer it
+        cannot read. Called before any model loads (from the scorer kind) and again with the
+        loaded scorer's own info."""
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        """The summary with whichever of the scorer's planned work counts it reports (maybe none)."""
 
 
 class TypedSummary(Protocol):
