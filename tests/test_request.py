@@ -61,6 +61,14 @@ def test_only_options_that_can_change_a_score_are_recorded():
     assert ModelOptions(model="m", multi_token="joint").recorded()["multi_token"] == "joint"
 
 
+def test_what_is_left_out_of_the_request_is_what_the_scorer_fingerprint_ignores():
+    from biasatlas.scorers.base import VOLATILE
+
+    unscored = {f.name for f in fields(ModelOptions) if f.metadata["unscored"]}
+    assert unscored == {"batch_size", "device", "device_map"}
+    assert unscored <= VOLATILE  # neither the run's request nor the score cache's key depends on them
+
+
 def test_keywords_split_by_field_name():
     bench, model, engine = split_options({"dataset": "fr", "model": "fake", "batch_size": 8, "workers": 2,
                                           "engine": "ray", "lowercase": True})

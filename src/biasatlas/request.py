@@ -19,11 +19,13 @@ Nothing heavy is imported here: the registry, the scorers and torch load inside 
 from __future__ import annotations
 
 import inspect
+import types
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import UsageError, did_you_mean
 from .probes import MultiToken, ScorerInfo
@@ -35,7 +37,8 @@ if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
     from .scorers.engines import ScoringEngine
 
-__all__ = ["DEFAULT_MODEL", "EngineOptions", "ModelOptions", "RunRequest", "check_batch_size", "split_options"]
+__all__ = ["DEFAULT_MODEL", "EngineOptions", "ModelOptions", "RunRequest", "check_batch_size", "literal_values",
+           "split_options"]
 
 #: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
 DEFAULT_MODEL = "gemma-3-270m"
@@ -51,6 +54,16 @@ def _option(default: Any, help: str, *, unscored: bool = False, when_set: bool =
     ``minimum`` for ``biasatlas run``'s flag of the same name."""
     return field(default=default, metadata={"help": help, "unscored": unscored, "when_set": when_set,
                                             "minimum": minimum})
+
+
+def literal_values(hint: Any) -> tuple[Any, ...]:
+    """The values a ``Literal`` hint allows, or the ``Literal`` arms of a union (``Auto | Reading``)
+    allow; () for a hint with none. How the suite and the command line read a closed set."""
+    if typing.get_origin(hint) is Literal:
+        return typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return tuple(c for arm in typing.get_args(hint) for c in literal_values(arm))
+    return ()
 
 
 def check_batch_size(value: object) -> BatchSize:

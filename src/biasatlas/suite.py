@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import BiasAtlasError, DataError, did_you_mean
-from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options
+from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, literal_values
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
 
@@ -268,17 +268,17 @@ def _coerce(value: Any, hint: Any, base: Path) -> Any:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         arms = [a for a in args if a is not type(None)]
-        choices = [c for a in arms for c in _literal(a)]
-        for arm in (a for a in arms if not _literal(a)):
+        choices = [c for a in arms for c in literal_values(a)]
+        for arm in (a for a in arms if not literal_values(a)):
             try:
                 return _coerce(value, arm, base)
             except _Mismatch:
                 continue
-        if choices and all(_literal(a) for a in arms):
+        if choices and all(literal_values(a) for a in arms):
             return _coerce(value, Literal[tuple(choices)], base)
         if value in choices:
             return value
-        expected = [*(_name(a) for a in arms if not _literal(a)), *(repr(c) for c in choices)]
+        expected = [*(_name(a) for a in arms if not literal_values(a)), *(repr(c) for c in choices)]
         raise _Mismatch(f"expected {' or '.join(expected)}, got {value!r}")
     if origin is Literal:
         if value in args:
@@ -300,14 +300,6 @@ def _coerce(value: Any, hint: Any, base: Path) -> Any:
     if hint is str and isinstance(value, str):
         return value
     raise _Mismatch(f"expected {_name(hint)}, got {value!r}")
-
-
-def _literal(hint: Any) -> tuple[Any, ...]:
-    if typing.get_origin(hint) is Literal:
-        return typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        return tuple(c for a in typing.get_args(hint) for c in _literal(a))
-    return ()
 
 
 def _name(hint: Any) -> str:

@@ -76,14 +76,16 @@ def list_command() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from ..benchmarks.crows_pairs import DATASETS
-    from ..registry import BENCHMARKS, VARIANTS
+    from ..registry import BENCHMARKS, VARIANTS, benchmark_specs
 
     table = Table(title="biasatlas")
     table.add_column("kind")
     table.add_column("names")
     table.add_row("benchmarks", ", ".join(BENCHMARKS))
-    table.add_row("crows-pairs datasets", ", ".join(DATASETS))
+    for spec in benchmark_specs():  # a benchmark whose shipped data comes in several sets names them
+        shipped = spec.flags.get("dataset")
+        if shipped is not None and shipped.choices:
+            table.add_row(f"{spec.name} datasets", ", ".join(shipped.choices))
     for scorer, variants in VARIANTS.items():
         table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants))
     for name, note in PACKAGED_NOTES.items():

@@ -180,11 +180,8 @@ def _optional(hint: Any) -> tuple[bool, Any]:
 
 
 def _choices(hint: Any) -> tuple[Any, ...]:
-    """The values of a ``Literal`` hint, or of a union of them; () for any other hint."""
-    if typing.get_origin(hint) is Literal:
-        return typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        found = [_choices(a) for a in typing.get_args(hint)]
-        return tuple(c for arm in found for c in arm) if all(found) else ()
-    return ()
+    """The values of a ``Literal`` hint, or of a union of nothing but them; () for any other hint."""
+    from ..request import literal_values
 
+    arms = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    return literal_values(hint) if all(literal_values(a) for a in arms) else ()
