@@ -71,3 +71,15 @@ def test_every_registered_benchmark_has_a_card_a_command_and_a_contract_row(name
         assert spec.flag(option).help, option  # raises TypeError for an option no Flag describes
     flags = {p.name for p in build_command(name).params}
     assert set(benchmark_options(spec.factory)) <= flags and {"model", "engine", "out"} <= flags
+
+
+@pytest.mark.parametrize("name", list(registry.BENCHMARKS))
+def test_no_benchmark_option_shares_a_name_with_a_model_engine_or_run_option(name):
+    """evaluate() splits its keywords by name, and a command has one flag per name."""
+    from dataclasses import fields
+
+    from biasatlas.request import EngineOptions, ModelOptions, benchmark_options
+
+    taken = {f.name for record in (ModelOptions, EngineOptions) for f in fields(record)}
+    taken |= {"out", "force", "cache", "refresh", "progress", "log", "no_cache"}
+    assert not set(benchmark_options(registry.benchmark_spec(name).factory)) & taken
