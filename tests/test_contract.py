@@ -68,7 +68,7 @@ def test_every_registered_benchmark_has_a_card_a_command_and_a_contract_row(name
     assert name in KEYS, "no row in this contract test"
     assert spec.description, "no line for 'biasatlas run --help'"
     for option in benchmark_options(spec.factory):
-        assert spec.flag(option).help, option  # raises TypeError for an option no Flag describes
+        assert spec.flag(option).help, f"option {option!r} has no Flag(help=…) in the spec's flags"
     flags = {p.name for p in build_command(name).params}
     assert set(benchmark_options(spec.factory)) <= flags and {"model", "engine", "out"} <= flags
 
