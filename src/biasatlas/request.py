@@ -24,7 +24,6 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import UsageError, did_you_mean
@@ -42,7 +41,7 @@ __all__ = ["DEFAULT_MODEL", "EngineOptions", "ModelOptions", "RunRequest", "chec
 
 #: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
 DEFAULT_MODEL = "gemma-3-270m"
-#: Benchmark factory parameters that are not options: set by the benchmark itself or by ``bind(scorer)``.
+#: Benchmark factory parameters that are not options: set by the benchmark itself or by ``bind(info)``.
 NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
 
 
@@ -69,7 +68,7 @@ def literal_values(hint: Any) -> tuple[Any, ...]:
 def check_batch_size(value: object) -> BatchSize:
     """A batch size: a positive number of rows, or ``"auto"`` (the scorer picks the largest that fits)."""
     if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
-        return value  # type: ignore[return-value]  # narrowed by the test above
+        return value  # narrowed by the test above
     raise UsageError(f"'{value}' is neither a positive whole number nor 'auto'")
 
 
@@ -254,7 +253,7 @@ class RunRequest:
     engine: EngineOptions = EngineOptions()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
         if not isinstance(self.benchmark, str):
             if self.options:
                 raise TypeError(f"options ({', '.join(self.options)}) go with a benchmark name; "
