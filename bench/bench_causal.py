@@ -87,7 +87,7 @@ def crows_work(pairs: int) -> tuple[CrowsPairs, list, list[Question]]:
 
 def census_work(scorer: CausalLMScorer, sample: int) -> tuple[Census, list, list[Question]]:
     bench = Census(country="no", sample=sample)
-    bound = bench.bind(scorer)  # evaluate() binds again; the probes are the same
+    bound = bench.bind(scorer.info)  # evaluate() binds again; the probes are the same
     probes = bound.probes(bound.load())
     questions: list[Question] = []
     for p in probes:

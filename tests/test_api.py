@@ -16,7 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 import biasatlas
-from biasatlas.api import EvaluationRun, ModelOptions, run_request
+from biasatlas.api import EvaluationRun
+from biasatlas.request import ModelOptions, RunRequest
 from biasatlas.errors import BiasAtlasError, DataError, UnknownName
 
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
@@ -168,11 +169,12 @@ def test_run_request_records_the_resolved_policy():
     from biasatlas.registry import load_benchmark
 
     bench = load_benchmark("census", country="no", method="gebnlp2022")
-    request = run_request(bench, ModelOptions(model="m").for_benchmark(bench))
+    request = RunRequest(bench, {}, ModelOptions(model="m")).recorded()
     assert request["model"]["multi_token"] == "first-token"
     assert "batch_size" not in request["model"] and "device" not in request["model"]
-    plain = run_request(bench, ModelOptions(model="m", batch_size=3, device="cuda"))
-    assert "multi_token" not in plain["model"]
+    plain = RunRequest(load_benchmark("census", country="no"), {}, ModelOptions(model="m", batch_size=3,
+                                                                                device="cuda")).recorded()
+    assert "multi_token" not in plain["model"] and "batch_size" not in plain["model"]
 
 
 # -- order of checks, status lines, cache --------------------------------------------------------------

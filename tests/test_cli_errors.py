@@ -189,6 +189,9 @@ CASES: list[tuple[str, Callable[[World, pytest.MonkeyPatch], list[str]], int, st
     ("variant of another scorer, local model", lambda w, mp: crows(
         "--variant", "shared-ll", "--model", str(w.tiny_bert))(w, mp), USAGE,
      "unknown masked-lm variant 'shared-ll'"),
+    ("causal reading of a masked LM", lambda w, mp: ["run", "census", "--country", "no", "--causal-reading", "joint",
+                                                     "--model", str(w.tiny_bert)], USAGE,
+     "causal reading 'joint' is for causal and seq2seq LMs"),
     ("cuda absent", cuda_absent, USAGE, "CUDA is not available (torch "),
     ("unknown device", lambda w, mp: crows("--device", "gpu0", "--model", str(w.tiny_bert))(w, mp), USAGE,
      "unknown device 'gpu0'"),
@@ -293,13 +296,13 @@ def test_the_choices_are_the_librarys_sets():
 
     scorer_sets = {"scorer": ("auto", *registry.SCORERS),
                    "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
-                   "dtype": DTYPES, "engine": typing.get_args(EngineName)}
+                   "dtype": DTYPES, "multi_token": ("joint", "first-token"), "engine": typing.get_args(EngineName)}
     assert _choices("crows-pairs") == {"dataset": tuple(DATASETS), **scorer_sets}
     assert _choices("zh-neutral") == {"log_base": tuple(LOG_BASES), "unequal_masks": UNEQUAL_MASKS, **scorer_sets}
     assert _choices("census") == {
         "country": census.COUNTRIES, "aggregation": AGGREGATIONS, "normalisation": ("auto", *NORMALISATIONS),
-        "method": METHODS, "template_set": tuple(TEMPLATE_SETS), "multi_token": ("joint", "first-token"),
-        "identifiers": IDENTIFIER_SETS, "causal_reading": ("auto", *CAUSAL_READINGS), **scorer_sets}
+        "method": METHODS, "template_set": tuple(TEMPLATE_SETS), "identifiers": IDENTIFIER_SETS,
+        "causal_reading": ("auto", *CAUSAL_READINGS), **scorer_sets}
 
 
 def test_every_run_command_takes_the_same_sampling_options():

@@ -1,4 +1,5 @@
-"""Contract: every benchmark runs with every scorer (DESIGN.md, "Tests in layers").
+"""Contract: every benchmark runs with every scorer (DESIGN.md, "Tests in layers"), and every
+registered benchmark brings a card, a `biasatlas run` command and a row here.
 
 Each pair either produces a summary with the benchmark's documented keys and one record
 per scored item, or — only where a scorer cannot answer the benchmark's probe kind —
@@ -12,6 +13,7 @@ import pytest
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
+from biasatlas import registry
 from biasatlas.errors import UnsupportedProbe
 from biasatlas.pipeline import evaluate
 from biasatlas.registry import load_scorer
@@ -51,3 +53,33 @@ def test_every_benchmark_with_every_scorer(benchmark, scorer, model, request, sh
     assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
     assert run.records, "no item was scored"
     assert run.summary["provenance"]["n_probes"] > 0
+
+
+# -- over the registry: what every registered benchmark must bring ---------------------------------
+@pytest.mark.parametrize("name", list(registry.BENCHMARKS))
+def test_every_registered_benchmark_has_a_card_a_command_and_a_contract_row(name):
+    from pathlib import Path
+
+    from biasatlas.cli.run import build_command
+    from biasatlas.request import benchmark_options
+
+    spec = registry.benchmark_spec(name)
+    assert (Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / f"{name}.md").is_file(), "no card"
+    assert name in KEYS, "no row in this contract test"
+    assert spec.description, "no line for 'biasatlas run --help'"
+    for option in benchmark_options(spec.factory):
+        assert spec.flag(option).help, f"option {option!r} has no Flag(help=…) in the spec's flags"
+    flags = {p.name for p in build_command(name).params}
+    assert set(benchmark_options(spec.factory)) <= flags and {"model", "engine", "out"} <= flags
+
+
+@pytest.mark.parametrize("name", list(registry.BENCHMARKS))
+def test_no_benchmark_option_shares_a_name_with_a_model_engine_or_run_option(name):
+    """evaluate() splits its keywords by name, and a command has one flag per name."""
+    from dataclasses import fields
+
+    from biasatlas.request import EngineOptions, ModelOptions, benchmark_options
+
+    taken = {f.name for record in (ModelOptions, EngineOptions) for f in fields(record)}
+    taken |= {"out", "force", "cache", "refresh", "progress", "log", "no_cache"}
+    assert not set(benchmark_options(registry.benchmark_spec(name).factory)) & taken

@@ -230,11 +230,11 @@ def test_one_default_batch_size_for_every_scorer_and_the_command_line(tiny_bert,
     assert MaskedLMScorer(str(tiny_bert)).batch_size == 64
     assert CausalLMScorer(str(tiny_gpt2)).batch_size == 64
     assert Seq2SeqScorer(str(tiny_bart)).batch_size == 64
-    from biasatlas.cli.census import run_census
-    from biasatlas.cli.crows_pairs import run_crows_pairs
+    from biasatlas.cli.run import build_command
 
-    for command in (run_crows_pairs, run_census):  # "64" or 64: the command line's default
-        assert batch_size_request(inspect.signature(command).parameters["batch_size"].default) == 64
+    for name in ("crows-pairs", "census", "zh-neutral"):  # "64" or 64: the command line's default
+        default = next(p.default for p in build_command(name).params if p.name == "batch_size")
+        assert batch_size_request(default) == 64
 
 
 def test_largest_fitting_doubles_until_memory_runs_out():

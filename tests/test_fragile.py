@@ -8,7 +8,6 @@ bfloat16 3 nats per token), never read back from the code's output.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from io import StringIO
 
 import pytest
@@ -24,13 +23,6 @@ from biasatlas.probes import (TOKEN_LOGPROB_ERROR, PairAnswer, ScorerInfo, SlotA
 from biasatlas.scorers.fake import FakeScorer
 
 F32, F16, BF16 = 2e-4, 0.7, 3.0  # the documented table, restated
-
-
-@dataclass(frozen=True)
-class Bound:
-    """Just what ``bind`` reads: a scorer's info."""
-
-    info: ScorerInfo
 
 
 def _info(dtype: str, reads: str = "sequence") -> ScorerInfo:
@@ -64,7 +56,7 @@ def _pairs(n: int) -> list[CrowsPair]:
 
 def test_crows_pairs_close_pair_is_fragile_far_pair_is_not_in_bfloat16():
     # bfloat16: ε = 3 · (2 + 2) = 12 nats. Margins 0.001 and 11.9 lie within it, 50 does not.
-    bench = CrowsPairs().bind(Bound(_info("bfloat16")))
+    bench = CrowsPairs().bind(_info("bfloat16"))
     answers = {"0": PairAnswer("0", -20.0, -20.001, 2, 2), "1": PairAnswer("1", -8.1, -20.0, 2, 2),
                "2": PairAnswer("2", -10.0, -60.0, 2, 2)}
     result = bench.score(_pairs(3), answers)
@@ -76,7 +68,7 @@ def test_crows_pairs_close_pair_is_fragile_far_pair_is_not_in_bfloat16():
 
 def test_crows_pairs_same_pair_in_float32_is_fragile_only_within_its_bound():
     # float32: ε = 2e-4 · (5 + 5) = 0.002 nats. A margin of 0.01 is beyond it; 0.0015 is not.
-    bench = CrowsPairs().bind(Bound(_info("float32")))
+    bench = CrowsPairs().bind(_info("float32"))
     answers = {"0": PairAnswer("0", -20.0, -20.01, 5, 5), "1": PairAnswer("1", -20.0, -20.0015, 5, 5)}
     result = bench.score(_pairs(2), answers)
     assert [r["fragile"] for r in result.records] == [False, True]

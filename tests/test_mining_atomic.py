@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from biasatlas.mining import MiningConfig, run_pipeline
-from biasatlas.mining.checkpoint import atomic_open, atomic_write_text, stale_temporaries
+from biasatlas.atomic import atomic_open, atomic_write, stale_temporaries
 
 LINES = [
     "他在学校里认真学习，每天都很早起床。",
@@ -32,7 +32,7 @@ def test_a_symlink_at_the_final_path_is_replaced_not_written_through(tmp_path, v
     target = tmp_path / "out" / "card.md"
     target.parent.mkdir()
     target.symlink_to(victim)
-    atomic_write_text(target, "new card\n")
+    atomic_write(target, "new card\n")
     assert victim.read_bytes() == VICTIM
     assert not target.is_symlink() and target.read_text(encoding="utf-8") == "new card\n"
     assert os.listdir(target.parent) == ["card.md"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from biasatlas.api import ModelOptions
+from biasatlas.request import ModelOptions
 from biasatlas.suite import SuiteError, read_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,8 +93,9 @@ def test_cells_are_benchmarks_times_models(tmp_path):
     (("name = \"census\"", "name = \"censsu\""), "[[benchmark]] 2: unknown benchmark 'censsu'. Did you mean 'census'?"),
     (("dataset = \"fr\"", "dataset = \"fr-FR\""), "[[benchmark]] 1 (crows-pairs): unknown dataset 'fr-FR'"),
     (("dataset = \"fr\"", "data = \"missing.tsv\""), "[[benchmark]] 1 (crows-pairs): file "),
-    (("batch_size = 16", "batch_size = \"16\""), "[defaults], key 'batch_size': expected int"),
-    (("batch_size = 16", "batch_sise = 16"), "[defaults]: unknown scorer option 'batch_sise'"),
+    (("batch_size = 16", "batch_size = \"16\""), "[defaults], key 'batch_size': expected an integer or 'auto', "
+     "got '16'"),
+    (("batch_size = 16", "batch_sise = 16"), "[defaults]: unknown model or engine option 'batch_sise'"),
     (("label = \"fake-b\"", "label = \"fake-a\""), "two cells would share the folder 'crows-pairs-fr__fake-a'"),
     (("id = \"fake\"\nlabel = \"fake-b\"", "id = \"./no-such-model\""),
      "[[model]] 2 (./no-such-model): model folder"),
@@ -110,6 +111,26 @@ def test_mistakes_name_the_file_table_and_key(tmp_path, edit, message):
         read_suite(path)
     assert str(caught.value).startswith(f"{path}: ")
     assert message in str(caught.value)
+
+
+def test_models_take_every_engine_option_checked_as_on_the_command_line(tmp_path):
+    from biasatlas.request import EngineOptions
+
+    ray = FAKE_SUITE.replace('label = "fake-b"', 'label = "fake-b"\nengine = "ray"\nworkers = 2\nworker_cpus = 2')
+    suite = read_suite(_write(tmp_path, ray))
+    assert suite.cells[0].request.engine == EngineOptions()
+    assert suite.cells[1].request.engine == EngineOptions(engine="ray", workers=2, worker_cpus=2.0)
+    with pytest.raises(SuiteError, match=r"\[\[model\]\] 2 \(fake\): workers must be a whole number of at least 1"):
+        read_suite(_write(tmp_path, ray.replace("workers = 2", "workers = 0")))
+    with pytest.raises(SuiteError, match=r"\[defaults\], key 'engine': unknown value 'rey'. Did you mean 'ray'"):
+        read_suite(_write(tmp_path, FAKE_SUITE.replace("batch_size = 16", 'batch_size = 16\nengine = "rey"')))
+
+
+def test_a_cell_whose_benchmark_cannot_read_its_scorer_fails_before_any_model_loads(tmp_path, tiny_bert):
+    text = FAKE_SUITE.replace('sample = 3', 'sample = 3\ncausal_reading = "joint"') + (
+        f'\n[[model]]\nid = "{tiny_bert}"\nlabel = "bert"\n')
+    with pytest.raises(SuiteError, match="cell census-no__bert: causal reading 'joint' is for causal"):
+        read_suite(_write(tmp_path, text))
 
 
 def test_a_bad_last_cell_fails_before_the_first_model_loads(tmp_path, monkeypatch):

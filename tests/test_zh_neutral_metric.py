@@ -126,7 +126,7 @@ class _Described:
 ])
 def test_which_scorers_the_mask_policy_applies_to(scorer, policy, checked):
     bench = ZhNeutral(unequal_masks=policy, topics_k=0)
-    bound = bench if scorer is None else bench.bind(scorer)
+    bound = bench if scorer is None else bench.bind(scorer.info)
     assert bound.checks_masks is checked
     items = [_item("a", "爸爸/妈", "爸爸在家。", "爸爸")]
     result = bound.score(items, {"a": _answer("a", 0.01, 0.1, (2, 1))})

@@ -22,7 +22,7 @@ from biasatlas.display.checks import FieldCheck, check_fields, number
 from biasatlas.display.paired import Paired, PairedTest, pair_items
 from biasatlas.display.runview import Column, RunView
 from biasatlas.display.tables import Metric, Table, leaderboard_table
-from biasatlas.probes import Answer, PairAnswer, PairProbe
+from biasatlas.probes import Answer, PairAnswer, PairProbe, ScorerInfo
 from biasatlas.stats import wilcoxon_test
 
 NAME = "toy-pronouns"
@@ -71,6 +71,12 @@ class ToyPronouns:
 
     def table(self, summary: Mapping[str, Any]) -> Any:
         return VIEW.terminal(summary)
+
+    def bind(self, info: ScorerInfo) -> ToyPronouns:
+        return self  # a pair's scores mean the same whatever the scorer
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        return dict(summary)  # no work counts in the summary
 
 
 # -- its summary.json, read back typed ----------------------------------------------------------

@@ -1,8 +1,9 @@
 """One call from Python: :func:`evaluate` a benchmark on a model, :func:`load_run` a finished run folder.
 
-The command line goes through the same function (``biasatlas run …`` calls :func:`evaluate`),
-so both have one set of defaults, one order of checks and one record of what a run asked
-for (:func:`run_request`)::
+The command line and suites go through the same runner (:func:`execute`, which
+:func:`evaluate` calls with a :class:`~biasatlas.request.RunRequest` built from its keywords),
+so all have one set of defaults, one order of checks and one record of what a run asked
+for (:meth:`~biasatlas.request.RunRequest.recorded`)::
 
     import biasatlas
     run = biasatlas.evaluate("crows-pairs", model="camembert-base", dataset="fr", lowercase=True)
@@ -21,168 +22,77 @@ the functions), so ``import biasatlas`` stays fast.
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# The scorers' own default (rows per forward pass): one number on the command line, here and
-# in the scorers. scorers.base imports nothing heavy.
-from .scorers.base import DEFAULT_BATCH_SIZE
+from .request import RunRequest, split_options
 
 if TYPE_CHECKING:
-    from .benchmarks.base import Benchmark, BenchmarkSpec
+    from .benchmarks.base import Benchmark
     from .cache import ScoreCache
-    from .scorers.engines import ScoringEngine
 
-__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MODEL", "EvaluationRun", "ModelOptions", "benchmark_options",
-           "build_benchmark", "evaluate", "load_run", "run_request"]
-
-#: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
-DEFAULT_MODEL = "gemma-3-270m"
-#: Census methods scored, as published, on the first sub-token of each filler: GeBNLP 2022
-#: (Touileb, Øvrelid & Velldal 2022) masked one token per pronoun, so a masked LM runs with
-#: the ``first-token`` policy there unless ``multi_token`` says otherwise.
-FIRST_TOKEN_METHODS: frozenset[str] = frozenset({"gebnlp2022"})
-#: Benchmark fields that are not options: set by the benchmark itself or by ``bind(scorer)``.
-NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
+__all__ = ["EvaluationRun", "evaluate", "execute", "load_run"]
 
 Log = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class ModelOptions:
-    """How the scorer is built: the model and the options of ``biasatlas run``'s model flags."""
-
-    model: str = DEFAULT_MODEL
-    scorer: str = "auto"
-    variant: str | None = None
-    batch_size: int | str = DEFAULT_BATCH_SIZE
-    device: str = "cpu"
-    dtype: str = "float32"
-    revision: str | None = None
-    trust_remote_code: bool = False
-    multi_token: str | None = None
-    #: accelerate's placement (``"auto"``: a model larger than one GPU over several); None: one device.
-    device_map: str | None = None
-
-    def for_benchmark(self, benchmark: Any) -> ModelOptions:
-        """These options with the benchmark's published multi-token policy filled in where
-        none was given (census ``gebnlp2022``: ``first-token``; see :data:`FIRST_TOKEN_METHODS`)."""
-        if self.multi_token is None and getattr(benchmark, "method", None) in FIRST_TOKEN_METHODS:
-            return replace(self, multi_token="first-token")
-        return self
-
-    def build(self) -> Any:
-        """The scorer, through :func:`biasatlas.registry.load_scorer`.
-
-        ``multi_token`` goes only to a scorer whose factory names that parameter (the masked
-        LM's): causal and seq2seq LMs read whole sentences and have no such policy.
-        """
-        from .registry import load_scorer, scorer_factory, scorer_kind
-
-        kw: dict[str, Any] = {"variant": self.variant}
-        if self.model != "fake" and self.scorer != "fake":  # the fake scorer loads nothing
-            kw.update(batch_size=self.batch_size, device=self.device, dtype=self.dtype, revision=self.revision,
-                      trust_remote_code=self.trust_remote_code)
-            if self.device_map is not None:
-                kw["device_map"] = self.device_map
-        kind = self.scorer
-        if self.multi_token is not None:
-            if kind == "auto":
-                kind = scorer_kind(self.model, trust_remote_code=self.trust_remote_code, revision=self.revision)
-            if "multi_token" in inspect.signature(scorer_factory(kind)).parameters:
-                kw["multi_token"] = self.multi_token
-        return load_scorer(self.model, kind, **kw)
-
-
-def run_request(benchmark: Any, options: ModelOptions) -> dict[str, Any]:
-    """What makes two runs the same run (recorded in the run folder, compared on a rerun):
-    the benchmark's settings and the model options that change scores. Batch size and
-    device must not change a score, so they are left out; ``multi_token`` only when set."""
-    model = {k: v for k, v in asdict(options).items() if k not in ("batch_size", "device", "device_map")}
-    if model["multi_token"] is None:
-        del model["multi_token"]
-    return {"benchmark": benchmark.config(), "model": model}
-
-
-# -- building a benchmark ---------------------------------------------------------------------------
-def benchmark_options(spec: BenchmarkSpec) -> dict[str, inspect.Parameter]:
-    """The keyword options a benchmark's factory takes (``dataset``, ``lowercase``, ``sample`` …)."""
-    parameters = inspect.signature(spec.factory).parameters
-    return {name: p for name, p in parameters.items()
-            if name not in NOT_OPTIONS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-
-
-def build_benchmark(name: str, options: Mapping[str, Any]) -> Any:
-    """The benchmark registered as ``name`` with ``options``; an unknown option is an
-    :class:`~biasatlas.errors.UnknownName` with "did you mean" and the options there are."""
-    from .errors import did_you_mean
-    from .registry import benchmark_spec, load_benchmark
-
-    known = benchmark_options(benchmark_spec(name))
-    for key in options:
-        if key not in known:
-            raise did_you_mean(f"{name} option", key, known)
-    return load_benchmark(name, **options)
-
-
 # -- evaluate ---------------------------------------------------------------------------------------
-def evaluate(benchmark: str | Benchmark, *, model: str = DEFAULT_MODEL, scorer: str = "auto",
-             variant: str | None = None, batch_size: int | str = DEFAULT_BATCH_SIZE, device: str = "cpu",
-             dtype: str = "float32", revision: str | None = None, trust_remote_code: bool = False,
-             multi_token: str | None = None, device_map: str | None = None, out: Path | str | None = None,
-             force: bool = False,
+def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force: bool = False,
              cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
-             log: Log | None = None, engine: str | ScoringEngine = "local", ray_address: str | None = None,
-             workers: int = 1, worker_cpus: float = 1.0, worker_gpus: float | None = None,
-             **options: Any) -> EvaluationRun:
+             log: Log | None = None, **options: Any) -> EvaluationRun:
     """Run a benchmark on a model and return the run; write a run folder if ``out`` is given.
 
-    ``benchmark`` is a registered name (``"crows-pairs"``, ``"census"``, ``"zh-neutral"``),
-    whose ``**options`` go to its factory (``dataset="fr"``, ``lowercase=True``,
-    ``country="no"``, ``sample=12`` …), or a benchmark object already built (then no options).
-    The model options mean what ``biasatlas run``'s flags mean, with the same defaults
-    (``batch_size`` is a number of rows, or ``"auto"`` where the scorer can pick one).
+    ``benchmark`` is a registered name (``"crows-pairs"``, ``"census"``, ``"zh-neutral"``)
+    or a benchmark object already built. ``**options`` are split by name: the fields of
+    :class:`~biasatlas.request.ModelOptions` (``model``, ``scorer``, ``variant``,
+    ``batch_size``, ``device``, ``dtype``, ``revision``, ``trust_remote_code``,
+    ``multi_token``, ``device_map``) and of :class:`~biasatlas.request.EngineOptions`
+    (``engine``, ``workers``, ``worker_cpus``, ``worker_gpus``, ``ray_address``) mean what
+    ``biasatlas run``'s flags mean, with the same defaults; the rest go to the benchmark's
+    factory (``dataset="fr"``, ``lowercase=True``, ``country="no"``, ``sample=12`` …; none
+    with a built benchmark). ``engine="ray"`` scores the same chunks on a Ray actor pool: the
+    run folder is byte-identical to a local run's (docs/scale.md). The rest is
+    :func:`execute`'s.
+    """
+    bench_options, model, engine = split_options(options)
+    return execute(RunRequest(benchmark, bench_options, model, engine), out=out, force=force, cache=cache,
+                   refresh=refresh, progress=progress, log=log)
+
+
+def execute(request: RunRequest, *, out: Path | str | None = None, force: bool = False,
+            cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
+            log: Log | None = None) -> EvaluationRun:
+    """Run ``request``, the one runner behind :func:`evaluate`, ``biasatlas run`` and suites.
+
     ``cache``: ``True`` uses the score cache at its default place (``$BIASATLAS_CACHE_DIR``),
     ``False`` none, or pass a :class:`~biasatlas.cache.ScoreCache`; ``refresh`` rescores and
     overwrites. ``out`` is claimed before the model loads (a folder holding another run is
     refused unless ``force``). ``log`` receives the status lines the command line prints.
-    ``engine="ray"`` scores the same chunks on a Ray actor pool of ``workers`` scorers
-    (``ray_address`` joins a cluster; ``worker_gpus`` defaults to 1 with a CUDA ``device``):
-    the run folder is byte-identical to a local run's (docs/scale.md). Engine settings do
-    not change a score, so they are not part of the run's recorded request.
     """
     from .pipeline import evaluate as run_pipeline
-    from .registry import preflight
     from .results import claim_run_folder, write_run
-    from .scorers.engines import make_engine
 
-    bench = _benchmark(benchmark, options)
+    bench = request.bench
     bench.load()  # bad data or options fail here, before any model
-    model_options = ModelOptions(model, scorer, variant, batch_size, device, dtype, revision, trust_remote_code,
-                                 multi_token, device_map).for_benchmark(bench)
-    # The workers build their own scorer from the same options (a picklable bound method).
-    runner = engine if not isinstance(engine, str) else make_engine(
-        engine, model_options.build, workers=workers, worker_cpus=worker_cpus, worker_gpus=worker_gpus,
-        address=ray_address, device=device)
+    model = request.scorer_options
     folder = None if out is None else Path(out)
-    lock = None if folder is None else claim_run_folder(folder, run_request(bench, model_options), force=force)
-    store, opened = None, False
+    lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force)
+    store, opened, runner = None, False, None
     try:
         store, opened = _cache(cache)  # inside: a cache that cannot be opened still releases the folder
-        preflight({"device": device, "dtype": dtype})  # a bad device is one line, not two
-        _say(log, f"{bench.name} · loading model {model} …")
-        run = run_pipeline(bench, model_options.build(), progress=progress, cache=store, refresh=refresh,
-                           engine=runner)
+        model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
+        runner = request.engine.build(model)
+        _say(log, f"{bench.name} · loading model {model.model} …")
+        run = run_pipeline(bench, model.build(), progress=progress, cache=store, refresh=refresh, engine=runner)
         if run.timing.get("cache_hits"):
             _say(log, f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
         if folder is not None:
             write_run(run, folder)
     finally:
-        if isinstance(engine, str):
+        if runner is not None:
             runner.close()
         if opened and store is not None:
             store.close()
@@ -190,15 +100,6 @@ def evaluate(benchmark: str | Benchmark, *, model: str = DEFAULT_MODEL, scorer: 
             lock.release()
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
                             path=folder, terminal=bench.table)
-
-
-def _benchmark(benchmark: Any, options: Mapping[str, Any]) -> Any:
-    if isinstance(benchmark, str):
-        return build_benchmark(benchmark, options)
-    if options:
-        raise TypeError(f"options ({', '.join(options)}) go with a benchmark name; "
-                        f"{benchmark.name!r} is already built")
-    return benchmark
 
 
 def _cache(cache: bool | ScoreCache | None) -> tuple[ScoreCache | None, bool]:

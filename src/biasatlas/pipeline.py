@@ -41,15 +41,13 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     build scorers like it, while ``scorer`` still gives the cache key, the plan and the
     provenance. The run record does not depend on the engine, except ``timing``.
 
-    Two optional benchmark hooks: ``bind(scorer)`` returns the benchmark set up for that
-    scorer (it reads only ``scorer.info``, a :class:`~biasatlas.probes.ScorerInfo`: census
-    normalisation follows what an answer is), and ``with_counters(summary, counters)``
-    adds the scorer's forward-pass counts. The scorer keeps no state from one call to the
-    next: this run's skips are the probes its own ``score`` calls left unanswered.
+    Two benchmark hooks: ``bind(scorer.info)`` returns the benchmark set up for that
+    scorer (a :class:`~biasatlas.probes.ScorerInfo`: census normalisation follows what an
+    answer is), and ``with_counters(summary, counters)`` adds the scorer's forward-pass
+    counts. The scorer keeps no state from one call to the next: this run's skips are the
+    probes its own ``score`` calls left unanswered.
     """
-    bind = getattr(benchmark, "bind", None)
-    if bind is not None:
-        benchmark = bind(scorer)
+    benchmark = benchmark.bind(scorer.info)
     items = benchmark.load()
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
@@ -64,11 +62,10 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": key}
-    with_counters = getattr(benchmark, "with_counters", None)
     # The summary gets the planned count (what an uncached run computes), so a resumed
     # run's summary equals an uninterrupted one's; the counts of what this run scored,
     # summed over its chunks wherever they ran, go to timing.
-    scores = with_counters(result.summary, scorer.plan(probes)) if with_counters else result.summary
+    scores = benchmark.with_counters(result.summary, scorer.plan(probes))
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),

@@ -2,7 +2,9 @@
 
 Benchmarks and scorers are looked up by name here only, so ``biasatlas list`` and the CLI
 show the same set. Benchmarks map to the module that exports their ``SPEC``, imported on
-first use, so a benchmark kept elsewhere is added with one :func:`register_benchmark`.
+first use; installed packages (biasatlas itself included) declare them as entry points of
+the ``biasatlas.benchmarks`` group, so a benchmark shipped in its own package needs no edit
+here, and :func:`register_benchmark` adds one for the current process only.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from .errors import did_you_mean
 
 if TYPE_CHECKING:
     from .benchmarks.base import BenchmarkSpec
+    from .probes import Reads
 
 
 def lookup(kind: str, table: dict[str, Any], name: str) -> Any:
@@ -45,18 +48,26 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "seq2seq": ("sentence-ll",),
     "fake": ("hash",),
 }
+#: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
+#: before its model loads, so a benchmark that cannot read them refuses the run first.
+READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence", "fake": "sequence"}
 
 
-def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = ()) -> None:
+def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
+                    reads: Reads | None = None) -> None:
     """Make ``name`` a scorer for :func:`load_scorer` (and ``--scorer NAME``), in one line:
     ``register_scorer("served-bert", "mypkg.served:ServedScorer")``.
 
     The scorer says what its answers mean through its ``info``
     (:class:`~biasatlas.probes.ScorerInfo`), so benchmarks need no entry of their own.
-    ``variants`` are listed by ``biasatlas list``. Registering a name again replaces it.
+    ``variants`` are listed by ``biasatlas list``; ``reads``, when given, lets a benchmark
+    refuse the scorer before its model loads. Registering a name again replaces it.
     """
     SCORERS[name] = target
     VARIANTS[name] = tuple(variants)
+    READS.pop(name, None)
+    if reads is not None:
+        READS[name] = reads
 
 
 def scorer_factory(name: str) -> Callable[..., Any]:
@@ -147,26 +158,60 @@ def check_variant(kind: str, variant: str | None) -> None:
 
 
 # -- benchmarks -----------------------------------------------------------------------------------
+#: The entry-point group a benchmark package declares itself in: name → the module exporting
+#: its ``SPEC``, e.g. in its pyproject.toml ``[project.entry-points."biasatlas.benchmarks"]``,
+#: ``toy-pronouns = "toy_benchmark"``. biasatlas's own benchmarks are found the same way.
+ENTRY_POINTS = "biasatlas.benchmarks"
+#: The leaderboard order of the first benchmarks, kept from before they were entry points
+#: (installers write entry points sorted by name, so the declaration order is lost): these
+#: first, then every other benchmark by name. A new benchmark needs no line here.
+FIRST: tuple[str, ...] = ("crows-pairs", "census", "zh-neutral")
+
+
+def discover_benchmarks() -> dict[str, str]:
+    """Benchmark name → module, from the installed packages' :data:`ENTRY_POINTS`.
+
+    In :data:`FIRST`'s order, then by name (the order of the report's leaderboards). A name
+    biasatlas ships is never replaced by another package's. Reads metadata only: no
+    benchmark is imported.
+    """
+    from importlib.metadata import entry_points
+
+    found = list(entry_points(group=ENTRY_POINTS))
+    own = {ep.name: ep.module for ep in found if _distribution(ep) == "biasatlas"}
+    table = {name: own[name] for name in FIRST if name in own}
+    for ep in sorted(found, key=lambda ep: (_distribution(ep) != "biasatlas", ep.name)):
+        table.setdefault(ep.name, ep.module)
+    return table
+
+
+def _distribution(ep: Any) -> str | None:
+    dist = getattr(ep, "dist", None)
+    return None if dist is None else str(dist.metadata["Name"])
+
+
 #: Benchmark name → the module exporting its ``SPEC`` (a :class:`~biasatlas.benchmarks.base.BenchmarkSpec`),
 #: imported on first use so that ``biasatlas list`` and ``--help`` load no benchmark code.
-BENCHMARKS: dict[str, str] = {
-    "crows-pairs": "biasatlas.benchmarks.crows_pairs",
-    "census": "biasatlas.benchmarks.census",
-    "zh-neutral": "biasatlas.benchmarks.zh_neutral",
-}
+BENCHMARKS: dict[str, str] = discover_benchmarks()
 
 
 def register_benchmark(name: str, module: str) -> None:
-    """Add a benchmark kept outside biasatlas: ``module`` (a dotted import path) exports ``SPEC``.
+    """Add a benchmark for this process only (a notebook, a test): ``module`` exports ``SPEC``.
 
-    One line makes it runnable (:func:`load_benchmark`) and known to the report, the
-    leaderboard and ``biasatlas compare``; the spec is imported when first needed.
+    An installed package declares its benchmarks in the :data:`ENTRY_POINTS` group instead,
+    and every process (``biasatlas list``, ``run``, ``suite``, ``report``, ``compare``) finds them.
     """
     BENCHMARKS[name] = module
 
 
 def benchmark_spec(name: str) -> BenchmarkSpec:
     """The spec registered as ``name``; :class:`~biasatlas.errors.UnknownName` says what is available."""
+    if name not in BENCHMARKS and not any(module.startswith("biasatlas.") for module in BENCHMARKS.values()):
+        from .errors import UsageError
+
+        raise UsageError(f"unknown benchmark {name!r}: not even biasatlas's own are registered, so its "
+                         f"installed metadata (the {ENTRY_POINTS!r} entry points) is missing; install it "
+                         "(pip install -e . in a source tree)")
     spec = getattr(import_module(lookup("benchmark", BENCHMARKS, name)), "SPEC", None)
     if spec is None or spec.name != name:
         raise TypeError(f"module {BENCHMARKS[name]} registered as benchmark {name!r} does not export "

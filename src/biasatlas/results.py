@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .atomic import atomic_write
 from .errors import BiasAtlasError, DataError
 
 OWNER_FILE = ".biasatlas-run.json"
@@ -60,36 +59,6 @@ def _clean(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     return value
-
-
-def atomic_write(path: Path, text: str | bytes) -> None:
-    """Write ``text`` (or bytes) to a fresh, unpredictably named temporary beside ``path``, then rename.
-
-    The temporary gets the permissions a plain ``open`` would (0666 less the umask; the
-    temporary file module's 0600 would hide run folders from colleagues) and is removed
-    if anything fails, so a crash leaves either the old file or the new one.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    binary = isinstance(text, bytes)
-    with tempfile.NamedTemporaryFile("wb" if binary else "w", encoding=None if binary else "utf-8",
-                                     dir=path.parent, delete=False, prefix=f".{path.name}.") as tmp:
-        try:
-            tmp.write(text)
-            os.chmod(tmp.name, 0o666 & ~_umask())
-        except BaseException:
-            os.unlink(tmp.name)
-            raise
-    try:
-        os.replace(tmp.name, path)
-    except BaseException:
-        os.unlink(tmp.name)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)  # the only way to read it is to set it
-    os.umask(current)
-    return current
 
 
 def _jsonl(records: list[dict[str, Any]]) -> str:

@@ -21,7 +21,7 @@ A suite file (docs/suites.md; docs/example-suite.toml)::
     dtype = "float32"
 
 Each cell (benchmark × model) is one run folder ``<out>/<benchmark>[-<dataset or
-country>]__<model>`` written by :func:`biasatlas.api.evaluate` through the score cache. The
+country>]__<model>`` written by :func:`biasatlas.api.execute` through the score cache. The
 whole file is checked before any model loads (keys, benchmark options and their types and
 choices, scorer options, that each benchmark's data loads and each model can be found), so
 a mistake in the last cell fails in a second. A rerun skips the cells already finished with
@@ -39,20 +39,22 @@ import tomllib
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from .api import ModelOptions, benchmark_options, run_request
 from .errors import BiasAtlasError, DataError, did_you_mean
+from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, literal_values
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
 
 TOP_KEYS: tuple[str, ...] = ("out", "defaults", "benchmark", "model")
-#: Scorer options a ``[defaults]`` or ``[[model]]`` table may set, with their TOML types.
-MODEL_OPTIONS: dict[str, type] = {"scorer": str, "variant": str, "batch_size": int, "device": str, "dtype": str,
-                                  "revision": str, "trust_remote_code": bool, "multi_token": str}
-MODEL_KEYS: tuple[str, ...] = ("id", "label", *MODEL_OPTIONS)
+#: What a ``[defaults]`` or ``[[model]]`` table may set: every model and engine option of a
+#: run (the fields of :class:`~biasatlas.request.ModelOptions` but the model itself, which is
+#: ``id``, and of :class:`~biasatlas.request.EngineOptions`), typed by their annotations.
+RUN_OPTIONS: tuple[str, ...] = (*(f.name for f in fields(ModelOptions) if f.name != "model"),
+                                *(f.name for f in fields(EngineOptions)))
+MODEL_KEYS: tuple[str, ...] = ("id", "label", *RUN_OPTIONS)
 #: Benchmark options used to name a cell's folder, first found first.
 NAMING_OPTIONS: tuple[str, ...] = ("dataset", "country")
 REPORT_FILE = "report.html"
@@ -72,15 +74,18 @@ class SuiteError(DataError):
 
 @dataclass(frozen=True)
 class Cell:
-    """One run of the grid: a benchmark (built and loaded) on a model, into ``folder``."""
+    """One run of the grid, into ``folder``: its request (the benchmark built and loaded)."""
 
     folder: str
-    benchmark: Any
-    model: ModelOptions
+    request: RunRequest
 
-    def request(self) -> dict[str, Any]:
-        """What the run folder records (:func:`biasatlas.api.run_request`), to tell a finished cell."""
-        return run_request(self.benchmark, self.model.for_benchmark(self.benchmark))
+    @property
+    def benchmark(self) -> Any:
+        return self.request.bench
+
+    @property
+    def model(self) -> ModelOptions:
+        return self.request.model
 
 
 @dataclass(frozen=True)
@@ -117,13 +122,25 @@ def read_suite(path: Path | str) -> Suite:
     base = path.parent
     out = _out(path, data.get("out"))
     defaults = _table(path, "[defaults]", data.get("defaults", {}))
-    _known_keys(path, "[defaults]", defaults, tuple(MODEL_OPTIONS), "scorer option")
+    _known_keys(path, "[defaults]", defaults, RUN_OPTIONS, "model or engine option")
     benchmarks = [_benchmark(path, i, entry, base) for i, entry in enumerate(_array(path, "benchmark", data), 1)]
     models = [_model(path, i, entry, defaults, base) for i, entry in enumerate(_array(path, "model", data), 1)]
-    cells = tuple(Cell(f"{prefix}__{slug}", bench, model)
+    cells = tuple(_cell(path, f"{prefix}__{slug}", bench, model)
                   for prefix, bench in benchmarks for slug, model in models)
     _distinct(path, cells)
     return Suite(path, out, cells)
+
+
+def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOptions, str]) -> Cell:
+    """The cell of ``bench`` on a checked model, once the benchmark accepts that model's scorer
+    (census refuses an explicit causal reading of a masked LM before any model loads)."""
+    model, engine, kind = run
+    request = RunRequest(bench, {}, model, engine)
+    try:
+        request.scorer_options.check_fits(bench, kind)
+    except BiasAtlasError as exc:
+        raise SuiteError(path, f"cell {folder}", str(exc)) from None
+    return Cell(folder, request)
 
 
 def _parse(path: Path) -> dict[str, Any]:
@@ -185,7 +202,7 @@ def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tup
         raise SuiteError(path, where, str(did_you_mean("benchmark", name, BENCHMARKS)))
     where = f"{where} ({name})"
     spec = benchmark_spec(name)
-    known = benchmark_options(spec)
+    known = benchmark_options(spec.factory)
     hints = typing.get_type_hints(spec.factory)
     options: dict[str, Any] = {}
     label = entry.get("label")
@@ -210,8 +227,9 @@ def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tup
 
 
 def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str, Any],
-           base: Path) -> tuple[str, ModelOptions]:
-    """The folder slug and the scorer options of ``[[model]] index`` (over ``[defaults]``)."""
+           base: Path) -> tuple[str, tuple[ModelOptions, EngineOptions, str]]:
+    """The folder slug, the model and engine options of ``[[model]] index`` (over
+    ``[defaults]``), checked by the request's own checks, and the scorer kind they resolve to."""
     where = f"[[model]] {index}"
     model_id = entry.get("id")
     if not isinstance(model_id, str) or not model_id:
@@ -221,45 +239,23 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
     label = entry.get("label")
     if label is not None and not isinstance(label, str):
         raise SuiteError(path, f"{where}, key 'label'", "expected a string")
-    settings = {**defaults, **{k: v for k, v in entry.items() if k in MODEL_OPTIONS}}
-    for key, value in settings.items():
-        wanted = MODEL_OPTIONS[key]
-        if key == "batch_size" and value == "auto":
-            continue
-        if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
-            table = where if key in entry else "[defaults]"
-            raise SuiteError(path, f"{table}, key {key!r}", f"expected {wanted.__name__}, got {value!r}")
+    hints = {**typing.get_type_hints(ModelOptions), **typing.get_type_hints(EngineOptions)}
+    settings: dict[str, Any] = {}
+    for key, value in {**defaults, **{k: v for k, v in entry.items() if k in RUN_OPTIONS}}.items():
+        try:
+            settings[key] = _coerce(value, hints[key], base)
+        except _Mismatch as exc:
+            raise SuiteError(path, f"{where if key in entry else '[defaults]'}, key {key!r}", str(exc)) from None
     is_path = model_id.startswith(("./", "../", "~", "/"))
     model = str(_relative_to(base, model_id)) if is_path else model_id
-    options = replace(ModelOptions(model=model), **settings)
+    engine_keys = {f.name for f in fields(EngineOptions)}
     try:
-        _check_model(options)
+        model_options = ModelOptions(model=model, **{k: v for k, v in settings.items() if k not in engine_keys})
+        engine = EngineOptions(**{k: v for k, v in settings.items() if k in engine_keys})
+        kind = model_options.preflight()
     except BiasAtlasError as exc:
         raise SuiteError(path, where, str(exc)) from None
-    return _slug(label or (Path(model).name if is_path else model_id)), options
-
-
-def _check_model(options: ModelOptions) -> None:
-    """What can be checked without loading the model: names, choices, device, dtype, that it exists."""
-    from .errors import UsageError
-    from .probes import MULTI_TOKEN_POLICIES
-    from .registry import SCORERS, VARIANTS
-    from .scorers.preflight import check_device, check_dtype, check_model_reachable
-
-    if isinstance(options.batch_size, int) and options.batch_size < 1:
-        raise UsageError(f"batch_size must be a number of rows (at least 1) or \"auto\", not {options.batch_size}")
-    if options.scorer != "auto" and options.scorer not in SCORERS:
-        raise did_you_mean("scorer", options.scorer, ["auto", *SCORERS])
-    variants = sorted({v for names in VARIANTS.values() for v in names}
-                      if options.scorer == "auto" else VARIANTS.get(options.scorer, ()))
-    if options.variant is not None and variants and options.variant not in variants:
-        raise did_you_mean("variant", options.variant, variants)
-    if options.multi_token is not None and options.multi_token not in MULTI_TOKEN_POLICIES:
-        raise did_you_mean("multi-token policy", options.multi_token, MULTI_TOKEN_POLICIES)
-    if options.model != "fake" and options.scorer != "fake":
-        check_dtype(options.dtype)
-        check_device(options.device)
-        check_model_reachable(options.model, options.revision)
+    return _slug(label or (Path(model).name if is_path else model_id)), (model_options, engine, kind)
 
 
 class _Mismatch(Exception):
@@ -272,15 +268,18 @@ def _coerce(value: Any, hint: Any, base: Path) -> Any:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         arms = [a for a in args if a is not type(None)]
-        choices = [c for a in arms for c in _literal(a)]
-        for arm in (a for a in arms if not _literal(a)):
+        choices = [c for a in arms for c in literal_values(a)]
+        for arm in (a for a in arms if not literal_values(a)):
             try:
                 return _coerce(value, arm, base)
             except _Mismatch:
                 continue
-        if choices:
+        if choices and all(literal_values(a) for a in arms):
             return _coerce(value, Literal[tuple(choices)], base)
-        raise _Mismatch(f"expected {' or '.join(_name(a) for a in arms)}, got {value!r}")
+        if value in choices:
+            return value
+        expected = [*(_name(a) for a in arms if not literal_values(a)), *(repr(c) for c in choices)]
+        raise _Mismatch(f"expected {' or '.join(expected)}, got {value!r}")
     if origin is Literal:
         if value in args:
             return value
@@ -301,14 +300,6 @@ def _coerce(value: Any, hint: Any, base: Path) -> Any:
     if hint is str and isinstance(value, str):
         return value
     raise _Mismatch(f"expected {_name(hint)}, got {value!r}")
-
-
-def _literal(hint: Any) -> tuple[Any, ...]:
-    if typing.get_origin(hint) is Literal:
-        return typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        return tuple(c for a in typing.get_args(hint) for c in _literal(a))
-    return ()
 
 
 def _name(hint: Any) -> str:
@@ -340,12 +331,12 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     """Run every cell into ``out`` (else the suite file's ``out``), then write the report.
 
     A cell whose folder already holds a finished run of the same request is skipped (and
-    logged); any other cell runs through :func:`biasatlas.api.evaluate` with the score cache,
+    logged); any other cell's request runs through :func:`biasatlas.api.execute` with the score cache,
     so an interrupted cell resumes. ``force`` replaces cell folders holding other runs.
     """
-    from .api import evaluate
+    from .api import execute
     from .cache import ScoreCache, default_cache_path
-    from .results import atomic_write
+    from .atomic import atomic_write
 
     folder = Path(out) if out is not None else suite.out
     if folder is None:
@@ -358,13 +349,12 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     try:
         for number, cell in enumerate(suite.cells, 1):
             where = f"[{number}/{len(suite.cells)}] {cell.folder}"
-            if _finished(folder / cell.folder, cell.request()):
+            if _finished(folder / cell.folder, cell.request.recorded()):
                 say(f"{where}: finished earlier with the same settings, skipped")
                 skipped.append(cell.folder)
                 continue
             say(where)
-            evaluate(cell.benchmark, **_model_kwargs(cell.model), out=folder / cell.folder, force=force,
-                     cache=cache, progress=progress, log=say)
+            execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say)
             ran.append(cell.folder)
     finally:
         cache.close()
@@ -380,12 +370,6 @@ def _ensure_folder(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SuiteError(folder, "", f"cannot create the suite folder: {exc.strerror or exc}") from None
-
-
-def _model_kwargs(options: ModelOptions) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    return asdict(options)
 
 
 def _finished(folder: Path, request: dict[str, Any]) -> bool:
@@ -405,8 +389,8 @@ def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Pat
     """``report.html`` and ``leaderboard.md`` over the cells' run folders (:mod:`biasatlas.report`);
     returns their paths and the leaderboard tables."""
     from .display.tables import to_markdown
+    from .atomic import atomic_write
     from .report import build_report, leaderboard, load_runs, render_html
-    from .results import atomic_write
 
     views = load_runs([folder / c for c in cells])
     tables = tuple(leaderboard(views))

@@ -22,7 +22,7 @@ from ..display.paired import Paired
 from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
-from ..probes import Answer, Probe
+from ..probes import Answer, Probe, ScorerInfo
 
 
 T = TypeVar("T")
@@ -71,6 +71,15 @@ class Benchmark(Protocol):
 
     def table(self, summary: Mapping[str, Any]) -> Any:
         """A rich renderable of the paper's table layout for the terminal (the view's ``terminal``)."""
+
+    def bind(self, info: ScorerInfo) -> Any:
+        """This benchmark set up for a scorer whose answers mean what ``info`` says (census reads
+        slot answers by it); raises :class:`~biasatlas.errors.UnsupportedProbe` for a scorer it
+        cannot read. Called before any model loads (from the scorer kind) and again with the
+        loaded scorer's own info."""
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        """The summary with whichever of the scorer's planned work counts it reports (maybe none)."""
 
 
 class TypedSummary(Protocol):
@@ -142,6 +151,40 @@ class BenchmarkView:
     references: Callable[[RunView], tuple[Reference, ...]] = _no_references
 
 
+def _no_scorer_defaults(benchmark: Any) -> Mapping[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How one of a benchmark factory's options reads on the command line (``biasatlas run NAME``);
+    its type, default and (for a ``Literal``) its choices come from the factory's signature.
+
+    ``spelling`` replaces the flag's name (``--topics`` for ``topics_k``); ``choices`` name the
+    values of a ``str`` option whose set is data (the shipped datasets), not a ``Literal``;
+    ``switch`` shows a two-valued option as an on/off flag, the values for off and on
+    (``--skip-missing`` for ``missing="error" | "skip"``); ``file`` requires an existing file
+    (a wrong path is a usage error before anything loads); ``minimum`` bounds a number.
+    """
+
+    help: str
+    spelling: str | None = None
+    choices: tuple[str, ...] = ()
+    case_sensitive: bool = True
+    switch: tuple[Any, Any] | None = None
+    file: bool = False
+    minimum: float | None = None
+
+
+#: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).
+COMMON_FLAGS: Mapping[str, Flag] = {
+    "limit": Flag("Only the first N items (for a quick look).", minimum=1),
+    "sample": Flag("Score N items drawn at random (seeded by --seed), kept in file order.", minimum=1),
+    "seed": Flag("Seed of --sample and of the bootstrap intervals."),
+    "n_resamples": Flag("Bootstrap resamples of the confidence intervals.", minimum=1),
+}
+
+
 @dataclass(frozen=True)
 class BenchmarkSpec:
     """One benchmark as the rest of biasatlas sees it; its package exports it as ``SPEC``.
@@ -151,6 +194,10 @@ class BenchmarkSpec:
     report reads, checked on every line of items.jsonl when a run folder is loaded.
     ``pairing_keys`` are its config settings, as (key, label), that decide how items are
     prepared: two runs are paired only when they share these (and the data and its subset).
+    ``scorer_defaults(benchmark)`` names the model options its published method implies
+    (census ``gebnlp2022``: ``multi_token="first-token"``), used where a run sets none.
+    ``description`` is the line ``biasatlas run --help`` shows; ``flags`` say how the
+    factory's options read as ``biasatlas run NAME`` flags (over :data:`COMMON_FLAGS`).
     """
 
     name: str
@@ -159,6 +206,14 @@ class BenchmarkSpec:
     columns: tuple[Column, ...]
     view: BenchmarkView
     pairing_keys: tuple[tuple[str, str], ...] = ()
+    scorer_defaults: Callable[[Any], Mapping[str, Any]] = _no_scorer_defaults
+    description: str = ""
+    flags: Mapping[str, Flag] = field(default_factory=dict)
+
+    def flag(self, option: str) -> Flag:
+        """How ``option`` reads on the command line. An option no Flag describes still gets its
+        flag, without help (tests/test_contract.py requires the help of every option)."""
+        return self.flags.get(option) or COMMON_FLAGS.get(option) or Flag("")
 
     @property
     def contract(self) -> RunContract:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import atomic_write
 from ..errors import DataError
 from ..paths import cache_dir
 
@@ -51,7 +51,5 @@ def _download(spec: DataFile, target: Path) -> Path:
     if got != spec.sha256:
         raise DataError(f"checksum mismatch for {spec.url}: expected {spec.sha256}, got {got}",
                         path=spec.name)
-    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-        tmp.write(payload)
-    os.replace(tmp.name, target)  # atomic: a half-written file is never found
+    atomic_write(target, payload)  # a half-written file is never found, and others may read it
     return target

@@ -15,23 +15,20 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from ..errors import BiasAtlasError
-from .census import run_census
-from .crows_pairs import run_crows_pairs
 from .mine import mine_command
 from .options import PACKAGED_NOTES
 from .report import compare_command, report_command
+from .run import RunGroup
 from .suite import suite_command
-from .zh_neutral import run_zh_neutral, zh_analyze
+from .zh_analyze import zh_analyze
 
 # Every command module is light: each imports its library code (torch, the benchmarks)
-# inside the command function, so `biasatlas --help` starts in a fraction of a second.
+# inside the command function, so `biasatlas --help` starts in a fraction of a second. The
+# run commands are built from each benchmark's spec when first named (cli/run.py).
 app = typer.Typer(help="Measure social bias in language models, exactly as the papers did.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
-run_app = typer.Typer(help="Run a benchmark on a model and write a run folder.", no_args_is_help=True)
+run_app = typer.Typer(cls=RunGroup, help="Run a benchmark on a model and write a run folder.", no_args_is_help=True)
 app.add_typer(run_app, name="run")
-run_app.command("census")(run_census)
-run_app.command("zh-neutral")(run_zh_neutral)
-run_app.command("crows-pairs")(run_crows_pairs)
 app.command("report")(report_command)
 app.command("compare")(compare_command)
 app.command("suite")(suite_command)
@@ -79,14 +76,16 @@ def list_command() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from ..benchmarks.crows_pairs import DATASETS
-    from ..registry import BENCHMARKS, VARIANTS
+    from ..registry import BENCHMARKS, VARIANTS, benchmark_specs
 
     table = Table(title="biasatlas")
     table.add_column("kind")
     table.add_column("names")
     table.add_row("benchmarks", ", ".join(BENCHMARKS))
-    table.add_row("crows-pairs datasets", ", ".join(DATASETS))
+    for spec in benchmark_specs():  # a benchmark whose shipped data comes in several sets names them
+        shipped = spec.flags.get("dataset")
+        if shipped is not None and shipped.choices:
+            table.add_row(f"{spec.name} datasets", ", ".join(shipped.choices))
     for scorer, variants in VARIANTS.items():
         table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants))
     for name, note in PACKAGED_NOTES.items():

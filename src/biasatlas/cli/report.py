@@ -55,23 +55,12 @@ def _emit(text: str, out: Path | None, what: str) -> None:
 def _write_atomically(out: Path, text: str) -> None:
     """Write a temporary file beside ``out`` and rename it into place; on any failure remove
     the temporary file and raise :class:`OutputError` (a reader never sees half a report)."""
-    import os
-    import tempfile
+    from ..atomic import atomic_write
 
-    tmp: str | None = None
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out.parent, delete=False,
-                                         prefix=f".{out.name}.", suffix=".tmp") as handle:
-            tmp = handle.name
-            handle.write(text)
-        os.replace(tmp, out)
-        tmp = None
+        atomic_write(out, text)
     except OSError as exc:
         raise OutputError(f"cannot write --out {out}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
 
 
 def _warn(message: str) -> None:

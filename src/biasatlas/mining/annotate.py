@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from biasatlas.errors import DataError
-from biasatlas.mining.checkpoint import atomic_open
+from biasatlas.atomic import atomic_open
 from biasatlas.mining.records import Candidate
 from biasatlas.textfiles import read_text
 

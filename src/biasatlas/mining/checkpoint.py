@@ -6,7 +6,7 @@ size. Anything else (no manifest, other parameters, a crash between writing the 
 and the manifest) makes the step run again. The manifest is removed before a step
 starts, so an interrupted step can never be mistaken for a finished one.
 
-Every file is written through :func:`atomic_open`: a temporary file with an unpredictable
+Every file is written through :func:`biasatlas.atomic.atomic_open`: a temporary file with an unpredictable
 name, created exclusively in the destination folder (``tempfile.mkstemp``: ``O_CREAT |
 O_EXCL``, which refuses any existing name, a symlink included, so nothing planted in the
 folder is written through), then renamed over the final path. ``rename`` replaces a
@@ -16,27 +16,16 @@ killed run left beside a path are deleted the next time that path is written.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..atomic import atomic_open, atomic_write
+
 MANIFEST_SUFFIX = ".manifest.json"
-TEMP_SUFFIX = ".tmp"
-
-
-def _read_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_FILE_MODE = 0o666 & ~_read_umask()  # what open() would give; mkstemp alone gives 0600
 
 
 @dataclass(frozen=True)
@@ -68,57 +57,6 @@ class _HashingWriter:
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()
-
-
-def _temp_prefix(path: Path) -> str:
-    return f".{path.name}."
-
-
-def stale_temporaries(path: Path) -> list[Path]:
-    """Temporaries of ``path`` that an interrupted write left in its folder.
-
-    Only names ``atomic_open`` makes for this very path match: ``.NAME.<random>.tmp``, where
-    the random part holds no dot (so ``.x.jsonl.manifest.json.<random>.tmp``, a temporary of
-    the manifest, is not taken for one of ``x.jsonl``).
-    """
-    prefix = _temp_prefix(path)
-    try:
-        names = os.listdir(path.parent)
-    except FileNotFoundError:
-        return []
-    return [path.parent / name for name in names
-            if name.startswith(prefix) and name.endswith(TEMP_SUFFIX)
-            and "." not in name[len(prefix):-len(TEMP_SUFFIX)]]
-
-
-@contextlib.contextmanager
-def atomic_open(path: Path, encoding: str = "utf-8", newline: str | None = "\n") -> Iterator[IO[str]]:
-    """A text handle on a new temporary file beside ``path``, renamed over ``path`` on success.
-
-    On an exception the temporary file is removed and ``path`` keeps its old content.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in stale_temporaries(path):
-        if stale.is_symlink() or not stale.is_dir():
-            stale.unlink(missing_ok=True)  # a symlink itself goes, never its target
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
-    try:
-        with open(fd, "w", encoding=encoding, newline=newline) as handle:
-            if os.chmod in os.supports_fd:
-                os.chmod(fd, _FILE_MODE)
-            yield handle
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` through a temporary file in the same folder, then rename over ``path``."""
-    with atomic_open(path) as handle:
-        handle.write(text)
 
 
 def load_done(step: Step) -> dict | None:
@@ -155,7 +93,7 @@ def run_step(step: Step, produce: Callable[[Any], dict]) -> dict:
                 "output": {"path": step.output.name, "size": writer.size,
                            "sha256": writer.hexdigest()},
                 "counts": counts, "done": True}
-    atomic_write_text(step.manifest, json.dumps(manifest, ensure_ascii=False, indent=1))
+    atomic_write(step.manifest, json.dumps(manifest, ensure_ascii=False, indent=1))
     return manifest
 
 

@@ -24,7 +24,8 @@ from biasatlas.hashing import sha256_file
 from biasatlas.mining.agreement import agreement_report, unanimous_neutral
 from biasatlas.mining.annotate import export_annotation, import_annotations
 from biasatlas.mining.card import build_card, character_stats, read_vocab, render_markdown
-from biasatlas.mining.checkpoint import Step, atomic_write_text, load_done, run_step
+from biasatlas.atomic import atomic_write
+from biasatlas.mining.checkpoint import Step, load_done, run_step
 from biasatlas.mining.engines import EngineName, make_engine
 from biasatlas.mining.filters import RuleParams, dedupe_key
 from biasatlas.mining.lexicon import DEFAULT_PAIRS, KeywordPair, Lexicon
@@ -120,7 +121,7 @@ class _Run:
         (self.ran if todo else self.skipped).append(stage)
         filled = cast(list[dict], manifests)  # the loop above filled every slot that was None
         summary = _sum_counts(filled)
-        atomic_write_text(folder.with_suffix(".json"),
+        atomic_write(folder.with_suffix(".json"),
                           json.dumps({"stage": stage, "shards": len(tasks), "counts": summary,
                                       "done": True}, ensure_ascii=False, indent=1))
         return filled, summary
@@ -256,11 +257,11 @@ def _finish(run: _Run, candidates: list[Candidate], stage_counts: dict, extra: d
     extra["characters"] = character_stats(candidates, vocab)
     card = build_card(stage_counts, candidates, [p.label for p in lexicon.pairs], extra)
     target = out / "candidates.jsonl"
-    atomic_write_text(target, "".join(
+    atomic_write(target, "".join(
         json.dumps(c.to_row(), ensure_ascii=False, separators=(",", ":")) + "\n"
         for c in candidates))
-    atomic_write_text(out / "dataset_card.json", json.dumps(card, ensure_ascii=False, indent=1))
-    atomic_write_text(out / "dataset_card.md", render_markdown(card))
+    atomic_write(out / "dataset_card.json", json.dumps(card, ensure_ascii=False, indent=1))
+    atomic_write(out / "dataset_card.md", render_markdown(card))
     return MiningReport(out, target, out / "dataset_card.json", out / "dataset_card.md",
                         len(candidates), tuple(run.ran), tuple(run.skipped), card)
 

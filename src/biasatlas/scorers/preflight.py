@@ -13,12 +13,14 @@ import os
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..errors import ModelError, ModelNotFound, UsageError, did_you_mean
 from .packaged import PACKAGED_MODELS, is_packaged_model
 
-DTYPES = ("float32", "float16", "bfloat16")
+#: The weights' dtypes a run may ask for (float32 by default; bfloat16/float16 on a GPU).
+Dtype = Literal["float32", "float16", "bfloat16"]
+DTYPES: tuple[str, ...] = get_args(Dtype)
 #: How long the hub may take to answer before it counts as unreachable (seconds).
 HUB_TIMEOUT = 3.0
 _TRUE = {"1", "on", "yes", "true"}

@@ -88,12 +88,12 @@ class Census:
     seed: int = 0
     limit: int | None = None
     aggregation: Aggregation = "mean-prob"
-    normalisation: Normalisation | Auto = "auto"
+    normalisation: Auto | Normalisation = "auto"
     method: Method = "touileb2023"
     template_set: TemplateSet = "jobber_som"
     missing: Missing = "error"
     identifiers: IdentifierSet = "paired"
-    causal_reading: CausalReading | Auto = "auto"
+    causal_reading: Auto | CausalReading = "auto"
     preamble: str = ""
     n_resamples: int = 1000
     scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean
@@ -170,14 +170,13 @@ class Census:
         reading = self.published.reading(self)
         if reading == "auto":
             raise ValueError("causal_reading='auto' depends on the scorer: run through "
-                             "biasatlas.pipeline.evaluate, call bind(scorer), or pass "
+                             "biasatlas.pipeline.evaluate, call bind(scorer.info), or pass "
                              "causal_reading='conditional' or 'joint'")
         return reading
 
     # -- scorer hooks (called by pipeline.evaluate) ------------------------------------------
-    def bind(self, scorer: Any) -> Census:
-        """This benchmark set up for ``scorer``: what its answers mean (``scorer.info``)."""
-        info: ScorerInfo = scorer.info
+    def bind(self, info: ScorerInfo) -> Census:
+        """This benchmark set up for a scorer whose answers mean what ``info`` says."""
         bound = replace(self, scorer=info)
         if info.reads == "masked" and self.causal_reading != "auto":
             raise UnsupportedProbe(f"causal reading {self.causal_reading!r} is for causal and seq2seq "
@@ -193,7 +192,7 @@ class Census:
         normalisation = self.published.normalisation(self)
         if normalisation == "auto":
             raise ValueError("normalisation='auto' depends on the scorer: run through "
-                             "biasatlas.pipeline.evaluate, call bind(scorer), or pass "
+                             "biasatlas.pipeline.evaluate, call bind(scorer.info), or pass "
                              "normalisation='none' (masked LM) or 'template' (causal/seq2seq)")
         return normalisation
 

@@ -3,11 +3,44 @@ finds it here)."""
 
 from __future__ import annotations
 
-from ..base import BenchmarkSpec
-from .benchmark import Census
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import BenchmarkSpec, Flag
+from .benchmark import COUNTRIES, Census
 from .summary import COLUMNS, CensusRunSummary
 from .view import VIEW
 
+#: Census methods scored, as published, on the first sub-token of each filler: GeBNLP 2022
+#: (Touileb, Øvrelid & Velldal 2022) masked one token per pronoun, so a masked LM runs with
+#: the ``first-token`` policy there unless the run's ``multi_token`` says otherwise.
+FIRST_TOKEN_METHODS: frozenset[str] = frozenset({"gebnlp2022"})
+
+
+def scorer_defaults(census: Census) -> Mapping[str, Any]:
+    """The model options the census method implies (see :data:`FIRST_TOKEN_METHODS`)."""
+    return {"multi_token": "first-token"} if census.method in FIRST_TOKEN_METHODS else {}
+
+
 SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("identifiers", "identifiers"), ("country", "census country"),
-                                   ("language", "language"), ("variant", "method"), ("template_set", "template set")))
+                                   ("language", "language"), ("variant", "method"), ("template_set", "template set")),
+                     scorer_defaults=scorer_defaults,
+                     description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
+                     flags={
+    "country": Flag("Shipped census table; uk needs --census (not shipped).", choices=COUNTRIES, case_sensitive=False),
+    "census": Flag("Your own census CSV (columns occupation,female_pct) instead of the shipped table.", file=True),
+    "language": Flag("Template language: en | fr | no, or a folder (default: the country's)."),
+    "inflections": Flag("Occupation forms CSV for --census tables (occupation,sg,pl,article for English).", file=True),
+    "aggregation": Flag("How scores become a share (default mean-prob)."),
+    "normalisation": Flag("auto: none for masked LMs, template for causal/seq2seq."),
+    "method": Flag("touileb2023 (EACL 2023) or gebnlp2022 (the Norwegian predecessor)."),
+    "template_set": Flag("gebnlp2022 only."),
+    "identifiers": Flag("paired (default: every identifier with its other-gender twin, so a symmetric model "
+                        "scores 50) | all (the paper's Table 2 as printed: 15 female, 13 male in en/no)."),
+    "causal_reading": Flag("Causal/seq2seq LMs: conditional (auto's choice: log P(occupation | identifier + "
+                           "predicate)) | joint (log P(whole sentence), which includes each identifier's own prior)."),
+    "preamble": Flag("Text put before every sentence (a robustness check; default none)."),
+    "missing": Flag("Skip (and record) occupations without inflection forms instead of failing.",
+                    spelling="--skip-missing/--no-skip-missing", switch=("error", "skip")),
+})

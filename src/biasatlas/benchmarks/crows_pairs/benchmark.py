@@ -216,9 +216,13 @@ class CrowsPairs:
             probes.append(PairProbe(p.id, prep(sent1), prep(sent2)))
         return probes
 
-    def bind(self, scorer: Any) -> CrowsPairs:
-        """This benchmark set up for ``scorer``: its dtype decides which pairs are fragile."""
-        return replace(self, scorer=scorer.info)
+    def bind(self, info: ScorerInfo) -> CrowsPairs:
+        """This benchmark set up for a scorer described by ``info``: its dtype decides which pairs are fragile."""
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        """The summary as it is: CrowS-Pairs reports no forward-pass counts."""
+        return dict(summary)
 
     @property
     def token_error(self) -> float:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from ..base import BenchmarkSpec
-from .benchmark import CrowsPairs
+from ..base import BenchmarkSpec, Flag
+from .benchmark import DATASETS, CrowsPairs
 from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
-                                   ("unicode_nfc", "unicode-nfc")))
+                                   ("unicode_nfc", "unicode-nfc")),
+                     description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).",
+                     flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS)),
+                            "data": Flag("A CrowS-Pairs CSV/TSV file instead of --dataset.", file=True),
+                            "lowercase": Flag("Lower-case both sentences (the French script does, for every "
+                                              "model but RoBERTa)."),
+                            "strip_whitespace": Flag("Trim edge whitespace from each sentence (the original "
+                                                     "scripts score the text as stored)."),
+                            "unicode_nfc": Flag("NFC-normalise each sentence (the original scripts do not)."),
+                            "tie_decimals": Flag("Round scores to this many decimals before comparing "
+                                                 "(reference: 3).", minimum=0)})

@@ -245,9 +245,13 @@ class ZhNeutral:
         """The keyword masked: ``SlotProbe(id, left, right, fillers=(male, female))``."""
         return [SlotProbe(i.id, i.left, i.right, (i.male, i.female)) for i in items]
 
-    def bind(self, scorer: Any) -> ZhNeutral:
-        """This benchmark set up for ``scorer``: what its answers mean (``scorer.info``)."""
-        return replace(self, scorer=scorer.info)
+    def bind(self, info: ScorerInfo) -> ZhNeutral:
+        """This benchmark set up for a scorer whose answers mean what ``info`` says."""
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        """The summary as it is: zh-neutral reports no forward-pass counts."""
+        return dict(summary)
 
     @property
     def checks_masks(self) -> bool:

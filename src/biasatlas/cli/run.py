@@ -1,0 +1,187 @@
+"""``biasatlas run NAME``: one command per registered benchmark, assembled from its spec.
+
+A command's flags are, in three help panels, the benchmark factory's options (type, default
+and ``Literal`` choices from its signature, help and spelling from the spec's
+:class:`~biasatlas.benchmarks.base.Flag`\\ s), the fields of
+:class:`~biasatlas.request.ModelOptions` and of :class:`~biasatlas.request.EngineOptions`
+(help from their metadata), and the run's own (``--out``, ``--no-cache``, ``--refresh``,
+``--force``). The values become one :class:`~biasatlas.request.RunRequest`, handed to the
+runner. Commands are built when first named (``biasatlas --help`` imports no benchmark), so a
+benchmark an installed package declares gets its command with nothing added here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from copy import copy
+from dataclasses import Field, fields
+from typing import Annotated, Any, Literal
+
+import typer
+from typer.core import TyperGroup
+
+from .options import PACKAGED_NOTES, Force, NoCache, Out, Refresh, batch_size, execute
+
+BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
+                                                         "Run options")
+#: Flags of the run itself (not of the request), as every command spells them.
+RUN_FLAGS: tuple[tuple[str, Any, Any], ...] = (("out", Out, None), ("no_cache", NoCache, False),
+                                               ("refresh", Refresh, False), ("force", Force, False))
+
+
+class RunGroup(TyperGroup):
+    """``biasatlas run``: its commands are the registry's benchmarks, each built on first use."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.commands = _Commands()  # type: ignore[assignment]  # a lazy mapping, read as a dict
+
+
+class _Commands(Mapping[str, Any]):
+    """Benchmark name → its command, built when first asked for (names from the registry)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        from ..registry import BENCHMARKS
+
+        if name not in BENCHMARKS:
+            raise KeyError(name)
+        if name not in self._built:
+            self._built[name] = build_command(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        from ..registry import BENCHMARKS
+
+        return iter(list(BENCHMARKS))
+
+    def __len__(self) -> int:
+        from ..registry import BENCHMARKS
+
+        return len(BENCHMARKS)
+
+
+def build_command(name: str) -> Any:
+    """The click command of ``biasatlas run NAME``, from the spec registered as ``name``."""
+    from ..registry import benchmark_spec
+    from ..request import EngineOptions, ModelOptions, benchmark_options
+
+    spec = benchmark_spec(name)
+    hints = typing.get_type_hints(spec.factory)
+    options = benchmark_options(spec.factory)
+    parameters = [*(_benchmark_parameter(option, hints.get(option, str), p.default, spec.flag(option))
+                    for option, p in options.items()),
+                  *(_record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
+                  *(_record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
+                  *(_parameter(option, annotation, default, RUN_PANEL) for option, annotation, default in RUN_FLAGS)]
+
+    def command(**values: Any) -> None:
+        _run(spec, options, values)
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]  # read by typer
+    command.__doc__ = spec.description or name
+    single = typer.Typer(add_completion=False)
+    single.command(name)(command)
+    built = typer.main.get_command(single)
+    built.name = name
+    return built
+
+
+def _run(spec: Any, options: Mapping[str, Any], values: dict[str, Any]) -> None:
+    """The request the command line asked for, run through :func:`.options.execute`."""
+    from ..request import EngineOptions, ModelOptions, RunRequest
+
+    bench = {option: _from_flag(values.pop(option), spec.flag(option)) for option in options}
+    model = ModelOptions(**{f.name: values.pop(f.name) for f in fields(ModelOptions)})
+    engine = EngineOptions(**{f.name: values.pop(f.name) for f in fields(EngineOptions)})
+    execute(RunRequest(spec.name, bench, model, engine), values["out"], no_cache=values["no_cache"],
+            refresh=values["refresh"], force=values["force"])
+
+
+def _from_flag(value: Any, flag: Any) -> Any:
+    """A flag's value as the factory takes it: a switch's two values, repeated values as a tuple."""
+    if flag.switch is not None:
+        return flag.switch[bool(value)]
+    if isinstance(value, list):
+        return tuple(value) or None
+    return value
+
+
+# -- parameters -------------------------------------------------------------------------------------
+def _parameter(name: str, annotation: Any, default: Any, panel: str, *decls: str, **option: Any) -> inspect.Parameter:
+    if typing.get_origin(annotation) is Annotated:  # a shared alias of .options: only the panel is added
+        base, shared = typing.get_args(annotation)
+        info = copy(shared)
+        info.rich_help_panel = panel
+        annotation = Annotated[base, info]
+    else:
+        annotation = Annotated[annotation, typer.Option(*decls, rich_help_panel=panel, **option)]
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspect.Parameter:
+    """A factory option as a flag: its hint made something typer reads, with the spec's help."""
+    optional, base = _optional(hint)
+    decls = (flag.spelling,) if flag.spelling else ()
+    extra: dict[str, Any] = {"help": flag.help}
+    if flag.minimum is not None:
+        extra["min"] = flag.minimum
+    if flag.switch is not None:
+        return _parameter(name, bool, default == flag.switch[1], BENCHMARK_PANEL, *decls, **extra)
+    choices = flag.choices or _choices(base)
+    if choices:
+        base = Literal[tuple(choices)]
+        extra["case_sensitive"] = flag.case_sensitive
+    elif typing.get_origin(base) is tuple:
+        base, optional = list[typing.get_args(base)[0]], True  # type: ignore[misc]  # a repeatable flag
+    if flag.file:
+        extra.update(exists=True, dir_okay=False)
+    return _parameter(name, base | None if optional else base, default, BENCHMARK_PANEL, *decls, **extra)
+
+
+def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Parameter:
+    """A field of a request record as a flag: its help from the field's metadata."""
+    from ..registry import SCORERS, VARIANTS
+
+    hint = typing.get_type_hints(record)[field.name]
+    optional, base = _optional(hint)
+    extra: dict[str, Any] = {"help": field.metadata["help"]}
+    decls: tuple[str, ...] = ()
+    if field.metadata.get("minimum") is not None:
+        extra["min"] = field.metadata["minimum"]
+    choices = {"scorer": ("auto", *SCORERS),
+               "variant": tuple(dict.fromkeys(v for names in VARIANTS.values() for v in names))}.get(field.name)
+    if choices or _choices(base):
+        base = Literal[tuple(choices or _choices(base))]
+    if field.name == "model":
+        decls = ("--model", "-m")
+        extra["help"] += (" (4-bit quantised GGUF, dequantised to float32 once on first use): "
+                          + " or ".join(f"{n} ({note})" for n, note in PACKAGED_NOTES.items()) + ".")
+    elif field.name == "batch_size":
+        base, extra = str, {**extra, "parser": batch_size, "metavar": "N|auto"}
+    elif base is bool:
+        decls = (f"--{field.name.replace('_', '-')}",)  # a switch only: no --no- form
+    default = str(field.default) if field.name == "batch_size" else field.default
+    return _parameter(field.name, base | None if optional else base, default, panel, *decls, **extra)
+
+
+def _optional(hint: Any) -> tuple[bool, Any]:
+    """Whether ``hint`` admits None, and the rest of it (a union of Literals stays one hint)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        arms = [a for a in typing.get_args(hint) if a is not type(None)]
+        rest = arms[0] if len(arms) == 1 else typing.Union[tuple(arms)]  # noqa: UP007 (built at run time)
+        return len(arms) < len(typing.get_args(hint)), rest
+    return False, hint
+
+
+def _choices(hint: Any) -> tuple[Any, ...]:
+    """The values of a ``Literal`` hint, or of a union of nothing but them; () for any other hint."""
+    from ..request import literal_values
+
+    arms = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    return literal_values(hint) if all(literal_values(a) for a in arms) else ()

@@ -1,0 +1,287 @@
+"""A run's request: what to run (:class:`RunRequest`), on which model (:class:`ModelOptions`)
+and where to score it (:class:`EngineOptions`).
+
+Each edge builds one request (the command line, a suite file, :func:`biasatlas.evaluate`)
+and hands it whole to the runner (:func:`biasatlas.api.execute`): an option exists once, as
+a field here, and is read where it takes effect (DESIGN.md: "a run's settings travel as one
+frozen object"; HELM's ``AdapterSpec``). Checks that need nothing but the values run when a
+record is built (closed sets, batch size, variant names); checks that ask the machine (the
+device, the dtype, that the model exists, which scorer its architecture calls for, whether
+the benchmark can read that scorer's answers) run in :meth:`ModelOptions.preflight`, before
+any weights load. Field metadata says which options never change a score (``unscored``: left
+out of the recorded request, so a rerun on another GPU is the same run), which are
+recorded only when set (``when_set``: older run folders lack them), and the help of the
+command line's flag of the same name (``biasatlas run``'s flags are these fields).
+
+Nothing heavy is imported here: the registry, the scorers and torch load inside the methods.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import UsageError, did_you_mean
+from .probes import MultiToken, ScorerInfo
+from .scorers.base import DEFAULT_BATCH_SIZE, BatchSize
+from .scorers.engines import EngineName
+from .scorers.preflight import Dtype
+
+if TYPE_CHECKING:
+    from .benchmarks.base import Benchmark
+    from .scorers.engines import ScoringEngine
+
+__all__ = ["DEFAULT_MODEL", "EngineOptions", "ModelOptions", "RunRequest", "check_batch_size", "literal_values",
+           "split_options"]
+
+#: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
+DEFAULT_MODEL = "gemma-3-270m"
+#: Benchmark factory parameters that are not options: set by the benchmark itself or by ``bind(info)``.
+NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
+
+
+def _option(default: Any, help: str, *, unscored: bool = False, when_set: bool = False,
+            minimum: float | None = None) -> Any:
+    """A field with what the run record and the command line need to know of it: ``unscored``,
+    it changes how scores are computed, never what they are (left out of the recorded request);
+    ``when_set``, it is recorded only when set (older run folders lack it); ``help`` and
+    ``minimum`` for ``biasatlas run``'s flag of the same name."""
+    return field(default=default, metadata={"help": help, "unscored": unscored, "when_set": when_set,
+                                            "minimum": minimum})
+
+
+def literal_values(hint: Any) -> tuple[Any, ...]:
+    """The values a ``Literal`` hint allows, or the ``Literal`` arms of a union (``Auto | Reading``)
+    allow; () for a hint with none. How the suite and the command line read a closed set."""
+    if typing.get_origin(hint) is Literal:
+        return typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return tuple(c for arm in typing.get_args(hint) for c in literal_values(arm))
+    return ()
+
+
+def check_batch_size(value: object) -> BatchSize:
+    """A batch size: a positive number of rows, or ``"auto"`` (the scorer picks the largest that fits)."""
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+        return value  # narrowed by the test above
+    raise UsageError(f"'{value}' is neither a positive whole number nor 'auto'")
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """How the scorer is built: the model and the options of ``biasatlas run``'s model flags.
+
+    ``scorer`` is ``"auto"`` (from the model's architecture) or a registered scorer;
+    ``variant`` one of that scorer's pair-scoring variants; ``multi_token`` the masked-LM
+    policy for fillers of several tokens (default: the benchmark's, else ``joint``);
+    ``device_map`` accelerate's placement (``"auto"``: a model larger than one GPU over several).
+    """
+
+    model: str = _option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', or a packaged model")
+    scorer: str = _option("auto", "Scorer (auto: from the model's architecture).")
+    variant: str | None = _option(None, "Pair-scoring variant; each scorer has its own (see 'biasatlas list').")
+    batch_size: BatchSize = _option(DEFAULT_BATCH_SIZE, "Rows (masked copies or sentences) per forward pass, "
+                                    "or auto.", unscored=True)
+    device: str = _option("cpu", "cpu, cuda, cuda:1, mps …", unscored=True)
+    dtype: Dtype = _option("float32", "float32 (default), or bfloat16/float16 on GPU.")
+    revision: str | None = _option(None, "Hub revision (commit, tag, branch).")
+    trust_remote_code: bool = _option(False, "Allow a hub model's own code to run.")
+    multi_token: MultiToken | None = _option(None, "Masked LMs, for fillers of several tokens (default: joint, "
+                                             "or the benchmark's published policy: first-token for census "
+                                             "gebnlp2022).", when_set=True)
+    device_map: str | None = _option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
+                                     "several.", unscored=True)
+
+    def __post_init__(self) -> None:
+        from .probes import MULTI_TOKEN_POLICIES
+        from .registry import SCORERS, VARIANTS, check_variant
+        from .scorers.preflight import check_dtype
+
+        if not isinstance(self.model, str) or not self.model:
+            raise UsageError("the model is a hub id, a folder, a packaged model's name or 'fake'")
+        check_batch_size(self.batch_size)
+        if self.scorer != "auto" and self.scorer not in SCORERS:
+            raise did_you_mean("scorer", self.scorer, ["auto", *SCORERS])
+        if self.scorer == "auto":
+            known = {v for names in VARIANTS.values() for v in names}
+            if self.variant is not None and self.variant not in known:
+                raise did_you_mean("variant", self.variant, known)
+        else:
+            check_variant(self.scorer, self.variant)
+        check_dtype(self.dtype)
+        if self.multi_token is not None and self.multi_token not in MULTI_TOKEN_POLICIES:
+            raise did_you_mean("multi-token policy", self.multi_token, MULTI_TOKEN_POLICIES)
+
+    def for_benchmark(self, benchmark: Benchmark) -> ModelOptions:
+        """These options with the benchmark's published scorer settings filled in where none
+        was given (its spec's ``scorer_defaults``: census ``gebnlp2022`` scores ``first-token``)."""
+        from .registry import find_spec
+
+        spec = find_spec(benchmark.name)
+        defaults = spec.scorer_defaults(benchmark) if spec is not None else {}
+        return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+
+    def kind(self) -> str:
+        """The scorer kind: ``scorer``, or the one the model's architecture calls for (its config only)."""
+        from .registry import scorer_kind
+
+        if self.scorer != "auto":
+            return self.scorer
+        return scorer_kind(self.model, trust_remote_code=self.trust_remote_code, revision=self.revision)
+
+    def preflight(self, benchmark: Benchmark | None = None) -> str:
+        """Everything decidable before the weights load: the device and dtype, that the model
+        exists, the scorer its architecture calls for, that the variant is that scorer's, and
+        that ``benchmark`` can read its answers. Returns the scorer kind."""
+        from .registry import check_variant, preflight
+        from .scorers.preflight import check_model_reachable
+
+        preflight({"device": self.device, "dtype": self.dtype})
+        if self.model != "fake" and self.scorer != "fake":
+            check_model_reachable(self.model, self.revision)
+        kind = self.kind()
+        check_variant(kind, self.variant)
+        if benchmark is not None:
+            self.check_fits(benchmark, kind)
+        return kind
+
+    def check_fits(self, benchmark: Benchmark, kind: str) -> None:
+        """The benchmark's own refusal of this scorer (census: an explicit causal reading asked
+        of a masked LM), from what the kind's answers mean (``registry.READS``), before the load.
+        A registered scorer that does not declare what it reads is checked after its load."""
+        from .registry import READS
+
+        reads = READS.get(kind)
+        if reads is None:
+            return
+        policy = (self.multi_token or "joint") if reads == "masked" else None
+        benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
+
+    def build(self) -> Any:
+        """The scorer, through :func:`biasatlas.registry.load_scorer`, given every set option
+        its factory names (``multi_token`` only reaches the masked LM's; the fake scorer,
+        which loads nothing, ignores the rest)."""
+        from .registry import load_scorer, scorer_factory
+
+        kind = self.kind()
+        return load_scorer(self.model, kind, **_accepted(scorer_factory(kind), self._scorer_kwargs()))
+
+    def _scorer_kwargs(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("model", "scorer") and getattr(self, f.name) is not None}
+
+    def recorded(self) -> dict[str, Any]:
+        """The options that change scores, as the run folder records them."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("unscored")
+                and not (f.metadata.get("when_set") and getattr(self, f.name) is None)}
+
+
+def _accepted(factory: Callable[..., Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords of ``kwargs`` that ``factory`` takes (all of them if it takes ``**kw``)."""
+    parameters = inspect.signature(factory).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return dict(kwargs)
+    return {k: v for k, v in kwargs.items() if k in parameters}
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Where the chunks are scored (docs/scale.md): in this process, or on a Ray actor pool of
+    ``workers`` scorers (``ray_address`` joins a cluster; ``worker_gpus`` defaults to 1 with a
+    CUDA device). None of them changes a score, so none is part of a run's recorded request."""
+
+    engine: EngineName = _option("local", "local (default) | ray: score the same chunks on a Ray actor pool "
+                                 "(docs/scale.md).")
+    ray_address: str | None = _option(None, "Join this Ray cluster ('auto', 'ray://head:10001'); default: a local "
+                                      "instance.")
+    workers: int = _option(1, "Ray workers, one scorer each.", minimum=1)
+    worker_cpus: float = _option(1.0, "CPUs per Ray worker.", minimum=0)
+    worker_gpus: float | None = _option(None, "GPUs per Ray worker (default: 1 with --device cuda, else 0).",
+                                        minimum=0)
+
+    def __post_init__(self) -> None:
+        from typing import get_args
+
+        if self.engine not in get_args(EngineName):
+            raise did_you_mean("engine", str(self.engine), get_args(EngineName))
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise UsageError(f"workers must be a whole number of at least 1, not {self.workers!r}")
+        for name in ("worker_cpus", "worker_gpus"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
+                raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
+
+    def build(self, model: ModelOptions) -> ScoringEngine:
+        """The engine; Ray workers build their own scorers from ``model`` (a picklable bound method)."""
+        from .scorers.engines import make_engine
+
+        return make_engine(self.engine, model.build, workers=self.workers, worker_cpus=self.worker_cpus,
+                           worker_gpus=self.worker_gpus, address=self.ray_address, device=model.device)
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], ModelOptions, EngineOptions]:
+    """Keyword options (``evaluate``'s, a suite cell's) split by field name into the benchmark's,
+    a :class:`ModelOptions` and an :class:`EngineOptions`."""
+    model_names = {f.name for f in fields(ModelOptions)}
+    engine_names = {f.name for f in fields(EngineOptions)}
+    model = ModelOptions(**{k: v for k, v in options.items() if k in model_names})
+    engine = EngineOptions(**{k: v for k, v in options.items() if k in engine_names})
+    return {k: v for k, v in options.items() if k not in model_names | engine_names}, model, engine
+
+
+def benchmark_options(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:
+    """The keyword options a benchmark's factory takes (``dataset``, ``lowercase``, ``sample`` …)."""
+    parameters = inspect.signature(factory).parameters
+    return {name: p for name, p in parameters.items()
+            if name not in NOT_OPTIONS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run: a benchmark (a registered name with its factory's ``options``, or an object
+    already built, then with none), the model and the engine. Built once at an edge and
+    handed whole to :func:`biasatlas.api.execute`."""
+
+    benchmark: str | Benchmark
+    options: Mapping[str, Any] = field(default_factory=dict)
+    model: ModelOptions = ModelOptions()
+    engine: EngineOptions = EngineOptions()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
+        if not isinstance(self.benchmark, str):
+            if self.options:
+                raise TypeError(f"options ({', '.join(self.options)}) go with a benchmark name; "
+                                f"{self.benchmark.name!r} is already built")
+            return
+        from .registry import benchmark_spec
+
+        known = benchmark_options(benchmark_spec(self.benchmark).factory)
+        for key in self.options:
+            if key not in known:
+                raise did_you_mean(f"{self.benchmark} option", key, known)
+
+    @cached_property
+    def bench(self) -> Benchmark:
+        """The benchmark, built once (its data is not loaded here)."""
+        from .registry import load_benchmark
+
+        if isinstance(self.benchmark, str):
+            return load_benchmark(self.benchmark, **self.options)  # type: ignore[no-any-return]
+        return self.benchmark
+
+    @cached_property
+    def scorer_options(self) -> ModelOptions:
+        """The model options with the benchmark's published scorer settings filled in."""
+        return self.model.for_benchmark(self.bench)
+
+    def recorded(self) -> dict[str, Any]:
+        """What makes two runs the same run (the run folder records it; a rerun compares it):
+        the benchmark's settings and the model options that change scores."""
+        return {"benchmark": self.bench.config(), "model": self.scorer_options.recorded()}
+
