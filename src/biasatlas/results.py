@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BiasAtlasError, DataError
+from .textfiles import json_lines_text
 
 OWNER_FILE = ".biasatlas-run.json"
 LOCK_FILE = ".biasatlas.lock"
@@ -93,7 +94,7 @@ def _umask() -> int:
 
 
 def _jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(_clean(r), ensure_ascii=False) + "\n" for r in records)
+    return json_lines_text(_clean(r) for r in records)  # U+2028 escaped: see biasatlas.textfiles
 
 
 def write_run(run: Run, out: Path) -> Path:

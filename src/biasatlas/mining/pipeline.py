@@ -32,6 +32,7 @@ from biasatlas.mining.name_eval import evaluate_name_filter, read_bio_sentences
 from biasatlas.mining.records import Candidate, iter_rows, read_candidates, write_row
 from biasatlas.mining.sources import Format, plan_shards
 from biasatlas.mining.stages import SHARD_STAGES, MiningParams, ShardTask, execute, resources
+from biasatlas.textfiles import json_lines_text
 
 Progress = Callable[[str, int, int], None]
 
@@ -256,9 +257,7 @@ def _finish(run: _Run, candidates: list[Candidate], stage_counts: dict, extra: d
     extra["characters"] = character_stats(candidates, vocab)
     card = build_card(stage_counts, candidates, [p.label for p in lexicon.pairs], extra)
     target = out / "candidates.jsonl"
-    atomic_write_text(target, "".join(
-        json.dumps(c.to_row(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        for c in candidates))
+    atomic_write_text(target, json_lines_text((c.to_row() for c in candidates), separators=(",", ":")))
     atomic_write_text(out / "dataset_card.json", json.dumps(card, ensure_ascii=False, indent=1))
     atomic_write_text(out / "dataset_card.md", render_markdown(card))
     return MiningReport(out, target, out / "dataset_card.json", out / "dataset_card.md",

@@ -32,7 +32,7 @@ from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
 from ...stats import proportion_test
 from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
-from ...textfiles import read_text
+from ...textfiles import read_text, refuse_duplicate_columns
 from ..fetch import DataFile, locate
 
 VERSION = "1"
@@ -88,6 +88,7 @@ def read_pairs(path: Path) -> list[CrowsPair]:
     delimiter = "\t" if text.split("\n", 1)[0].count("\t") else ","
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = reader.fieldnames or []
+    refuse_duplicate_columns(header, path=path, blank_ok=False)  # the id column's name is blank
     missing = [c for c in _REQUIRED if c not in header]
     if missing:
         raise DataError(f"missing column(s) {', '.join(missing)}; found {header} "
