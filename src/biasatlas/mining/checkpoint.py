@@ -12,6 +12,11 @@ O_EXCL``, which refuses any existing name, a symlink included, so nothing plante
 folder is written through), then renamed over the final path. ``rename`` replaces a
 symlink at the final path with the new file rather than following it. Temporaries that a
 killed run left beside a path are deleted the next time that path is written.
+
+A *folder* link is another matter: ``mkdir`` and ``mkstemp`` go through a planted
+``stages/dedupe -> /victim`` and the rename then replaces ``/victim/candidates.jsonl``.
+:func:`refuse_links` checks the run's folders before the run writes anything, and
+refuses a link to a folder anywhere there.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from biasatlas.errors import UsageError
 
 MANIFEST_SUFFIX = ".manifest.json"
 TEMP_SUFFIX = ".tmp"
@@ -89,6 +96,25 @@ def stale_temporaries(path: Path) -> list[Path]:
     return [path.parent / name for name in names
             if name.startswith(prefix) and name.endswith(TEMP_SUFFIX)
             and "." not in name[len(prefix):-len(TEMP_SUFFIX)]]
+
+
+def refuse_links(out: Path, folders: Iterable[str]) -> None:
+    """Refuse a symbolic link used as a folder of the run: ``out/NAME`` for each of
+    ``folders``, or a link to a folder anywhere below one.
+
+    ``out`` itself may be a link (the user named it). A link at a *file's* path is safe
+    (the rename replaces it; see above) and is left to be replaced. ``os.walk`` does not
+    follow links: a link to a folder is listed among the folders, and found, not entered.
+    """
+    for name in folders:
+        top = Path(out) / name
+        found = [top] if top.is_symlink() else []
+        if not found and top.is_dir():
+            found = [Path(here) / sub for here, subs, _ in os.walk(top) for sub in subs
+                     if (Path(here) / sub).is_symlink()]
+        if found:
+            raise UsageError(f"{found[0]} is a symbolic link to a folder inside the output folder {out}: "
+                             "mining never writes through links; remove it or choose another --out")
 
 
 @contextlib.contextmanager

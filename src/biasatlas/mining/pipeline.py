@@ -24,7 +24,7 @@ from biasatlas.hashing import sha256_file
 from biasatlas.mining.agreement import agreement_report, unanimous_neutral
 from biasatlas.mining.annotate import export_annotation, import_annotations
 from biasatlas.mining.card import build_card, character_stats, read_vocab, render_markdown
-from biasatlas.mining.checkpoint import Step, atomic_write_text, load_done, run_step
+from biasatlas.mining.checkpoint import Step, atomic_write_text, load_done, refuse_links, run_step
 from biasatlas.mining.engines import EngineName, make_engine
 from biasatlas.mining.filters import RuleParams, dedupe_key
 from biasatlas.mining.lexicon import DEFAULT_PAIRS, KeywordPair, Lexicon
@@ -35,6 +35,8 @@ from biasatlas.mining.stages import SHARD_STAGES, MiningParams, ShardTask, execu
 from biasatlas.textfiles import json_lines_text
 
 Progress = Callable[[str, int, int], None]
+#: The folders a run writes below its own (the layout above): none may be reached through a link.
+OUTPUT_FOLDERS = ("stages", "annotation")
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,7 @@ def run_pipeline(corpus_paths: Sequence[str | Path], out_dir: str | Path,
     """
     config = config or MiningConfig()
     out = Path(out_dir)
+    refuse_links(out, OUTPUT_FOLDERS)  # before anything is written or removed below out
     run = _Run(out, config, progress)
     shards = list(plan_shards([str(p) for p in corpus_paths], config.shard_bytes))
     lexicon = Lexicon(config.pairs)
