@@ -4,15 +4,14 @@ items 7, 14 and 15).
 BibTeX reads a braced field value by counting braces and knows no escapes, so ``\\}``
 closed the field: a ``}`` in a model name dropped the weights' hashes from the entry and a
 crafted revision added an ``author``. The entries are read here by BibTeX's own rules (an
-independent reader, below) and, where TeX is installed (``scripts/setup.sh --test``
-installs it), run through ``bibtex`` and ``pdflatex``.
+independent reader, below) and through ``bibtex`` and ``pdflatex`` (``scripts/setup.sh --test``
+installs them; tests/tex_tools.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from biasatlas.display.cite import bibtex_text
 from biasatlas.display.tables import latex_text
 from biasatlas.report import build_report, load_runs, render
 from report_fixtures import crows_run, hub_scorer, local_scorer
+from tex_tools import require_tex
 
 MALLORY = "Mallory"
 #: Closes the two braces around a value, then adds a quoted field (quotes are no LaTeX special).
@@ -91,7 +91,8 @@ def test_every_hostile_entry_keeps_exactly_its_own_fields(bib):
     for _, key, fields in models:
         assert set(fields) == {"title", "howpublished", "note"}, (key, fields)  # no author injected
         if fields["howpublished"] == "local model files":
-            assert re.search(r"config.json c{64}", fields["note"]) and re.search(r"[0-9a-f]{64}$", fields["note"].strip("{}"))
+            note = fields["note"].strip("{}")
+            assert re.search(r"config.json c{64}", note) and re.search(r"[0-9a-f]{64}$", note)
         else:
             assert MALLORY in fields["note"]  # the revision is shown, as text, in its own field
     assert not any(ch in bib for ch in "\x00\x07\x1b\x85\u2028\u2029")
@@ -114,8 +115,9 @@ def test_the_reader_above_catches_the_old_escaping(payload):
     assert bibtex_entries(entry(bibtex_text(payload)))[0][2] == {"title": bibtex_text(payload), "note": "{hash}"}
 
 
-needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("bibtex") is None,
-                               reason="no TeX: scripts/setup.sh --test installs texlive-latex-base")
+@pytest.fixture()
+def tex() -> None:
+    require_tex()
 
 
 #: A bibliography style of our own that prints what BibTeX read for each entry: its key,
@@ -139,8 +141,7 @@ def _tex(folder: Path, *command: str) -> None:
     assert done.returncode == 0, done.stdout[-3000:]
 
 
-@needs_tex
-def test_bibtex_reads_every_hostile_entry_whole(bib, tmp_path):
+def test_bibtex_reads_every_hostile_entry_whole(tex, bib, tmp_path):
     (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
     (tmp_path / "fields.bst").write_text(FIELDS_BST, encoding="utf-8")
     (tmp_path / "doc.aux").write_text("\\citation{*}\n\\bibstyle{fields}\n\\bibdata{refs}\n", encoding="utf-8")
@@ -160,8 +161,7 @@ def test_bibtex_reads_every_hostile_entry_whole(bib, tmp_path):
     assert bbl.count("revision abcx") == len(HOSTILE_NAMES)
 
 
-@needs_tex
-def test_pdflatex_typesets_the_hostile_bibliography(bib, tmp_path):
+def test_pdflatex_typesets_the_hostile_bibliography(tex, bib, tmp_path):
     (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
     (tmp_path / "doc.tex").write_text("\\documentclass{article}\\begin{document}\\nocite{*}"
                                       "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n",
@@ -173,9 +173,8 @@ def test_pdflatex_typesets_the_hostile_bibliography(bib, tmp_path):
     assert bbl.count("\\bibitem") == len(bibtex_entries(bib))
 
 
-@needs_tex
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
-def test_latex_tables_of_a_hostile_model_name_compile(tmp_path, name):
+def test_latex_tables_of_a_hostile_model_name_compile(tex, tmp_path, name):
     runs = load_runs([crows_run(tmp_path / "run", model=name), crows_run(tmp_path / "other", model="m2")])
     tables = render(build_report(runs, compare=False), "latex")
     (tmp_path / "doc.tex").write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
