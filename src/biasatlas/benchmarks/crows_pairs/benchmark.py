@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from ...errors import DataError
 from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
-from ...stats import proportion_test
+from ...stats import check_seed, proportion_test
 from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
 from ...textfiles import read_text, refuse_duplicate_columns
@@ -160,6 +160,7 @@ class CrowsPairs:
         for field, count in (("limit", self.limit), ("sample", self.sample)):
             if count is not None and count < 1:  # pairs[:-5] would drop the last five
                 raise ValueError(f"{field} must be a positive number of pairs, not {count}")
+        check_seed(self.seed)  # before any scoring, not at the draw
 
     def path(self) -> Path:
         if self.data is not None:
