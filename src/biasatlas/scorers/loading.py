@@ -16,9 +16,11 @@ masked-LM load) are no such layer and still load, as in transformers.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -234,7 +236,7 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     from .packaged import no_progress_bars
 
     try:
-        with no_progress_bars():
+        with no_progress_bars(), _no_load_report():
             model, info = _with_sdpa(loader, resolved.location, options)
         tokenizer = transformers.AutoTokenizer.from_pretrained(
             resolved.location, revision=revision, trust_remote_code=trust_remote_code)
@@ -247,6 +249,21 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     if device_map is None:
         model = model.to(device)
     return model.eval(), tokenizer
+
+
+@contextlib.contextmanager
+def _no_load_report() -> Iterator[None]:
+    """Transformers' warnings off for the load: it logs a table of every unexpected, missing
+    or mismatched weight, which :func:`check_weights_loaded` then names in its one-line
+    error (or accepts, for unused weights of another head, as transformers does)."""
+    from transformers.utils import logging as hf_logging
+
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(before)
 
 
 def _with_sdpa(loader: Any, location: str, options: dict[str, Any]) -> tuple[Any, Any]:
