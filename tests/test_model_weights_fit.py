@@ -115,6 +115,7 @@ def test_the_run_command_refuses_a_truncating_config_and_writes_nothing(tiny_ber
                           timeout=240, env={**os.environ, "BIASATLAS_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "fewer layers" in done.stderr, done.stderr
-    errors = [line for line in done.stderr.splitlines() if "loading model" not in line]
-    assert len(errors) == 1 and errors[0].startswith("error: "), done.stderr  # no transformers load table
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "fewer layers" in errors[0], done.stderr
+    assert "LOAD REPORT" not in done.stderr and "UNEXPECTED" not in done.stderr, done.stderr  # no load table
     assert not (out / "summary.json").exists()
