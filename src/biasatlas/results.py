@@ -27,6 +27,7 @@ from typing import Any
 
 from .atomic import atomic_write
 from .errors import BiasAtlasError, DataError
+from .textfiles import json_lines_text
 
 OWNER_FILE = ".biasatlas-run.json"
 LOCK_FILE = ".biasatlas.lock"
@@ -62,7 +63,7 @@ def _clean(value: Any) -> Any:
 
 
 def _jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(_clean(r), ensure_ascii=False) + "\n" for r in records)
+    return json_lines_text(_clean(r) for r in records)  # U+2028 escaped: see biasatlas.textfiles
 
 
 def write_run(run: Run, out: Path) -> Path:

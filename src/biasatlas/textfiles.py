@@ -24,11 +24,26 @@ Traceback (most recent call last):
 biasatlas.errors.DataError: file t.csv, line 2: not UTF-8 text (byte 0x9C at offset 13): save it as UTF-8
 >>> decode_text(b"occupation\\nMa\\x9ctre\\n", path="t.csv", encoding="cp1252")
 'occupation\\nMaœtre\\n'
+
+**JSON Lines.** A JSON Lines file is split on ``\\n`` alone, the format's one separator
+(a ``\\r`` before it is dropped). ``str.splitlines`` is not that split: it also breaks at
+U+0085, U+2028 and U+2029, which ``json.dumps(..., ensure_ascii=False)`` leaves raw
+inside strings, so a CrowS-Pairs sentence holding U+2028 used to be written on one line
+and read back as two halves of invalid JSON. :func:`json_line` writes those three as
+``\\u`` escapes (other tools that use ``splitlines`` then read our files too) and
+:func:`json_lines` reads every file, ours or not, on ``\\n`` alone.
+
+>>> json_line({"s": "a\\u2028b"})
+'{"s": "a\\\\u2028b"}'
+>>> list(json_lines('{"s": "a\\u2028b"}\\r\\n\\n[1]'))
+[(1, '{"s": "a\\u2028b"}'), (3, '[1]')]
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
@@ -36,6 +51,10 @@ from .errors import DataError
 
 #: What :func:`read_text` accepts: a path, or a packaged resource (``importlib.resources``).
 Source = str | os.PathLike[str] | Traversable
+
+#: The line breaks of ``str.splitlines`` that JSON does not escape under ``ensure_ascii=False``
+#: (it escapes every control character below U+0020 itself).
+_RAW_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def decode_text(data: bytes, *, path: object, encoding: str | None = None) -> str:
@@ -76,3 +95,50 @@ def read_text(path: Source, *, encoding: str | None = None) -> str:
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
     return decode_text(data, path=path, encoding=encoding)
+
+
+def json_line(value: object, **dumps: object) -> str:
+    """``value`` as one JSON Lines record (without its ``\\n``): ``json.dumps`` keeping
+    non-ASCII readable, with U+0085, U+2028 and U+2029 escaped so that no reader, however
+    it splits lines, breaks the record. Keyword arguments go to :func:`json.dumps`.
+
+    The escapes are exact: outside strings JSON holds none of the three characters, and
+    inside one ``\\u2028`` decodes to the same string.
+    """
+    return json.dumps(value, ensure_ascii=False, **dumps).translate(_RAW_BREAKS)  # type: ignore[arg-type]
+
+
+def json_lines_text(values: Iterable[object], **dumps: object) -> str:
+    """A whole JSON Lines file: one :func:`json_line` per value, each ended by ``\\n``."""
+    return "".join(json_line(value, **dumps) + "\n" for value in values)
+
+
+def json_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a JSON Lines text, split on ``\\n`` only, blank lines left out.
+
+    A ``\\r`` ending a line is dropped (a file saved with Windows line ends), nothing else:
+    U+2028 and its kind stay inside the line, where a JSON string may hold them raw.
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if line.strip():
+            yield number, line
+
+
+def refuse_duplicate_columns(header: Sequence[str], *, path: object, blank_ok: bool = True) -> None:
+    """Refuse a CSV or TSV header that names a column twice, naming file and column.
+
+    ``csv.DictReader`` keeps the last copy's cell under the name, so a table with two
+    ``female_pct`` columns would be scored from whichever came last, without a word. Pass
+    the names as the reader matches them (stripped, lower-cased …). Blank names are
+    columns no reader asks for by name; ``blank_ok=False`` checks them too, for a reader
+    that does (CrowS-Pairs' id column has a blank header).
+    """
+    first: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if blank_ok and not name.strip():
+            continue
+        earlier = first.setdefault(name, position)
+        if earlier != position:
+            raise DataError(f"the header names column {name!r} twice (columns {earlier} and "
+                            f"{position}): rename or remove one", path=path, line=1, field=name)

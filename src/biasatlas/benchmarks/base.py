@@ -23,6 +23,7 @@ from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
 from ..probes import Answer, Probe, ScorerInfo
+from ..stats import check_seed
 
 
 T = TypeVar("T")
@@ -32,6 +33,7 @@ def draw_sample(items: Sequence[T], sample: int | None, seed: int) -> list[T]:
     """``sample`` of ``items`` drawn without replacement with ``numpy.random.default_rng(seed)``
     and kept in their order: every benchmark's ``--sample`` (all of them when ``sample`` is
     None or not smaller), so one seed means the same draw whatever the benchmark."""
+    check_seed(seed)  # also when nothing is drawn: a seed that cannot work is refused alike
     if sample is None or sample >= len(items):
         return list(items)
     import numpy as np

@@ -116,6 +116,28 @@ def check_fields(value: Mapping[str, Any], checks: Mapping[str, FieldCheck], pat
                         field=bad.field) from None
 
 
+def check_interval_holds(score: Any, value: Any, path: Path, field: str) -> None:
+    """Refuse an interval ``[low, high]`` (already checked by :func:`interval`) that runs
+    backwards or leaves out its own score, naming ``path`` and ``field``.
+
+    The intervals written (Wilson, Student t) hold their score by construction, so such a
+    folder was edited or damaged; the plots draw an interval as arms from the score, and
+    matplotlib stopped deep inside ("'xerr' must not contain negative values"). A
+    difference within floating-point noise (Wilson's upper end at 100 % can come out as
+    99.99999999999999) is no mismatch.
+    """
+    ends = interval_of(value)
+    if ends is None:
+        return
+    low, high = ends
+    slack = 1e-9 * max(1.0, abs(score) if isinstance(score, (int, float)) else 1.0)
+    if low is not None and high is not None and low > high + slack:
+        raise DataError(f"interval [{low}, {high}] runs backwards (low above high)", path=path, field=field)
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and (
+            (low is not None and score < low - slack) or (high is not None and score > high + slack)):
+        raise DataError(f"interval [{low}, {high}] does not hold its score {score}", path=path, field=field)
+
+
 def describe(value: Any) -> str:
     """A wrong value, short and on one line, for an error message."""
     if value is None:

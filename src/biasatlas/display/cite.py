@@ -3,7 +3,7 @@ a report used (assembled by :mod:`biasatlas.report.cite`).
 
 An entry's field values are BibTeX text as written (braces protecting capitals, LaTeX
 accents); text taken from a run folder (a model id, file names) goes through
-:func:`bibtex_text` first, so it cannot close a brace or start a command.
+:func:`bibtex_text` first, so it cannot close a brace, add a field or start a command.
 """
 
 from __future__ import annotations
@@ -39,7 +39,19 @@ def bibtex_key(*parts: str) -> str:
 def bibtex_text(text: object) -> str:
     """Free text as a BibTeX field value shows it literally: LaTeX's special characters
     escaped (:func:`biasatlas.display.tables.latex_text`), then wrapped in braces so that no
-    bibliography style changes its capitals."""
+    bibliography style changes its capitals.
+
+    Braces are the exception. BibTeX reads a field value by counting braces and knows no
+    escapes: ``\\}`` still closes one, so a model id holding ``}`` ended the field early and
+    ``x}, author = {…`` added a field. A brace of the text is therefore written as
+    ``\\textbraceleft{}`` / ``\\textbraceright{}``, whose own braces pair up: every value
+    holds balanced braces only, whatever the text.
+    """
     from .tables import latex_text
 
-    return "{" + latex_text(text) + "}"
+    parts = _BRACE.split(str(text))  # the braces, captured, at the odd places
+    return "{" + "".join(_BRACE_COMMAND.get(part) or latex_text(part) for part in parts) + "}"
+
+
+_BRACE = re.compile(r"([{}])")
+_BRACE_COMMAND = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from ..errors import DataError, MissingInput
-from ..textfiles import read_text
+from ..textfiles import json_lines, read_text
 from .checks import FieldCheck, check_fields, describe, number, obj, required_number, required_string, string
 
 #: Benchmark settings that decide which items were scored or how their text was prepared,
@@ -234,7 +234,7 @@ def _json_object(path: Path) -> dict[str, Any]:
 
 def _jsonl_objects(path: Path) -> list[dict[str, Any]]:
     out = []
-    for line, text in enumerate(_text(path).splitlines(), start=1):
+    for line, text in json_lines(_text(path)):  # split on \n only, as written
         if not text.strip():
             continue
         value = _parse(text, path, line)

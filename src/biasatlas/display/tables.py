@@ -162,16 +162,20 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
           "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "–": "--", "—": "---",
           "−": r"\textminus{}", "·": r"\textperiodcentered{}", "Δ": r"$\Delta$", "≥": r"$\geq$",
-          "≤": r"$\leq$", "±": r"$\pm$", "…": r"\ldots{}", "\n": " ", "\r": " "}
-_LATEX_SPECIAL = re.compile("|".join(re.escape(ch) for ch in _LATEX))
+          "≤": r"$\leq$", "±": r"$\pm$", "…": r"\ldots{}"}
+#: Control characters (C0, DEL, C1) and the line and paragraph separators: pdflatex stops at
+#: them ("Unicode character … not set up", "invalid character"), so each becomes a space.
+_LATEX_BLANKS = "\x00-\x1f\x7f-\x9f\u2028\u2029"
+_LATEX_SPECIAL = re.compile("|".join(re.escape(ch) for ch in _LATEX) + f"|[{_LATEX_BLANKS}]")
 
 
 def latex_text(text: object) -> str:
     """Text as LaTeX typesets it literally, on one line: ``& % $ # _ { } ~ ^ \\`` escaped (one
     pass, so an escape's own braces are never escaped again), and the dashes, minus and
     Greek delta the tables use spelled as LaTeX commands. Other non-ASCII text (accents,
-    Chinese) is left as UTF-8: LaTeX reads UTF-8 by default; Chinese needs a CJK package."""
-    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], str(text))
+    Chinese) is left as UTF-8: LaTeX reads UTF-8 by default; Chinese needs a CJK package.
+    Line breaks, tabs and every other control character or separator become spaces."""
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX.get(m.group(), " "), str(text))
 
 
 def to_latex(table: Table, label: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from biasatlas.errors import DataError
 from biasatlas.atomic import atomic_open
 from biasatlas.mining.records import Candidate
-from biasatlas.textfiles import read_text
+from biasatlas.textfiles import read_text, refuse_duplicate_columns
 
 COLUMNS = ("id", "pair", "keyword", "sentence", "neutral", "comment")
 YES = frozenset({"1", "y", "yes", "true", "是", "中性"})
@@ -29,6 +29,7 @@ def annotator_files(folder: Path, annotators: int) -> list[Path]:
 
 def _has_labels(path: Path) -> bool:
     rows = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    refuse_duplicate_columns(rows.fieldnames or (), path=path)
     return any((row.get("neutral") or "").strip() for row in rows)
 
 
@@ -66,6 +67,7 @@ def import_labels(path: Path, expected_ids: Sequence[str]) -> dict[str, bool]:
     expected = set(expected_ids)
     labels: dict[str, bool] = {}
     reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    refuse_duplicate_columns(reader.fieldnames or (), path=path)
     for column in ("id", "neutral"):
         if column not in (reader.fieldnames or ()):
             raise DataError("missing column", path=path, line=1, field=column)

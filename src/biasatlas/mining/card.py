@@ -41,9 +41,25 @@ def build_card(stage_counts: dict[str, dict], candidates: Sequence[Candidate],
                pairs: Sequence[str], extra: dict) -> dict:
     by_pair = Counter(c.pair for c in candidates)
     by_keyword = Counter(c.keyword for c in candidates)
-    return {"stages": stage_counts, "final_sentences": len(candidates),
+    stages = {stage: _in_order(counts, pairs) for stage, counts in stage_counts.items()}
+    return {"stages": stages, "final_sentences": len(candidates),
             "final_by_pair": {p: by_pair.get(p, 0) for p in pairs},
             "final_by_keyword": dict(sorted(by_keyword.items())), **extra}
+
+
+def _in_order(counts: dict, pairs: Sequence[str]) -> dict:
+    """A stage's counts with its per-pair counts in the lexicon's order and its drop reasons
+    sorted. Workers count in the order they meet pairs, and a sentence's pairs are a set
+    whose order follows each process's string hashing: the same corpus gave cards whose
+    keys came in another order with another number of workers."""
+    out = dict(counts)
+    if isinstance(counts.get("out_by_pair"), dict):
+        rank = {pair: i for i, pair in enumerate(pairs)}
+        out["out_by_pair"] = dict(sorted(counts["out_by_pair"].items(),
+                                         key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+    if isinstance(counts.get("dropped"), dict):
+        out["dropped"] = dict(sorted(counts["dropped"].items()))
+    return out
 
 
 def _fmt(value) -> str:

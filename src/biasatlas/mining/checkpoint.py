@@ -12,18 +12,25 @@ O_EXCL``, which refuses any existing name, a symlink included, so nothing plante
 folder is written through), then renamed over the final path. ``rename`` replaces a
 symlink at the final path with the new file rather than following it. Temporaries that a
 killed run left beside a path are deleted the next time that path is written.
+
+A *folder* link is another matter: ``mkdir`` and ``mkstemp`` go through a planted
+``stages/dedupe -> /victim`` and the rename then replaces ``/victim/candidates.jsonl``.
+:func:`refuse_links` checks the run's folders before the run writes anything, and
+refuses a link to a folder anywhere there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from ..atomic import atomic_open, atomic_write
+from ..errors import UsageError
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -57,6 +64,25 @@ class _HashingWriter:
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()
+
+
+def refuse_links(out: Path, folders: Iterable[str]) -> None:
+    """Refuse a symbolic link used as a folder of the run: ``out/NAME`` for each of
+    ``folders``, or a link to a folder anywhere below one.
+
+    ``out`` itself may be a link (the user named it). A link at a *file's* path is safe
+    (the rename replaces it; see above) and is left to be replaced. ``os.walk`` does not
+    follow links: a link to a folder is listed among the folders, and found, not entered.
+    """
+    for name in folders:
+        top = Path(out) / name
+        found = [top] if top.is_symlink() else []
+        if not found and top.is_dir():
+            found = [Path(here) / sub for here, subs, _ in os.walk(top) for sub in subs
+                     if (Path(here) / sub).is_symlink()]
+        if found:
+            raise UsageError(f"{found[0]} is a symbolic link to a folder inside the output folder {out}: "
+                             "mining never writes through links; remove it or choose another --out")
 
 
 def load_done(step: Step) -> dict | None:

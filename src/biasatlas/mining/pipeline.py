@@ -25,7 +25,7 @@ from biasatlas.mining.agreement import agreement_report, unanimous_neutral
 from biasatlas.mining.annotate import export_annotation, import_annotations
 from biasatlas.mining.card import build_card, character_stats, read_vocab, render_markdown
 from biasatlas.atomic import atomic_write
-from biasatlas.mining.checkpoint import Step, load_done, run_step
+from biasatlas.mining.checkpoint import Step, load_done, refuse_links, run_step
 from biasatlas.mining.engines import EngineName, make_engine
 from biasatlas.mining.filters import RuleParams, dedupe_key
 from biasatlas.mining.lexicon import DEFAULT_PAIRS, KeywordPair, Lexicon
@@ -33,8 +33,11 @@ from biasatlas.mining.name_eval import evaluate_name_filter, read_bio_sentences
 from biasatlas.mining.records import Candidate, iter_rows, read_candidates, write_row
 from biasatlas.mining.sources import Format, plan_shards
 from biasatlas.mining.stages import SHARD_STAGES, MiningParams, ShardTask, execute, resources
+from biasatlas.textfiles import json_lines_text
 
 Progress = Callable[[str, int, int], None]
+#: The folders a run writes below its own (the layout above): none may be reached through a link.
+OUTPUT_FOLDERS = ("stages", "annotation")
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,7 @@ def run_pipeline(corpus_paths: Sequence[str | Path], out_dir: str | Path,
     """
     config = config or MiningConfig()
     out = Path(out_dir)
+    refuse_links(out, OUTPUT_FOLDERS)  # before anything is written or removed below out
     run = _Run(out, config, progress)
     shards = list(plan_shards([str(p) for p in corpus_paths], config.shard_bytes))
     lexicon = Lexicon(config.pairs)
@@ -257,9 +261,7 @@ def _finish(run: _Run, candidates: list[Candidate], stage_counts: dict, extra: d
     extra["characters"] = character_stats(candidates, vocab)
     card = build_card(stage_counts, candidates, [p.label for p in lexicon.pairs], extra)
     target = out / "candidates.jsonl"
-    atomic_write(target, "".join(
-        json.dumps(c.to_row(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        for c in candidates))
+    atomic_write(target, json_lines_text((c.to_row() for c in candidates), separators=(",", ":")))
     atomic_write(out / "dataset_card.json", json.dumps(card, ensure_ascii=False, indent=1))
     atomic_write(out / "dataset_card.md", render_markdown(card))
     return MiningReport(out, target, out / "dataset_card.json", out / "dataset_card.md",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biasatlas.errors import DataError
+from biasatlas.textfiles import json_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +104,8 @@ class Candidate:
 
 
 def write_row(handle, row: dict) -> None:
-    """One JSON object per line, UTF-8 kept readable (``ensure_ascii=False``)."""
-    handle.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    """One JSON object per line, UTF-8 kept readable, line breaks escaped (:func:`json_line`)."""
+    handle.write(json_line(row, separators=(",", ":")))
     handle.write("\n")
 
 

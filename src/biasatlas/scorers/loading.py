@@ -4,12 +4,23 @@ METHODS.md §4, "Random heads": a checkpoint without masked-LM head weights (an 
 discriminator, a sentence encoder) loads with a freshly initialised head and produces
 confident nonsense. We load with ``output_loading_info=True`` and refuse any missing
 head weight. ``trust_remote_code`` stays off unless the user asks.
+
+The same loading info guards the rest of the model: a checkpoint weight of another shape
+than the config builds (a ``vocab_size`` or ``max_position_embeddings`` edited in
+``config.json``), a weight the config builds but the checkpoint lacks, and a layer the
+checkpoint holds but the config does not build (``num_hidden_layers`` lowered: the run
+scored a truncated model under the full checkpoint's hashes) are each refused, naming
+the weights. Unused weights of other heads (BERT's next-sentence head and pooler in a
+masked-LM load) are no such layer and still load, as in transformers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -94,6 +105,66 @@ def check_head_loaded(name: str, model: Any, info: dict[str, Any]) -> None:
         )
 
 
+def check_weights_loaded(name: str, model: Any, info: dict[str, Any]) -> None:
+    """Refuse a model that is not its checkpoint as saved (see the module's docstring):
+    weights of another shape, weights missing, or layers of the checkpoint left out."""
+    mismatched = sorted((str(key), saved, built, _config_field(model.config, saved, built))
+                        for key, saved, built in info.get("mismatched_keys", ()))
+    if mismatched:  # shown: the first weight whose mismatch a config field explains
+        key, saved, built, field = next((m for m in mismatched if m[3]), mismatched[0])
+        raise ModelError(
+            f"{name}'s config.json does not fit its weights: {len(mismatched)} weight(s) have "
+            f"another shape ({key} is {_shape(saved)} in the checkpoint, {_shape(built)} by the "
+            f"config{field}); restore the config saved with the weights")
+    check_head_loaded(name, model, info)
+    missing = sorted(info.get("missing_keys", ()))
+    if missing:
+        raise ModelError(f"{name}'s checkpoint lacks {len(missing)} weight(s) that its config builds "
+                         f"({_first(missing)}): they would be freshly initialised; the config asks for "
+                         "more layers or parts than the weights hold")
+    built = {_layer_pattern(k) for k in model.state_dict()}
+    dropped = sorted(k for k in info.get("unexpected_keys", ()) if _layer_pattern(k) in built)
+    if dropped:
+        raise ModelError(f"{name}'s checkpoint holds {len(dropped)} weight(s) of layers that its config "
+                         f"does not build ({_first(dropped)}): they would be dropped; the config asks "
+                         "for fewer layers than the weights hold")
+
+
+def _layer_pattern(key: str) -> str:
+    """A weight's name with layer numbers blanked: ``encoder.layer.5.x`` and ``encoder.layer.0.x``
+    are the same weight of two layers, so an unused one of them is a layer left out."""
+    return re.sub(r"\.\d+(?=\.|$)", ".#", key)
+
+
+def _first(keys: list[str]) -> str:
+    return ", ".join(keys[:3]) + (" …" if len(keys) > 3 else "")
+
+
+def _shape(size: Any) -> str:
+    return "×".join(str(d) for d in size)
+
+
+def _config_field(config: Any, saved: Any, built: Any) -> str:
+    """``: vocab_size is … in config.json`` when a size field explains the mismatch."""
+    # GPT-2's own names first: its config answers to the common names too (attribute_map)
+    fields = ("vocab_size", "n_positions", "max_position_embeddings", "n_embd", "hidden_size",
+              "d_model", "intermediate_size", "type_vocab_size")
+    for field in fields:
+        value = getattr(config, field, None)
+        if any(s != b and b == value for s, b in zip(saved, built, strict=False)):
+            return f": {field} is {value} in config.json"
+    return ""
+
+
+def check_vocabulary_fits(name: str, model: Any, tokenizer: Any) -> None:
+    """Refuse a tokenizer with token ids past the end of the input embedding: the first
+    such token would be an index error deep inside the model."""
+    rows = model.get_input_embeddings().weight.shape[0]
+    if len(tokenizer) > rows:
+        raise ModelError(f"{name}'s tokenizer has {len(tokenizer)} tokens but its embedding only "
+                         f"{rows} rows (vocab_size in config.json): the tokenizer is not this model's")
+
+
 def file_hashes(location: str) -> dict[str, str]:
     """sha256 of every weight, config and tokenizer file in a local model folder."""
     folder = Path(location)
@@ -156,24 +227,43 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     loader = getattr(transformers, auto_class)
     failures: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError, *_weight_file_errors())
     options: dict[str, Any] = {"revision": revision, "trust_remote_code": trust_remote_code,
-                               "output_loading_info": True, "dtype": torch_dtype(dtype)}
+                               "output_loading_info": True, "dtype": torch_dtype(dtype),
+                               # shapes that do not fit come back in the loading info, which
+                               # names them, not as a RuntimeError pointing at a log line
+                               "ignore_mismatched_sizes": True}
     if device_map is not None:
         options["device_map"] = device_map
     from .packaged import no_progress_bars
 
     try:
-        with no_progress_bars():
+        with no_progress_bars(), _no_load_report():
             model, info = _with_sdpa(loader, resolved.location, options)
         tokenizer = transformers.AutoTokenizer.from_pretrained(
             resolved.location, revision=revision, trust_remote_code=trust_remote_code)
     except failures as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ModelError(f"cannot load {resolved.name} as {what}: {first}") from exc
-    check_head_loaded(resolved.name, model, info)
+    check_weights_loaded(resolved.name, model, info)
     check_tokenizer(resolved.name, tokenizer)
+    check_vocabulary_fits(resolved.name, model, tokenizer)
     if device_map is None:
         model = model.to(device)
     return model.eval(), tokenizer
+
+
+@contextlib.contextmanager
+def _no_load_report() -> Iterator[None]:
+    """Transformers' warnings off for the load: it logs a table of every unexpected, missing
+    or mismatched weight, which :func:`check_weights_loaded` then names in its one-line
+    error (or accepts, for unused weights of another head, as transformers does)."""
+    from transformers.utils import logging as hf_logging
+
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(before)
 
 
 def _with_sdpa(loader: Any, location: str, options: dict[str, Any]) -> tuple[Any, Any]:

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from ...errors import DataError, UnknownName, UnsupportedProbe
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
+from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult
 from .gebnlp import TEMPLATE_SETS, TemplateSet
 from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
@@ -125,6 +126,8 @@ class Census:
         for field, count in (("sample", self.sample), ("limit", self.limit)):
             if count is not None and count < 1:
                 raise ValueError(f"{field} must be a positive number of occupations, not {count}")
+        check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
+        check_resamples(self.n_resamples)
 
     # -- data -----------------------------------------------------------------------------
     @property

@@ -18,7 +18,7 @@ import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ...textfiles import read_text
+from ...textfiles import read_text, refuse_duplicate_columns
 from .table import CensusRow, normalise_name
 
 US_COLUMNS = ("occupation", "female_pct", "total_employed")
@@ -59,6 +59,14 @@ def derive_us_bls(xlsx: str | Path) -> list[CensusRow]:
     return rows
 
 
+def _records(text: str, path: str | Path) -> csv.DictReader[str]:
+    """The rows of a source CSV by column name; a name given twice is refused, not read
+    from its last copy."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    refuse_duplicate_columns(reader.fieldnames or (), path=path)
+    return reader
+
+
 def derive_fr_dares(part_femmes: str | Path, effectifs: str | Path) -> list[CensusRow]:
     """The 225 FAP-2009 métiers détaillés, share of women averaged over 2017–2019.
 
@@ -69,7 +77,7 @@ def derive_fr_dares(part_femmes: str | Path, effectifs: str | Path) -> list[Cens
     employed = _fr_employment(Path(effectifs))
     text = read_text(Path(part_femmes), encoding=_DARES_ENCODING)
     rows = []
-    for rec in csv.DictReader(io.StringIO(text, newline="")):
+    for rec in _records(text, part_femmes):
         code = rec["Fap3"]
         if rec["Annee"] != "2017-2019" or len(code) != 5 or code in _FR_DROPPED_CODES:
             continue
@@ -83,7 +91,7 @@ def derive_fr_dares(part_femmes: str | Path, effectifs: str | Path) -> list[Cens
 
 def _fr_employment(path: Path) -> dict[str, float]:
     text = read_text(path, encoding=_DARES_ENCODING)
-    for rec in csv.DictReader(io.StringIO(text, newline="")):
+    for rec in _records(text, path):
         if rec["Annee"] == "2018":
             return {code: float(value) for code, value in rec.items()
                     if code != "Annee" and value not in ("", "NA")}
@@ -95,7 +103,7 @@ def derive_no_ssb(gold_csv: str | Path) -> list[CensusRow]:
     text = read_text(Path(gold_csv))
     return [CensusRow(occupation=normalise_name(rec["occupations"]),
                       female_pct=float(rec["female"]))
-            for rec in csv.DictReader(io.StringIO(text, newline=""))]
+            for rec in _records(text, gold_csv)]
 
 
 def census_csv(rows: Iterable[CensusRow], columns: Sequence[str]) -> str:

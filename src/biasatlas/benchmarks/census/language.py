@@ -34,7 +34,7 @@ from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from ...errors import DataError, UnknownName
-from ...textfiles import decode_text
+from ...textfiles import decode_text, refuse_duplicate_columns
 from .table import normalise_name
 
 Gender = Literal["f", "m"]
@@ -197,6 +197,7 @@ def _rows(source: Traversable | Path,
         raise DataError("file not found", path=name) from err
     reader = csv.DictReader(io.StringIO(decode_text(data, path=name), newline=""))
     columns = [c.strip() for c in reader.fieldnames or []]
+    refuse_duplicate_columns(columns, path=name)
     for column in required:
         if column not in columns:
             raise DataError(f"missing column {column!r}; found {columns!r}", path=name,

@@ -24,6 +24,8 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
+from ...stats import check_resamples, check_seed
+
 GenderClass = Literal["female", "male", "balanced"]
 Aggregation = Literal["mean-prob", "pooled", "mean-share", "majority"]
 AGGREGATIONS: tuple[str, ...] = ("mean-prob", "pooled", "mean-share", "majority")
@@ -169,9 +171,9 @@ def _counts(classes: np.ndarray) -> ClassScores:
 def bootstrap_interval(hits: np.ndarray, *, n_resamples: int = 1000, seed: int = 0,
                        confidence: float = 0.95) -> Interval:
     """Percentile interval of 100 · mean(hits) over occupations resampled with replacement."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     n = len(hits)
-    idx = rng.integers(0, n, size=(n_resamples, n))  # (n_resamples, n) occupation indices
+    idx = rng.integers(0, n, size=(check_resamples(n_resamples), n))  # (n_resamples, n) occupation indices
     means = 100.0 * hits[idx].mean(axis=1)  # (n_resamples,)
     tail = 100.0 * (1.0 - confidence) / 2.0
     low, high = np.percentile(means, [tail, 100.0 - tail])

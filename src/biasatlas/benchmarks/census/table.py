@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import DataError, UnknownName
-from ...textfiles import decode_text
+from ...textfiles import decode_text, refuse_duplicate_columns
 
 #: Residual "catch-all" BLS categories. Dropping the rows that match this pattern leaves
 #: 314 of the 354 US rows: the paper's US count (a reconstruction; the authors' own list
@@ -195,6 +195,7 @@ def _check_percent_scale(rows: list[CensusRow], source: str) -> None:
 
 def _header_columns(header: list[str], source: str) -> dict[str, int]:
     names = [cell.strip().lower() for cell in header]
+    refuse_duplicate_columns(names, path=source)
     for required in ("occupation", "female_pct"):
         if required not in names:
             hint = (" (the file looks semicolon-separated; use commas)"

@@ -35,10 +35,10 @@ from typing import Any, Literal
 
 from ...errors import DataError
 from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
-from ...stats import proportion_test
+from ...stats import check_seed, proportion_test
 from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
-from ...textfiles import read_text
+from ...textfiles import read_text, refuse_duplicate_columns
 from ..fetch import DataFile, locate
 from .text import TextPrep, degenerate
 
@@ -98,6 +98,7 @@ def read_pairs(path: Path) -> list[CrowsPair]:
     delimiter = "\t" if text.split("\n", 1)[0].count("\t") else ","
     reader = csv.DictReader(io.StringIO(text, newline=None), delimiter=delimiter)
     header = reader.fieldnames or []
+    refuse_duplicate_columns(header, path=path, blank_ok=False)  # the id column's name is blank
     missing = [c for c in _REQUIRED if c not in header]
     if missing:
         raise DataError(f"missing column(s) {', '.join(missing)}; found {header} "
@@ -177,6 +178,7 @@ class CrowsPairs:
         for field, count in (("limit", self.limit), ("sample", self.sample)):
             if count is not None and count < 1:  # pairs[:-5] would drop the last five
                 raise ValueError(f"{field} must be a positive number of pairs, not {count}")
+        check_seed(self.seed)  # before any scoring, not at the draw
 
     def path(self) -> Path:
         if self.data is not None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval, interval_of,
-                               intervals, mapping_of, number, obj, string)
+from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, check_interval_holds, each, interval,
+                               interval_of, intervals, mapping_of, number, obj, string)
 from ...display.runview import Column, RunView
 
 #: The three headline scores, each with its interval and binomial test in the summary.
@@ -101,6 +101,10 @@ class CrowsRunSummary(WithIntervals):
         cats = {str(c): CategoryScore(v.get("n"), v.get("score"), interval_of(v.get("ci")), v.get("binomial_p"))
                 for c, v in mapping_of(data.get("by_category")).items()}
         ints, tests = mapping_of(data.get("intervals")), mapping_of(data.get("tests"))
+        for key in (*SCORES, LIKELIHOOD_DIFFERENCE):  # the plots draw each interval around its score
+            check_interval_holds(data.get(key), ints.get(key), path, f"intervals.{key}")
+        for name, cat in cats.items():
+            check_interval_holds(cat.score, cat.ci, path, f"by_category.{name}.ci")
         return cls(n=data.get("n"), metric_score=data.get("metric_score"), stereo_score=data.get("stereo_score"),
                    antistereo_score=data.get("antistereo_score"), n_stereo=data.get("n_stereo"),
                    n_antistereo=data.get("n_antistereo"), neutral=data.get("neutral"),

@@ -162,8 +162,11 @@ def crows_categories(run: RunView, paper: PaperScores | None = None) -> Plot:
             ax.barh(i, value - 50, left=50, height=0.6, color=colour, alpha=0.85, gid=f"bar-{i}")
         tips[f"bar-{i}"] = (f"{name}: {number_text(value)} [{number_text(low[i])}, {number_text(high[i])}], n = {n}"
                             + (f"; paper {published:.1f}" if published is not None else ""))
-    ax.errorbar(score, y, xerr=[score - low, high - score], fmt="none", ecolor=INK, capsize=3,
-                lw=1, gid="intervals")
+    # Arms from the score. Reading the run refused any interval that leaves out its score
+    # (summary.py); what is left below zero is floating-point noise (Wilson's upper end for
+    # 12 of 12 pairs is 99.99999999999999), which matplotlib refuses as a negative length.
+    arms = np.maximum([score - low, high - score], 0.0)
+    ax.errorbar(score, y, xerr=arms, fmt="none", ecolor=INK, capsize=3, lw=1, gid="intervals")
     ax.axvline(50, color=INK, lw=1, ls="--", gid="line-50")
     if paper is not None:
         paper_values = np.array([np.nan if r[4] is None else r[4] for r in rows], dtype=float)

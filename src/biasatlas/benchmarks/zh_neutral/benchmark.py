@@ -39,6 +39,7 @@ from typing import Any
 
 from ...errors import DataError
 from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound, token_error
+from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
@@ -128,6 +129,7 @@ def bootstrap_interval(values: Sequence[float], statistic: Any, *, n_resamples: 
     from scipy import stats
 
     data = np.asarray(values, dtype=float)
+    seed, n_resamples = check_seed(seed), check_resamples(n_resamples)
     if data.size < 2:
         return None
     result = stats.bootstrap((data,), statistic, n_resamples=n_resamples, vectorized=True,
@@ -224,6 +226,8 @@ class ZhNeutral:
                                  ("sample", self.sample, self.sample is None or self.sample >= 1)):
             if not ok:
                 raise DataError(f"invalid value {value!r}", field=field)
+        check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
+        check_resamples(self.n_resamples)
 
     def path(self) -> Path:
         return Path(self.data) if self.data is not None else demo_path()

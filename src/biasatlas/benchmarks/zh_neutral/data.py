@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import DataError
-from ...textfiles import read_text
+from ...textfiles import json_lines, read_text, refuse_duplicate_columns
 
 Gender = Literal["male", "female"]
 REQUIRED_FIELDS = ("sentence", "keyword", "offset", "pair")
@@ -104,9 +104,7 @@ def _is_csv(path: Path, text: str) -> bool:
 
 
 def _jsonl_rows(text: str, path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    # Lines end at \n, \r\n or \r (text-mode reading), never inside a sentence: JSON may
-    # hold U+2028 or U+0085 raw in a string, which str.splitlines would cut the line at.
-    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
+    for number, raw in json_lines(text):  # on \n only: U+2028 may sit inside a sentence
         if not raw.strip():
             continue
         try:
@@ -123,6 +121,7 @@ def _csv_rows(text: str, path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
     header = reader.fieldnames or []
+    refuse_duplicate_columns(header, path=path)
     missing = [name for name in REQUIRED_FIELDS if name not in header]
     if missing:
         raise DataError(f"missing column(s) {', '.join(missing)}; found {header}", path=path,
