@@ -193,7 +193,7 @@ def test_atlas_census_probes_are_the_benchmarks(country):
     from biasatlas.benchmarks.census.diagnostics import baseline_plan
     from biasatlas.probes import ScorerInfo
 
-    causal = SimpleNamespace(info=ScorerInfo(kind="causal-lm", reads="sequence", dtype="bfloat16"))
+    causal = ScorerInfo(kind="causal-lm", reads="sequence", dtype="bfloat16")
     census = Census(country=country).bind(causal)
     baseline = list(baseline_plan(census.plan).probes)
     ours = _bench("workloads").census_probes(country)
