@@ -33,7 +33,8 @@ def test_one_character_per_line_is_one_warning_in_the_report_and_the_card(tmp_pa
 
 def test_json_lines_read_as_text_hold_no_keyword(tmp_path):
     # json.dumps escapes every Chinese character (\u4ed6 …), so the text format finds no keyword
-    lines = [json.dumps({"text": "他在学校里认真学习，每天都很早起床。"}), json.dumps({"text": "她喜欢在周末去图书馆看书。"})]
+    texts = ("他在学校里认真学习，每天都很早起床。", "她喜欢在周末去图书馆看书。")
+    lines = [json.dumps({"text": text}) for text in texts]
     report = run_pipeline([_corpus(tmp_path, lines, "corpus.jsonl")], tmp_path / "out", MiningConfig())
     assert report.warnings == ("match: all 2 sentences hold no keyword of the pairs: is the corpus Chinese text, "
                                "and --format right (a JSONL corpus needs --format jsonl)?",)
