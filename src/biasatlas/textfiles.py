@@ -28,9 +28,13 @@ biasatlas.errors.DataError: file t.csv, line 2: not UTF-8 text (byte 0x9C at off
 
 from __future__ import annotations
 
+import io
+import json
 import os
+from collections.abc import Iterator
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from .errors import DataError
 
@@ -76,3 +80,22 @@ def read_text(path: Source, *, encoding: str | None = None) -> str:
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
     return decode_text(data, path=path, encoding=encoding)
+
+
+def json_lines(text: str, path: object) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The objects of a JSON Lines text, each with its line number; blank lines are skipped,
+    and a line that is not JSON, or not an object, is a DataError naming ``path`` and the line.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r`` (text-mode reading), never inside a value: JSON
+    may hold U+2028 or U+0085 raw in a string, which ``str.splitlines`` would cut the line at.
+    """
+    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not JSON: {exc.msg}", path=path, line=number) from exc
+        if not isinstance(row, dict):
+            raise DataError(f"expected a JSON object, got {type(row).__name__}", path=path, line=number)
+        yield number, row

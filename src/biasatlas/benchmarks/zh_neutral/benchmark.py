@@ -39,7 +39,7 @@ from typing import Any
 
 from ...errors import DataError
 from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound, token_error
-from ..base import BenchmarkResult, draw_sample
+from ..base import BenchmarkResult, check_subset, draw_sample
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
 from .data import ZhItem, demo_path, read_items
@@ -224,6 +224,7 @@ class ZhNeutral:
                                  ("sample", self.sample, self.sample is None or self.sample >= 1)):
             if not ok:
                 raise DataError(f"invalid value {value!r}", field=field)
+        check_subset(self.limit, self.sample)
 
     def path(self) -> Path:
         return Path(self.data) if self.data is not None else demo_path()
