@@ -82,11 +82,12 @@ def local_scorer(folder: str, files: dict[str, str] | None = None) -> dict[str, 
 
 
 def crows_paper_run(folder: Path, scorer: dict[str, Any], *, n_pairs: int = 1677, limit: int | None = None,
-                    lowercase: bool = True, dataset: str = "fr+210", skipped: int = 0) -> Path:
+                    lowercase: bool = True, dataset: str = "fr+210", skipped: int = 0,
+                    settings: dict[str, Any] | None = None) -> Path:
     """A run on a published dataset with the benchmark's config keys and the file's sha256.
 
     ``n_pairs`` records (all 1,677 by default, or ``limit`` of them), categories cycling; a
-    pair is a win when its id modulo 5 is 0, 1 or 2 (60 %).
+    pair is a win when its id modulo 5 is 0, 1 or 2 (60 %). ``settings`` are further config keys.
     """
     from biasatlas.benchmarks.crows_pairs import DATASETS, summarise
 
@@ -99,7 +100,7 @@ def crows_paper_run(folder: Path, scorer: dict[str, Any], *, n_pairs: int = 1677
     records = records[: n - skipped]
     bench = {"data": DATASETS[dataset].name, "data_sha256": DATASETS[dataset].sha256,
              "lowercase": lowercase, "strip_whitespace": False, "unicode_nfc": False, "tie_decimals": 3,
-             "limit": limit, "version": "2"}
+             "limit": limit, "version": "2", **(settings or {})}
     skips = [{"id": str(i), "reason": "no score from the model"} for i in range(n - skipped + 1, n + 1)]
     return _write(folder, "crows-pairs", dataset, scorer["model"], {**summarise(records), "n_skipped": skipped},
                   records, skips, bench=bench, scorer=scorer)

@@ -31,7 +31,7 @@ def _write(tmp_path: Path, text: str | bytes) -> Path:
 # (name, file content, expected line, expected field) — every one is a DataError.
 ERRORS = [
     ("missing column", "\tsent_more\tsent_less\tbias_type\n" + "0\ta\tb\tage\n", 1, "stereo_antistereo"),
-    ("wrong delimiter", ";sent_more;sent_less;stereo_antistereo;bias_type\n", 1, "sent_more"),
+    ("wrong delimiter", "|sent_more|sent_less|stereo_antistereo|bias_type\n", 1, "sent_more"),  # ; is read
     ("extra column", HEADER + "0\ta\tb\tstereo\tage\tsurplus\n", 2, None),
     ("empty file", "", None, None),
     ("windows-1252", (HEADER + "0\tCafé\tB\tstereo\tage\n").encode("cp1252"), 2, None),

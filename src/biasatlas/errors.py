@@ -10,7 +10,7 @@ hub). A class that says nothing is a usage mistake, as most deliberate refusals 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 
 class BiasAtlasError(Exception):
@@ -87,3 +87,11 @@ def did_you_mean(kind: str, name: str, available: Iterable[str]) -> UnknownName:
     close = difflib.get_close_matches(name, names, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return UnknownName(f"unknown {kind} {name!r}.{hint} Available: {', '.join(names)}")
+
+
+def canonical_name(name: str, known: Collection[str]) -> str:
+    """``name`` as ``known`` spells it when they differ only in case (``FR+210`` → ``fr+210``),
+    else ``name`` unchanged (an unknown name is the caller's :func:`did_you_mean`)."""
+    if name in known:
+        return name
+    return next((k for k in known if k.casefold() == name.casefold()), name)

@@ -46,6 +46,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from .errors import DataError
 
@@ -142,3 +143,17 @@ def refuse_duplicate_columns(header: Sequence[str], *, path: object, blank_ok: b
         if earlier != position:
             raise DataError(f"the header names column {name!r} twice (columns {earlier} and "
                             f"{position}): rename or remove one", path=path, line=1, field=name)
+
+
+def json_objects(text: str, path: object) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The objects of a JSON Lines text, each with its line number (:func:`json_lines`: split on
+    ``\n`` only, blank lines skipped); a line that is not JSON, or not an object, is a
+    DataError naming ``path`` and the line."""
+    for number, raw in json_lines(text):
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not JSON: {exc.msg}", path=path, line=number) from exc
+        if not isinstance(row, dict):
+            raise DataError(f"expected a JSON object, got {type(row).__name__}", path=path, line=number)
+        yield number, row

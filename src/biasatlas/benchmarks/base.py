@@ -22,6 +22,7 @@ from ..display.paired import Paired
 from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
+from ..errors import UsageError
 from ..probes import Answer, Probe, ScorerInfo
 from ..stats import check_seed
 
@@ -40,6 +41,15 @@ def draw_sample(items: Sequence[T], sample: int | None, seed: int) -> list[T]:
 
     picked = np.random.default_rng(seed).choice(len(items), size=sample, replace=False)
     return [items[int(i)] for i in sorted(picked)]
+
+
+def check_subset(limit: int | None, sample: int | None) -> None:
+    """Refuse ``limit`` with ``sample``: every benchmark's ``--limit`` and ``--sample`` each
+    name the whole subset scored, so a run sets one of them. Together they would mean a draw
+    from the first N items, which no leaderboard column can say (both show as settings)."""
+    if limit is not None and sample is not None:
+        raise UsageError(f"--limit {limit} and --sample {sample} together: use one (--limit N scores the first "
+                         "N items; --sample N draws N at random from all of them)")
 
 
 @dataclass(frozen=True)
@@ -180,8 +190,9 @@ class Flag:
 
 #: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).
 COMMON_FLAGS: Mapping[str, Flag] = {
-    "limit": Flag("Only the first N items (for a quick look).", minimum=1),
-    "sample": Flag("Score N items drawn at random (seeded by --seed), kept in file order.", minimum=1),
+    "limit": Flag("Only the first N items (for a quick look; not with --sample).", minimum=1),
+    "sample": Flag("Score N items drawn at random (seeded by --seed), kept in file order; not with --limit.",
+                   minimum=1),
     "seed": Flag("Seed of --sample and of the bootstrap intervals."),
     "n_resamples": Flag("Bootstrap resamples of the confidence intervals.", minimum=1),
 }

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -74,7 +75,11 @@ def mine_command(
                 ids[stage] = bar.add_task(stage, total=total)
             bar.update(ids[stage], completed=done)
 
-        report = run_pipeline(corpus, out, config, progress)
+        # through the bars' console, so a warning prints above the bars, not through them
+        def warn(line: str) -> None:
+            console.print(f"[yellow]warning:[/] {escape(line)}", soft_wrap=True)  # one line, however wide
+
+        report = run_pipeline(corpus, out, config, progress, warn)
     _render(report, Console())
     return report
 

@@ -25,8 +25,10 @@ from .checks import FieldCheck, check_fields, describe, number, obj, required_nu
 #: Benchmark settings that decide which items were scored or how their text was prepared,
 #: as (config key, label). Shown in the provenance table and the leaderboards, because two
 #: numbers read side by side mean little when one came from 80 pairs or from cased text.
-#: Older runs lack the newer keys (``identifiers``, ``causal_reading``): read with ``.get``.
-SETTINGS: tuple[tuple[str, str], ...] = (("limit", "limit"), ("sample", "sample"), ("lowercase", "lowercase"),
+#: Older runs lack the newer keys (``identifiers``, ``causal_reading``; ``bias_types`` is recorded only
+#: when set): read with ``.get``.
+SETTINGS: tuple[tuple[str, str], ...] = (("limit", "limit"), ("sample", "sample"), ("bias_types", "bias-type"),
+                                         ("lowercase", "lowercase"),
                                          ("strip_whitespace", "strip-whitespace"), ("unicode_nfc", "unicode-nfc"),
                                          ("identifiers", "identifiers"), ("causal_reading", "causal-reading"))
 

@@ -117,6 +117,8 @@ def cell_text(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return "–" if not math.isfinite(value) else f"{value:.2f}"
+    if isinstance(value, list | tuple):  # a setting of several values (bias types)
+        return ", ".join(map(cell_text, value)) or "–"
     return str(value)
 
 
@@ -313,6 +315,8 @@ def leaderboard_table(title: str, columns: tuple[str, ...], rows: Sequence[tuple
                   for r, cells in rows)
     if settings:
         caption += " limit / sample: – means all items."
+    if any(k == "bias_types" for k, _ in settings):
+        caption += " bias-type: – means every category."
     if marked:
         caption += f" {WARNING_MARK.strip()} the run's own section carries a warning: read it before comparing."
     return Table(title, columns + tuple(label for _, label in settings), cells, caption)

@@ -71,6 +71,7 @@ def _fmt(value) -> str:
 def render_markdown(card: dict) -> str:
     lines = ["# Mined gender-neutral candidate sentences — dataset card", "",
              "Mined as in SlguSet (Zhao et al. 2021); see docs/mining.md for each rule.", "",
+             *(f"**Warning:** {w}\n" for w in card.get("warnings", ())),
              "## Stages", "", "| stage | in | out | dropped (reason: count) |", "|---|---|---|---|"]
     for stage, counts in card["stages"].items():
         dropped = ", ".join(f"{k}: {v}" for k, v in sorted(counts.get("dropped", {}).items()))

@@ -26,6 +26,7 @@ from biasatlas.mining.annotate import export_annotation, import_annotations
 from biasatlas.mining.card import build_card, character_stats, read_vocab, render_markdown
 from biasatlas.atomic import atomic_write
 from biasatlas.mining.checkpoint import Step, load_done, refuse_links, run_step
+from biasatlas.mining.drops import emptying_rules
 from biasatlas.mining.engines import EngineName, make_engine
 from biasatlas.mining.filters import RuleParams, dedupe_key
 from biasatlas.mining.lexicon import DEFAULT_PAIRS, KeywordPair, Lexicon
@@ -38,6 +39,7 @@ from biasatlas.textfiles import json_lines_text
 Progress = Callable[[str, int, int], None]
 #: The folders a run writes below its own (the layout above): none may be reached through a link.
 OUTPUT_FOLDERS = ("stages", "annotation")
+Warn = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ class MiningReport:
     stages_run: tuple[str, ...]
     stages_skipped: tuple[str, ...]
     card: dict = field(repr=False)
+    #: One line per rule that dropped every sentence left to it (:mod:`.drops`).
+    warnings: tuple[str, ...] = ()
 
 
 def _sum_counts(manifests: Sequence[dict]) -> dict:
@@ -163,10 +167,11 @@ def _dedupe(paths: list[Path], pair_of: dict[str, str]):
 
 def run_pipeline(corpus_paths: Sequence[str | Path], out_dir: str | Path,
                  config: MiningConfig | None = None,
-                 progress: Progress | None = None) -> MiningReport:
+                 progress: Progress | None = None, warn: Warn | None = None) -> MiningReport:
     """Mine ``candidates.jsonl`` and a dataset card from the corpus files into ``out_dir``.
 
-    Finished steps (same inputs and parameters) are reused; an interrupted one reruns.
+    Finished steps (same inputs and parameters) are reused; an interrupted one reruns. Each
+    rule that dropped every sentence left to it is one line to ``warn`` (and in the card).
     """
     config = config or MiningConfig()
     out = Path(out_dir)
@@ -199,6 +204,12 @@ def run_pipeline(corpus_paths: Sequence[str | Path], out_dir: str | Path,
         kept, extra["agreement"], stage_counts["annotation"] = _agreement(
             run, candidates, dedupe["output"]["sha256"])
         candidates = [c for c in candidates if c.id in kept]
+    warnings = emptying_rules(stage_counts, config.params().rules)
+    if warnings:
+        extra["warnings"] = list(warnings)  # only then: a card without any stays as it was
+    if warn is not None:
+        for line in warnings:
+            warn(line)
     return _finish(run, candidates, stage_counts, extra, lexicon)
 
 
@@ -265,7 +276,8 @@ def _finish(run: _Run, candidates: list[Candidate], stage_counts: dict, extra: d
     atomic_write(out / "dataset_card.json", json.dumps(card, ensure_ascii=False, indent=1))
     atomic_write(out / "dataset_card.md", render_markdown(card))
     return MiningReport(out, target, out / "dataset_card.json", out / "dataset_card.md",
-                        len(candidates), tuple(run.ran), tuple(run.skipped), card)
+                        len(candidates), tuple(run.ran), tuple(run.skipped), card,
+                        tuple(extra.get("warnings", ())))
 
 
 __all__ = ["MiningConfig", "MiningReport", "run_pipeline"]

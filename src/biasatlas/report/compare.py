@@ -140,6 +140,10 @@ def _setting(key: str, value: Any) -> str:
         return "yes" if value else "no"
     if key == "data_sha256":
         return str(value)[:12]
+    if isinstance(value, dict):  # a column mapping
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, list | tuple):  # bias types
+        return ", ".join(map(str, value))
     return str(value)
 
 

@@ -84,6 +84,8 @@ def _setting_text(key: str, value: Any) -> str:
     """``limit: none (all items)`` reads better than a bare dash in a fact list."""
     if value is None:
         return "none (all items)" if key in ("limit", "sample") else "–"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)

@@ -39,7 +39,7 @@ from typing import Any, Literal
 from ...errors import DataError, UnknownName, UnsupportedProbe
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult
+from ..base import BenchmarkResult, check_subset
 from .gebnlp import TEMPLATE_SETS, TemplateSet
 from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
 from .methods import (CAUSAL_READINGS, METHOD_OBJECTS, METHODS, Auto, CausalReading, CensusMethod,
@@ -102,8 +102,11 @@ class Census:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
-        from ...errors import did_you_mean
+        from ...errors import canonical_name, did_you_mean
 
+        # Country codes are case-insensitive (US); the canonical spelling is what is recorded.
+        if isinstance(self.country, str):
+            object.__setattr__(self, "country", canonical_name(self.country, COUNTRIES))
         if self.census is None and self.country == "uk":
             raise UnknownName(f"census country 'uk': {UK_HOWTO}; then run with --census FILE "
                               "(and --inflections FILE for its English occupation forms)")
@@ -128,6 +131,7 @@ class Census:
                 raise ValueError(f"{field} must be a positive number of occupations, not {count}")
         check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
         check_resamples(self.n_resamples)
+        check_subset(self.limit, self.sample)
 
     # -- data -----------------------------------------------------------------------------
     @property

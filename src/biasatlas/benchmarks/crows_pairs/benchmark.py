@@ -26,20 +26,18 @@ exactly, given the scorer's dtype (:func:`fragile_pair`); the summary counts the
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ...errors import DataError
+from ...errors import UnknownName, UsageError, canonical_name, did_you_mean
 from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
 from ...stats import check_seed, proportion_test
-from ..base import BenchmarkResult, draw_sample
+from ..base import BenchmarkResult, check_subset, draw_sample
 from ...hashing import sha256_file
-from ...textfiles import read_text, refuse_duplicate_columns
 from ..fetch import DataFile, locate
+from .files import CrowsPair, parse_bias_types, parse_columns, read_pairs
 from .text import TextPrep, degenerate
 
 # 2: text scored as stored (no trimming, no NFC), every pair sent to the scorer (identical
@@ -61,90 +59,7 @@ DATASETS: dict[str, DataFile] = {
                        _GITLAB + "crows_pairs_FR_languagearc_contribution+210.csv",
                        "1b5de822b34188375c04b949ec2e2678373b65f81d8f0bfbbef9b7df3958d2e9"),
 }
-CATEGORIES = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age",
-              "sexual-orientation", "physical-appearance", "disability", "autre")
-# Row 1293 of the revised files carries its direction in the bias_type column; the
-# original English file and the +210 files give its category: socioeconomic.
-_CATEGORY_FIXES = {"1293": "socioeconomic"}
-_REQUIRED = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
-Direction = Literal["stereo", "antistereo"]
 Outcome = Literal["more", "less", "tie"]
-
-
-@dataclass(frozen=True)
-class CrowsPair:
-    id: str
-    sent_more: str
-    sent_less: str
-    direction: Direction
-    bias_type: str
-    line: int
-
-    @property
-    def degenerate(self) -> str | None:
-        """Why the pair, as stored, cannot discriminate, if it cannot (:func:`.text.degenerate`)."""
-        return degenerate(self.sent_more, self.sent_less)
-
-
-def read_pairs(path: Path) -> list[CrowsPair]:
-    """Parse a CrowS-Pairs file (comma or TAB, leading id column), validating every row.
-
-    Sentences are kept as stored; line ends are read as the originals' text-mode ``open()``
-    reads them (``newline=None``: ``\\r\\n`` and ``\\r`` become ``\\n``, in quoted cells too).
-    """
-    text = read_text(path)
-    if not text.strip():
-        raise DataError("the file is empty", path=path)
-    delimiter = "\t" if text.split("\n", 1)[0].count("\t") else ","
-    reader = csv.DictReader(io.StringIO(text, newline=None), delimiter=delimiter)
-    header = reader.fieldnames or []
-    refuse_duplicate_columns(header, path=path, blank_ok=False)  # the id column's name is blank
-    missing = [c for c in _REQUIRED if c not in header]
-    if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}; found {header} "
-                        f"(delimiter {delimiter!r}: is it the right file?)", path=path, line=1,
-                        field=missing[0])
-    pairs, start = [], 2
-    first_line: dict[str, int] = {}  # id → its line: one pass finds a duplicate at once
-    try:
-        for row in reader:
-            pair = _pair(row, path, start, header[0])
-            if pair is not None:
-                seen = first_line.setdefault(pair.id, start)
-                if seen != start:
-                    raise DataError(f"duplicate pair id {pair.id!r} (first on line {seen})",
-                                    path=path, line=start, field=header[0])
-                pairs.append(pair)
-            start = reader.line_num + 1
-    except csv.Error as exc:  # e.g. a stray carriage return or an unclosed quote
-        raise DataError(f"unreadable row: {exc}", path=path, line=start) from exc
-    if not pairs:
-        raise DataError("no pairs after the header", path=path, line=2)
-    return pairs
-
-
-def _pair(row: dict[str | None, Any], path: Path, line: int, id_field: str) -> CrowsPair | None:
-    if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
-        return None  # a blank line
-    if None in row:  # csv puts surplus fields under the key None
-        raise DataError(f"{len(row[None])} field(s) more than the header has", path=path, line=line)
-    for field in ("stereo_antistereo", "bias_type"):
-        if not (row.get(field) or "").strip():
-            raise DataError("empty value", path=path, line=line, field=field)
-    direction = row["stereo_antistereo"].strip()
-    if direction not in ("stereo", "antistereo"):
-        raise DataError(f"expected 'stereo' or 'antistereo', got {direction!r}", path=path,
-                        line=line, field="stereo_antistereo")
-    pair_id = (row.get(id_field) or "").strip() or str(line - 2)
-    category = row["bias_type"].strip().lower()
-    if category not in CATEGORIES:
-        category = _CATEGORY_FIXES.get(pair_id, category)
-    if category not in CATEGORIES:
-        raise DataError(f"unknown bias category {category!r}; known: {', '.join(CATEGORIES)}",
-                        path=path, line=line, field="bias_type")
-    # The sentences as stored: never trimmed, normalised or filtered (METHODS.md §4; .text)
-    return CrowsPair(pair_id, row["sent_more"] or "", row["sent_less"] or "", direction,  # type: ignore[arg-type]
-                     category, line)
 
 
 @dataclass(frozen=True)
@@ -159,10 +74,16 @@ class CrowsPairs:
     ``unicode_nfc``: NFC-normalise each sentence; off by default, as in the originals.
     ``tie_decimals``: scores are rounded to this many decimals before comparing (the
     reference's 3).
+    ``columns``: which column of a ``data`` file holds each field, ``FIELD=COLUMN`` entries
+    (:func:`.files.parse_columns`). ``bias_types``: score only the pairs of these categories
+    (comma-separated or one a name; ``race`` is race-color, as in bias-bench), before
+    ``limit`` or ``sample``.
     """
 
     dataset: str | None = "fr+210"
     data: Path | None = None
+    columns: tuple[str, ...] | None = None
+    bias_types: tuple[str, ...] | None = None
     lowercase: bool = False
     strip_whitespace: bool = False
     unicode_nfc: bool = False
@@ -175,10 +96,26 @@ class CrowsPairs:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
+        # Names are case-insensitive (FR+210); the canonical spelling is what is recorded.
+        if isinstance(self.dataset, str):
+            object.__setattr__(self, "dataset", canonical_name(self.dataset, DATASETS))
         for field, count in (("limit", self.limit), ("sample", self.sample)):
             if count is not None and count < 1:  # pairs[:-5] would drop the last five
                 raise ValueError(f"{field} must be a positive number of pairs, not {count}")
         check_seed(self.seed)  # before any scoring, not at the draw
+        check_subset(self.limit, self.sample)
+        if self.columns is not None:
+            if self.data is None:
+                raise UsageError("--columns maps the columns of your own --data file; the shipped datasets "
+                                 "have theirs")
+            parse_columns(self.columns)  # a bad mapping is a usage error now, before any file is read
+        if self.bias_types is not None:
+            object.__setattr__(self, "bias_types", parse_bias_types(self.bias_types))
+
+    @property
+    def column_map(self) -> dict[str, str]:
+        """``columns`` as {field: the file's column} (empty: the fields' own names)."""
+        return parse_columns(self.columns) if self.columns else {}
 
     def path(self) -> Path:
         if self.data is not None:
@@ -188,15 +125,22 @@ class CrowsPairs:
                 raise MissingInput("no such file", path=self.data)
             return Path(self.data)
         if self.dataset not in DATASETS:
-            from ...errors import did_you_mean
-
             raise did_you_mean("dataset", str(self.dataset), DATASETS)
         return locate(DATASETS[self.dataset])
 
     def load(self) -> list[CrowsPair]:
-        """The pairs in use: the first ``limit``, then ``sample`` of them drawn with
-        ``numpy.random.default_rng(seed)`` (the census benchmark's draw), kept in file order."""
-        pairs = read_pairs(self.path())
+        """The pairs in use: those of ``bias_types``, then the first ``limit`` or ``sample`` of
+        them drawn with ``numpy.random.default_rng(seed)`` (the census benchmark's draw), kept
+        in file order."""
+        path = self.path()
+        pairs = read_pairs(path, self.column_map)
+        if self.bias_types:
+            present = {p.bias_type for p in pairs}
+            for category in self.bias_types:
+                if category not in present:
+                    raise UnknownName(f"no pair of bias type {category!r} in file {path}; its bias types: "
+                                      + ", ".join(sorted(present)))
+            pairs = [p for p in pairs if p.bias_type in self.bias_types]
         if self.limit:
             pairs = pairs[: self.limit]
         return draw_sample(pairs, self.sample, self.seed)
@@ -270,6 +214,9 @@ class CrowsPairs:
                 "data": str(path), "data_sha256": sha256_file(path), "lowercase": self.lowercase,
                 "strip_whitespace": self.strip_whitespace, "unicode_nfc": self.unicode_nfc,
                 "tie_decimals": self.tie_decimals, "limit": self.limit,
+                # Only when set, as the sample: a rerun into an older run folder must still match it.
+                **({"bias_types": list(self.bias_types)} if self.bias_types else {}),
+                **({"columns": self.column_map} if self.columns else {}),
                 # Only when sampled: a rerun into a folder written before --sample existed
                 # compares this config with the recorded one, and must still match it.
                 **({"sample": self.sample, "seed": self.seed} if self.sample is not None else {})}

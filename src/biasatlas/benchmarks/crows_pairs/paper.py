@@ -34,7 +34,7 @@ from typing import Any
 from ...display.runview import RunView
 from .benchmark import DATASETS
 
-# Paper category names → our category keys (benchmark.CATEGORIES).
+# Paper category names → our category keys (files.CATEGORIES).
 _ORDER = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age",
           "sexual-orientation", "physical-appearance", "disability", "autre")
 
@@ -195,7 +195,7 @@ def _data_reasons(run: RunView, entry: PaperScores) -> list[str]:
 
 
 def _subset_reasons(run: RunView, entry: PaperScores) -> list[str]:
-    """All of the paper's pairs: no limit, no sample, none skipped, the paper's count."""
+    """All of the paper's pairs: no limit, no sample, no bias-type filter, none skipped, the paper's count."""
     bench, n = run.benchmark_config, run.summary.get("n")
     total = f"{_count(entry.n_items)} pairs" if entry.n_items else "the pairs"
     reasons = []
@@ -204,6 +204,8 @@ def _subset_reasons(run: RunView, entry: PaperScores) -> list[str]:
         reasons.append(f"limit {_count(limit)} of {total}")
     if bench.get("sample") is not None:
         reasons.append(f"a sample of {_count(bench['sample'])} of {total}")
+    if bench.get("bias_types"):
+        reasons.append(f"bias type {', '.join(map(str, bench['bias_types']))} only (the paper: every category)")
     skipped = run.summary.get("n_skipped") or 0
     if not reasons and skipped:
         reasons.append(f"{_count(skipped)} pair(s) not scored")

@@ -8,11 +8,18 @@ from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
-                     pairing_keys=(("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
+                     pairing_keys=(("bias_types", "bias types"), ("columns", "column mapping"),
+                                   ("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),
                      description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).",
-                     flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS)),
-                            "data": Flag("A CrowS-Pairs CSV/TSV file instead of --dataset.", file=True),
+                     flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS),
+                                            case_sensitive=False),
+                            "data": Flag("Your own CrowS-Pairs file instead of --dataset: CSV, TSV, ';'-separated "
+                                         "or JSON Lines.", file=True),
+                            "columns": Flag("Which --data column holds each field, FIELD=COLUMN (comma-separated "
+                                            "or repeated): sent_more, sent_less, stereo_antistereo, bias_type, id."),
+                            "bias_types": Flag("Score only this category (comma-separated or repeated), e.g. "
+                                               "gender; race is race-color.", spelling="--bias-type"),
                             "lowercase": Flag("Lower-case both sentences (the French script does, for every "
                                               "model but RoBERTa)."),
                             "strip_whitespace": Flag("Trim edge whitespace from each sentence (the original "

@@ -40,7 +40,7 @@ from typing import Any
 from ...errors import DataError
 from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound, token_error
 from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, draw_sample
+from ..base import BenchmarkResult, check_subset, draw_sample
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
 from .data import ZhItem, demo_path, read_items
@@ -228,6 +228,7 @@ class ZhNeutral:
                 raise DataError(f"invalid value {value!r}", field=field)
         check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
         check_resamples(self.n_resamples)
+        check_subset(self.limit, self.sample)
 
     def path(self) -> Path:
         return Path(self.data) if self.data is not None else demo_path()

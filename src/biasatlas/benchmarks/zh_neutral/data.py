@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import DataError
-from ...textfiles import json_lines, read_text, refuse_duplicate_columns
+from ...textfiles import json_objects, read_text, refuse_duplicate_columns
 
 Gender = Literal["male", "female"]
 REQUIRED_FIELDS = ("sentence", "keyword", "offset", "pair")
@@ -80,7 +79,7 @@ def read_items(path: Path) -> list[ZhItem]:
     if not path.is_file():
         raise DataError("no such file", path=path)
     text = read_text(path)  # UTF-8 only: a GBK file is refused, naming line and byte
-    rows = _csv_rows(text, path) if _is_csv(path, text) else _jsonl_rows(text, path)
+    rows = _csv_rows(text, path) if _is_csv(path, text) else json_objects(text, path)
     items = [_item(row, path, line) for line, row in rows]
     if not items:
         raise DataError("no sentences in the file", path=path)
@@ -101,20 +100,6 @@ def _is_csv(path: Path, text: str) -> bool:
     if suffix in (".csv", ".tsv"):
         return True
     return not text.lstrip().startswith("{")
-
-
-def _jsonl_rows(text: str, path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    for number, raw in json_lines(text):  # on \n only: U+2028 may sit inside a sentence
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not JSON: {exc.msg}", path=path, line=number) from exc
-        if not isinstance(row, dict):
-            raise DataError(f"expected a JSON object, got {type(row).__name__}", path=path,
-                            line=number)
-        yield number, row
 
 
 def _csv_rows(text: str, path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
