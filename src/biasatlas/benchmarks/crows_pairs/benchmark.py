@@ -38,7 +38,7 @@ from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
 from ...stats import proportion_test
 from ..base import BenchmarkResult, draw_sample
 from ...hashing import sha256_file
-from ...textfiles import read_text
+from ...textfiles import input_file, read_text
 from ..fetch import DataFile, locate
 from .text import TextPrep, degenerate
 
@@ -174,17 +174,17 @@ class CrowsPairs:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
+        from ...errors import UsageError
+
         for field, count in (("limit", self.limit), ("sample", self.sample)):
             if count is not None and count < 1:  # pairs[:-5] would drop the last five
-                raise ValueError(f"{field} must be a positive number of pairs, not {count}")
+                raise UsageError(f"{field} must be a positive number of pairs, not {count}")
+        if self.tie_decimals < 0:  # round(x, -1) rounds to tens: no tie rule of any original
+            raise UsageError(f"tie_decimals must be a whole number of at least 0, not {self.tie_decimals}")
 
     def path(self) -> Path:
         if self.data is not None:
-            if not Path(self.data).is_file():
-                from ...errors import MissingInput
-
-                raise MissingInput("no such file", path=self.data)
-            return Path(self.data)
+            return input_file(self.data)
         if self.dataset not in DATASETS:
             from ...errors import did_you_mean
 
