@@ -32,7 +32,7 @@ import os
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from .errors import DataError
+from .errors import DataError, MissingInput
 
 #: What :func:`read_text` accepts: a path, or a packaged resource (``importlib.resources``).
 Source = str | os.PathLike[str] | Traversable
@@ -76,3 +76,17 @@ def read_text(path: Source, *, encoding: str | None = None) -> str:
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
     return decode_text(data, path=path, encoding=encoding)
+
+
+def input_file(path: str | os.PathLike[str]) -> Path:
+    """``path`` if it names a regular file a reader can open; else a :class:`MissingInput`
+    saying what it is instead: missing, a folder (a suite's ``data = "."``), or another kind
+    of file (``/dev/null``, a pipe), which a reader would take for an empty file or wait on."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise MissingInput("is a folder, not a data file", path=path)
+    if path.exists():
+        raise MissingInput("is not a regular file (a device or a pipe): name a data file", path=path)
+    raise MissingInput("no such file", path=path)
