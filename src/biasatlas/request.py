@@ -32,6 +32,7 @@ from .probes import MultiToken, ScorerInfo
 from .scorers.base import DEFAULT_BATCH_SIZE, BatchSize
 from .scorers.engines import EngineName
 from .scorers.preflight import Dtype
+from .scorers.ray_preflight import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -272,6 +273,8 @@ class EngineOptions:
     worker_cpus: float = _option(1.0, "CPUs per Ray worker.", minimum=0)
     worker_gpus: float | None = _option(None, "GPUs per Ray worker (default: 1 with --device cuda, else 0).",
                                         minimum=0)
+    ray_timeout: float = _option(DEFAULT_TIMEOUT, "Seconds to wait for the Ray cluster at --ray-address to answer.",
+                                 minimum=0)
 
     def __post_init__(self) -> None:
         from typing import get_args
@@ -281,7 +284,7 @@ class EngineOptions:
             raise did_you_mean("engine", str(self.engine), get_args(EngineName))
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise UsageError(f"workers must be a whole number of at least 1, not {self.workers!r}")
-        for name in ("worker_cpus", "worker_gpus"):
+        for name in ("worker_cpus", "worker_gpus", "ray_timeout"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
@@ -291,7 +294,8 @@ class EngineOptions:
         from .scorers.engines import make_engine
 
         return make_engine(self.engine, model.build, workers=self.workers, worker_cpus=self.worker_cpus,
-                           worker_gpus=self.worker_gpus, address=self.ray_address, device=model.device)
+                           worker_gpus=self.worker_gpus, address=self.ray_address, device=model.device,
+                           timeout=self.ray_timeout)
 
 
 def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], ModelOptions, EngineOptions]:

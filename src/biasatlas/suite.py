@@ -256,6 +256,7 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
         model_options = ModelOptions(model=model, **{k: v for k, v in settings.items() if k not in engine_keys})
         engine = EngineOptions(**{k: v for k, v in settings.items() if k in engine_keys})
         kind = model_options.preflight()
+        engine.build(model_options).preflight()  # Ray's address and resources, Ray not started
     except BiasAtlasError as exc:
         raise SuiteError(path, where, str(exc)) from None
     return _slug(label or (Path(model).name if is_path else model_id)), (model_options, engine, kind)
