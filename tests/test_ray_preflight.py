@@ -92,6 +92,11 @@ def test_an_address_that_does_not_answer_times_out_after_the_timeout_given(monke
     assert asked == [(("127.0.0.1", 10001), 0.5)]
 
 
+def test_a_timeout_of_no_time_is_refused():
+    with pytest.raises(UsageError, match="ray_timeout must be more than 0"):
+        _ray_run(ray_address="127.0.0.1:1", ray_timeout=0)
+
+
 def test_a_suite_refuses_a_bad_ray_address_when_read(tmp_path):
     from biasatlas.suite import SuiteError, read_suite
 

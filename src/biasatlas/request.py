@@ -25,6 +25,7 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import UsageError, did_you_mean
@@ -106,8 +107,6 @@ def _fits(value: object, hint: Any) -> bool:
         str: lambda v: isinstance(v, str),
         os.PathLike: lambda v: isinstance(v, str | os.PathLike),
     }
-    from pathlib import Path
-
     check = simple.get(os.PathLike if hint is Path else hint)
     if check is not None:
         return check(value)
@@ -115,9 +114,7 @@ def _fits(value: object, hint: Any) -> bool:
 
 
 def _describe(hint: Any) -> str:
-    """How an error names what a type takes (``true or false``, ``a whole number`` …)."""
-    from pathlib import Path
-
+    """How an error names what a type takes (``True or False``, ``a whole number`` …)."""
     if typing.get_origin(hint) is Literal:
         return " or ".join(repr(a) for a in typing.get_args(hint))
     if typing.get_origin(hint) is tuple:
@@ -288,6 +285,8 @@ class EngineOptions:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
+        if self.ray_timeout == 0:  # a connect of no time at all never succeeds
+            raise UsageError("ray_timeout must be more than 0 seconds")
 
     def build(self, model: ModelOptions) -> ScoringEngine:
         """The engine; Ray workers build their own scorers from ``model`` (a picklable bound method)."""
@@ -331,7 +330,7 @@ class RunRequest:
         if not isinstance(self.benchmark, str):
             if self.options:
                 raise UsageError(f"options ({', '.join(self.options)}) go with a benchmark name; "
-                                f"{self.benchmark.name!r} is already built")
+                                 f"{self.benchmark.name!r} is already built")
             return
         from .registry import benchmark_spec
 
