@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import biasatlas
 from biasatlas.api import EvaluationRun
 from biasatlas.request import ModelOptions, RunRequest
-from biasatlas.errors import BiasAtlasError, DataError, UnknownName
+from biasatlas.errors import BiasAtlasError, DataError, UnknownName, UsageError
 
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
@@ -224,7 +224,7 @@ def test_a_built_benchmark_takes_no_options():
 
     bench = CrowsPairs(dataset="en", limit=4)
     assert biasatlas.evaluate(bench, model="fake", progress=False).summary.n == 4
-    with pytest.raises(TypeError, match="already built"):
+    with pytest.raises(UsageError, match="already built"):
         biasatlas.evaluate(bench, model="fake", lowercase=True)
 
 

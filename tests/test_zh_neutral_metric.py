@@ -12,7 +12,7 @@ import pytest
 from biasatlas.benchmarks.zh_neutral import (ZhNeutral, bias_value, bootstrap_interval, leaning,
                                              score_items, summarise)
 from biasatlas.benchmarks.zh_neutral.data import ZhItem
-from biasatlas.errors import DataError, UnknownName
+from biasatlas.errors import UnknownName, UsageError
 from biasatlas.probes import ScorerInfo, SlotAnswer
 
 
@@ -186,9 +186,9 @@ def test_parameters_are_validated():
         ZhNeutral(log_base="3")
     with pytest.raises(UnknownName, match="Did you mean 'skip'"):
         ZhNeutral(unequal_masks="skp")
-    with pytest.raises(DataError, match="threshold"):
+    with pytest.raises(UsageError, match="threshold"):  # a setting, not a file's field: exit 2
         ZhNeutral(threshold=-0.1)
-    with pytest.raises(DataError, match="limit"):
+    with pytest.raises(UsageError, match="limit"):
         ZhNeutral(limit=0)
 
 

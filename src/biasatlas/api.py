@@ -85,6 +85,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         store, opened = _cache(cache)  # inside: a cache that cannot be opened still releases the folder
         model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
         runner = request.engine.build(model)
+        runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
         _say(log, f"{bench.name} · loading model {model.model} …")
         run = run_pipeline(bench, model.build(), progress=progress, cache=store, refresh=refresh, engine=runner)
         if run.timing.get("cache_hits"):

@@ -19,11 +19,13 @@ Nothing heavy is imported here: the registry, the scorers and torch load inside 
 from __future__ import annotations
 
 import inspect
+import os
 import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import UsageError, did_you_mean
@@ -31,6 +33,7 @@ from .probes import MultiToken, ScorerInfo
 from .scorers.base import DEFAULT_BATCH_SIZE, BatchSize
 from .scorers.engines import EngineName
 from .scorers.preflight import Dtype
+from .scorers.ray_preflight import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -63,6 +66,69 @@ def literal_values(hint: Any) -> tuple[Any, ...]:
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         return tuple(c for arm in typing.get_args(hint) for c in literal_values(arm))
     return ()
+
+
+def check_type(name: str, value: object, hint: Any) -> None:
+    """Refuse ``value`` for the option ``name`` unless it is of the type ``hint`` (a field's or
+    a benchmark factory's annotation) with a :class:`UsageError` naming the option and what
+    it takes. Checked once, where a request is built, so that ``lowercase="no"`` is refused
+    rather than read as true and ``tie_decimals="3"`` is not a TypeError deep in the scoring.
+    A bool is no number here (``tie_decimals=True``), and a string is no list (``pairs="ab"``).
+    A ``Literal`` asks for its values' type only: the record's own check names a string
+    outside the set with its choices (``unknown dtype 'x'. Available: …``)."""
+    if not _fits(value, hint):
+        wanted = " or ".join(dict.fromkeys(_describe(a) for a in _arms(hint)))
+        raise UsageError(f"option {name!r} takes {wanted}, not {value!r}")
+
+
+def _arms(hint: Any) -> tuple[Any, ...]:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return typing.get_args(hint)
+    return (hint,)
+
+
+def _fits(value: object, hint: Any) -> bool:
+    """Whether ``value`` is of type ``hint`` (the hints options use: unions, ``Literal``,
+    ``tuple[X, ...]``, paths, and the plain types; anything else is taken on trust)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any or hint is object:
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, arm) for arm in args)
+    if origin is Literal:
+        return type(value) in {type(a) for a in args}
+    if origin is tuple:
+        return isinstance(value, (list, tuple)) and all(_fits(v, args[0] if args else Any) for v in value)
+    simple: dict[Any, Callable[[object], bool]] = {
+        type(None): lambda v: v is None,
+        bool: lambda v: isinstance(v, bool),
+        int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+        float: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+        str: lambda v: isinstance(v, str),
+        os.PathLike: lambda v: isinstance(v, str | os.PathLike),
+    }
+    check = simple.get(os.PathLike if hint is Path else hint)
+    if check is not None:
+        return check(value)
+    return not isinstance(hint, type) or isinstance(value, hint)
+
+
+def _describe(hint: Any) -> str:
+    """How an error names what a type takes (``True or False``, ``a whole number`` …)."""
+    if typing.get_origin(hint) is Literal:
+        return " or ".join(repr(a) for a in typing.get_args(hint))
+    if typing.get_origin(hint) is tuple:
+        return "a list"
+    names = {type(None): "None", bool: "True or False", int: "a whole number", float: "a number",
+             str: "a string", Path: "a path"}
+    return names.get(hint, getattr(hint, "__name__", str(hint)))
+
+
+def _check_fields(record: Any) -> None:
+    """Each field of a dataclass ``record`` against its annotation (:func:`check_type`)."""
+    hints = typing.get_type_hints(type(record))
+    for f in fields(record):
+        check_type(f.name, getattr(record, f.name), hints[f.name])
 
 
 def check_batch_size(value: object) -> BatchSize:
@@ -103,8 +169,9 @@ class ModelOptions:
         from .scorers.preflight import check_dtype
 
         if not isinstance(self.model, str) or not self.model:
-            raise UsageError("the model is a hub id, a folder, a packaged model's name or 'fake'")
+            raise UsageError("option 'model' takes a hub id, a folder, a packaged model's name or 'fake'")
         check_batch_size(self.batch_size)
+        _check_fields(self)
         if self.scorer != "auto" and self.scorer not in SCORERS:
             raise did_you_mean("scorer", self.scorer, ["auto", *SCORERS])
         if self.scorer == "auto":
@@ -203,25 +270,31 @@ class EngineOptions:
     worker_cpus: float = _option(1.0, "CPUs per Ray worker.", minimum=0)
     worker_gpus: float | None = _option(None, "GPUs per Ray worker (default: 1 with --device cuda, else 0).",
                                         minimum=0)
+    ray_timeout: float = _option(DEFAULT_TIMEOUT, "Seconds to wait for the Ray cluster at --ray-address to answer.",
+                                 minimum=0)
 
     def __post_init__(self) -> None:
         from typing import get_args
 
+        _check_fields(self)
         if self.engine not in get_args(EngineName):
             raise did_you_mean("engine", str(self.engine), get_args(EngineName))
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise UsageError(f"workers must be a whole number of at least 1, not {self.workers!r}")
-        for name in ("worker_cpus", "worker_gpus"):
+        for name in ("worker_cpus", "worker_gpus", "ray_timeout"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
+        if self.ray_timeout == 0:  # a connect of no time at all never succeeds
+            raise UsageError("ray_timeout must be more than 0 seconds")
 
     def build(self, model: ModelOptions) -> ScoringEngine:
         """The engine; Ray workers build their own scorers from ``model`` (a picklable bound method)."""
         from .scorers.engines import make_engine
 
         return make_engine(self.engine, model.build, workers=self.workers, worker_cpus=self.worker_cpus,
-                           worker_gpus=self.worker_gpus, address=self.ray_address, device=model.device)
+                           worker_gpus=self.worker_gpus, address=self.ray_address, device=model.device,
+                           timeout=self.ray_timeout)
 
 
 def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], ModelOptions, EngineOptions]:
@@ -256,15 +329,18 @@ class RunRequest:
         object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
         if not isinstance(self.benchmark, str):
             if self.options:
-                raise TypeError(f"options ({', '.join(self.options)}) go with a benchmark name; "
-                                f"{self.benchmark.name!r} is already built")
+                raise UsageError(f"options ({', '.join(self.options)}) go with a benchmark name; "
+                                 f"{self.benchmark.name!r} is already built")
             return
         from .registry import benchmark_spec
 
-        known = benchmark_options(benchmark_spec(self.benchmark).factory)
-        for key in self.options:
+        factory = benchmark_spec(self.benchmark).factory
+        known = benchmark_options(factory)
+        hints = typing.get_type_hints(factory)
+        for key, value in self.options.items():
             if key not in known:
                 raise did_you_mean(f"{self.benchmark} option", key, known)
+            check_type(key, value, hints.get(key, Any))
 
     @cached_property
     def bench(self) -> Benchmark:

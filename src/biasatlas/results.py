@@ -138,7 +138,7 @@ def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False)
     from filelock import FileLock, Timeout
 
     out = Path(out)
-    _check_target(out, request, force)
+    check_run_folder(out, request, force=force)
     lock = FileLock(str(out / LOCK_FILE), timeout=0)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -156,13 +156,18 @@ def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False)
     return lock
 
 
-def _check_target(out: Path, request: dict[str, Any], force: bool) -> None:
+def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False) -> None:
+    """What :func:`claim_run_folder` refuses, checked without writing anything (a suite checks
+    every cell's folder before it writes a file). Dot-files are tolerated only in a folder
+    that is already a run's (it holds :data:`OWNER_FILE`: a viewer's ``.DS_Store``): a folder
+    of nothing but dot-files (``.git``, ``.env``) is someone's, not empty."""
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"--out {out} is a file, not a folder: choose a folder for the run")
     if not out.is_dir():
         return
     names = {p.name for p in out.iterdir()}
-    foreign = {n for n in names - RUN_FILES if not n.startswith(".")}
+    owned = OWNER_FILE in names
+    foreign = {n for n in names - RUN_FILES if not (n.startswith(".") and (owned or _temporary(n)))}
     if "config.json" in names and not _is_run_config(out / "config.json"):
         foreign.add("config.json")  # a model's config, not a run's
     if foreign:
@@ -172,11 +177,39 @@ def _check_target(out: Path, request: dict[str, Any], force: bool) -> None:
     if not names & (RUN_FILES - {LOCK_FILE}):
         return  # empty, or only a stale lock
     recorded = _recorded_request(out)
-    if recorded == _clean(json.loads(json.dumps(request, default=str))) or force:
+    if same_request(recorded, request) or force:
         return
     what = "another run" if recorded is not None else "a run of unknown settings"
     raise RunFolderError(f"--out {out} holds {what} ({_difference(recorded, request)}): choose "
                          "another folder, or pass --force to replace it")
+
+
+def _temporary(name: str) -> bool:
+    """An :func:`~biasatlas.atomic.atomic_write` temporary of a run file (``.items.jsonl.<random>.tmp``),
+    left by a killed write: the run's own, so a rerun is not refused over it."""
+    return name.endswith(".tmp") and any(name.startswith(f".{run_file}.") for run_file in RUN_FILES)
+
+
+#: Benchmark settings that say where a data file is, not what it holds: its ``data_sha256`` says that.
+LOCATION_KEYS: tuple[str, ...] = ("data", "census")
+
+
+def same_request(recorded: Any, request: dict[str, Any]) -> bool:
+    """Whether a folder's recorded request is ``request``: the same settings, where a data file
+    that hashes the same (``data_sha256``) is the same data wherever it lies. Its path is
+    recorded as typed (``--data pairs.csv``), so the same run resumed from another working
+    folder, or with the data folder moved, names it otherwise; the scores depend on its bytes
+    only. Comparing the hash rather than recording a resolved path keeps every folder already
+    written comparable, byte for byte."""
+    new = _clean(json.loads(json.dumps(request, default=str)))
+    return bool(_located_by_content(recorded) == _located_by_content(new))
+
+
+def _located_by_content(request: Any) -> Any:
+    bench = request.get("benchmark") if isinstance(request, dict) else None
+    if not isinstance(bench, dict) or not bench.get("data_sha256"):
+        return request
+    return {**request, "benchmark": {k: v for k, v in bench.items() if k not in LOCATION_KEYS}}
 
 
 def _is_run_config(path: Path) -> bool:

@@ -32,12 +32,12 @@ ends with the same run folders. The suite ends with ``report.html`` and ``leader
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
 import types
 import typing
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 from .errors import BiasAtlasError, DataError, did_you_mean
 from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, literal_values
+from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder, finished_cell
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
 
@@ -55,11 +56,10 @@ TOP_KEYS: tuple[str, ...] = ("out", "defaults", "benchmark", "model")
 RUN_OPTIONS: tuple[str, ...] = (*(f.name for f in fields(ModelOptions) if f.name != "model"),
                                 *(f.name for f in fields(EngineOptions)))
 MODEL_KEYS: tuple[str, ...] = ("id", "label", *RUN_OPTIONS)
+#: The longest file name, in bytes, of the file systems a suite writes to (ext4, APFS, NTFS's UTF-16 aside).
+NAME_MAX = 255
 #: Benchmark options used to name a cell's folder, first found first.
 NAMING_OPTIONS: tuple[str, ...] = ("dataset", "country")
-REPORT_FILE = "report.html"
-LEADERBOARD_FILE = "leaderboard.md"
-SUITE_COPY = "suite.toml"
 
 
 class SuiteError(DataError):
@@ -135,6 +135,9 @@ def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOp
     """The cell of ``bench`` on a checked model, once the benchmark accepts that model's scorer
     (census refuses an explicit causal reading of a masked LM before any model loads)."""
     model, engine, kind = run
+    if len(os.fsencode(folder)) > NAME_MAX:  # else [Errno 36] once the cell's turn comes
+        raise SuiteError(path, f"cell {folder[:40]}…", f"the folder name is {len(os.fsencode(folder))} bytes, over "
+                         f"the {NAME_MAX} a file name may have: give the [[benchmark]] or [[model]] a shorter label")
     request = RunRequest(bench, {}, model, engine)
     try:
         request.scorer_options.check_fits(bench, kind)
@@ -253,6 +256,7 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
         model_options = ModelOptions(model=model, **{k: v for k, v in settings.items() if k not in engine_keys})
         engine = EngineOptions(**{k: v for k, v in settings.items() if k in engine_keys})
         kind = model_options.preflight()
+        engine.build(model_options).preflight()  # Ray's address and resources, Ray not started
     except BiasAtlasError as exc:
         raise SuiteError(path, where, str(exc)) from None
     return _slug(label or (Path(model).name if is_path else model_id)), (model_options, engine, kind)
@@ -311,8 +315,10 @@ def _name(hint: Any) -> str:
 
 
 def _slug(text: str) -> str:
-    """A folder-name-safe form: letters, digits, ``.``, ``_``, ``+``, ``-``; the rest become ``-``."""
-    slug = re.sub(r"[^A-Za-z0-9._+-]+", "-", text).strip("-.")
+    """A folder-name-safe form: letters and digits of any script (NFC), ``.``, ``_``, ``+``, ``-``;
+    the rest (separators, punctuation, controls) become ``-``. Non-ASCII letters are kept, so
+    that ``日本語`` and ``中文`` are two folders, not both ``run``."""
+    slug = re.sub(r"[^\w.+-]+", "-", unicodedata.normalize("NFC", text)).strip("-.")
     return slug or "run"
 
 
@@ -342,14 +348,15 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     if folder is None:
         raise SuiteError(suite.path, "", "no output folder: pass --out DIR or write out = \"DIR\" in the file")
     say = log or (lambda _: None)
-    _ensure_folder(folder)
+    # Every check before the first write: the folder is this suite's, no cell's folder holds another run.
+    claim_suite_folder(folder, suite.path, [(c.folder, c.request.recorded()) for c in suite.cells], force=force)
     atomic_write(folder / SUITE_COPY, suite.path.read_text(encoding="utf-8"))
     ran, skipped = [], []
     cache = ScoreCache(default_cache_path())
     try:
         for number, cell in enumerate(suite.cells, 1):
             where = f"[{number}/{len(suite.cells)}] {cell.folder}"
-            if _finished(folder / cell.folder, cell.request.recorded()):
+            if finished_cell(folder / cell.folder, cell.request.recorded()):
                 say(f"{where}: finished earlier with the same settings, skipped")
                 skipped.append(cell.folder)
                 continue
@@ -361,28 +368,6 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     report, board, tables = write_report(folder, [c.folder for c in suite.cells], title=f"biasatlas suite · "
                                          f"{suite.path.name}")
     return SuiteResult(folder, tuple(ran), tuple(skipped), report, board, tables)
-
-
-def _ensure_folder(folder: Path) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise SuiteError(folder, "", "is a file: the suite's output must be a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SuiteError(folder, "", f"cannot create the suite folder: {exc.strerror or exc}") from None
-
-
-def _finished(folder: Path, request: dict[str, Any]) -> bool:
-    """Whether ``folder`` holds a finished run (summary.json) of exactly ``request``."""
-    from .results import OWNER_FILE
-
-    if not (folder / "summary.json").is_file():
-        return False
-    try:
-        recorded = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(recorded == json.loads(json.dumps(request, default=str), parse_constant=lambda _: None))
 
 
 def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:

@@ -48,7 +48,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError
+from .errors import DataError, MissingInput
 
 #: What :func:`read_text` accepts: a path, or a packaged resource (``importlib.resources``).
 Source = str | os.PathLike[str] | Traversable
@@ -147,7 +147,7 @@ def refuse_duplicate_columns(header: Sequence[str], *, path: object, blank_ok: b
 
 def json_objects(text: str, path: object) -> Iterator[tuple[int, dict[str, Any]]]:
     """The objects of a JSON Lines text, each with its line number (:func:`json_lines`: split on
-    ``\n`` only, blank lines skipped); a line that is not JSON, or not an object, is a
+    ``\\n`` only, blank lines skipped); a line that is not JSON, or not an object, is a
     DataError naming ``path`` and the line."""
     for number, raw in json_lines(text):
         try:
@@ -157,3 +157,17 @@ def json_objects(text: str, path: object) -> Iterator[tuple[int, dict[str, Any]]
         if not isinstance(row, dict):
             raise DataError(f"expected a JSON object, got {type(row).__name__}", path=path, line=number)
         yield number, row
+
+
+def input_file(path: str | os.PathLike[str]) -> Path:
+    """``path`` if it names a regular file a reader can open; else a :class:`MissingInput`
+    saying what it is instead: missing, a folder (a suite's ``data = "."``), or another kind
+    of file (``/dev/null``, a pipe), which a reader would take for an empty file or wait on."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise MissingInput("is a folder, not a data file", path=path)
+    if path.exists():
+        raise MissingInput("is not a regular file (a device or a pipe): name a data file", path=path)
+    raise MissingInput("no such file", path=path)

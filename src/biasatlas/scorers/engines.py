@@ -19,6 +19,7 @@ driver's before its answers are kept).
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import socket
@@ -31,6 +32,7 @@ from typing import Any, Literal, Protocol
 from ..errors import BiasAtlasError, UsageError
 from ..probes import Answer, Probe, Scored
 from .base import Progress, Scorer
+from .ray_preflight import DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources
 
 EngineName = Literal["local", "ray"]
 # Chunks given to a worker at a time. One: a worker takes the next chunk when it is done
@@ -74,6 +76,10 @@ class ScoringEngine(Protocol):
         """What ran the chunks (for timing.json: never part of the results)."""
         ...
 
+    def preflight(self) -> None:
+        """Refuse, before any model loads, settings this engine would wait on forever."""
+        ...
+
     def close(self) -> None:
         """Release what the engine started (its Ray instance); the caller owns the engine."""
         ...
@@ -108,6 +114,9 @@ class LocalEngine:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}
+
+    def preflight(self) -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -207,34 +216,64 @@ class RayEngine:
 
     def __init__(self, factory: ScorerFactory, *, workers: int = 1, worker_cpus: float = 1.0,
                  worker_gpus: float = 0.0, address: str | None = None, num_cpus: int | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, timeout: float = DEFAULT_TIMEOUT) -> None:
         if workers < 1:
             raise UsageError(f"the ray engine needs at least one worker, not {workers}")
         if worker_cpus < 0 or worker_gpus < 0:
             raise UsageError("a worker's CPUs and GPUs cannot be negative")
         self.factory, self.workers = factory, int(workers)
         self.worker_cpus, self.worker_gpus = float(worker_cpus), float(worker_gpus)
-        self.address, self.num_cpus, self.threads = address, num_cpus, threads
+        self.address, self.num_cpus, self.threads, self.timeout = address, num_cpus, threads, timeout
         self._started_here = False
         self._seconds_init: float | None = None
         self._build: dict[str, float] = {}  # worker → seconds to build its scorer (last run)
         self._scoring = 0.0  # seconds the workers spent scoring (last run, summed)
 
+    @property
+    def pool(self) -> Pool:
+        return Pool(self.workers, self.worker_cpus, self.worker_gpus)
+
+    def preflight(self) -> None:
+        """Ray is installed, the address reads and answers, a local instance can hold the pool
+        (:mod:`.ray_preflight`); a joined cluster's room is checked when joined."""
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise UsageError('the ray engine needs Ray Data: pip install "biasatlas[ray]"')
+        if self.address is not None:
+            check_address(self.address, self.timeout)
+        elif not _ray_running():
+            local_resources(self.pool)
+
     def start(self) -> None:
-        """Join or start Ray (idempotent): the first run does this on its own."""
-        try:
-            import ray
-        except ImportError as exc:
-            raise UsageError('the ray engine needs Ray Data: pip install "biasatlas[ray]"') from exc
+        """Join or start Ray (idempotent): the first run does this on its own. Ray's own log
+        lines stay out of the terminal (``log_to_driver=False``, errors only): the run's
+        progress and its one-line errors are what the user reads."""
+        self.preflight()
+        import ray
+
         if ray.is_initialized():
+            check_cluster(self.pool, ray.nodes(), "this process's Ray instance")
             self._seconds_init = self._seconds_init or 0.0
             return
+        quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
         started = time.perf_counter()
         if self.address is not None:
-            ray.init(address=self.address)
+            try:
+                ray.init(address=self.address, **quiet)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise RayUnreachable(f"cannot join the Ray cluster at {self.address}: "
+                                     f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            try:
+                check_cluster(self.pool, ray.nodes(), self.address)
+            except UsageError:
+                ray.shutdown()  # leave the cluster: this process joined it for nothing
+                raise
         else:
-            cpus = self.num_cpus or max(1, round(self.workers * self.worker_cpus))
-            ray.init(num_cpus=cpus, include_dashboard=False)
+            resources = local_resources(self.pool)
+            if self.num_cpus:
+                resources["num_cpus"] = self.num_cpus
+            ray.init(**resources, include_dashboard=False, **quiet)
             self._started_here = True
         self._seconds_init = time.perf_counter() - started
 
@@ -250,6 +289,9 @@ class RayEngine:
         context = ray.data.DataContext.get_current()
         bars, chatty = context.enable_progress_bars, context.print_on_execution_start
         context.enable_progress_bars = context.print_on_execution_start = False  # ours is the bar
+        data_log = logging.getLogger("ray.data")  # its "execution finished" lines: errors only
+        level = data_log.level
+        data_log.setLevel(logging.ERROR)
         try:
             rows = [{"index": i, "chunk": pickle.dumps(list(c))} for i, c in enumerate(chunks)]
             pool = ray.data.ActorPoolStrategy(size=min(self.workers, len(rows)),
@@ -267,6 +309,7 @@ class RayEngine:
                                   reply.fingerprint)
         finally:
             context.enable_progress_bars, context.print_on_execution_start = bars, chatty
+            data_log.setLevel(level)
 
     def _note(self, reply: _Reply) -> None:
         self._build[reply.worker] = reply.seconds_build
@@ -300,7 +343,8 @@ class RayEngine:
 
 def make_engine(name: EngineName | str, factory: ScorerFactory | None = None, *, workers: int = 1,
                 worker_cpus: float = 1.0, worker_gpus: float | None = None, address: str | None = None,
-                device: str = "cpu", threads: int | None = None) -> LocalEngine | RayEngine:
+                device: str = "cpu", threads: int | None = None,
+                timeout: float = DEFAULT_TIMEOUT) -> LocalEngine | RayEngine:
     """The engine a command line names: ``local`` (the default), or ``ray`` with the
     factory each worker builds its scorer from (the other options are :class:`RayEngine`'s).
 
@@ -319,4 +363,10 @@ def make_engine(name: EngineName | str, factory: ScorerFactory | None = None, *,
                          "gets its own GPU from Ray and sees it as cuda")
     gpus = worker_gpus if worker_gpus is not None else (1.0 if device.startswith("cuda") else 0.0)
     return RayEngine(factory, workers=workers, worker_cpus=worker_cpus, worker_gpus=gpus, address=address,
-                     threads=threads)
+                     threads=threads, timeout=timeout)
+
+
+def _ray_running() -> bool:
+    """Whether this process has already joined or started Ray (without importing it)."""
+    ray = sys.modules.get("ray")
+    return bool(ray is not None and ray.is_initialized())

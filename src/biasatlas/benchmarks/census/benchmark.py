@@ -36,7 +36,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from ...errors import DataError, UnknownName, UnsupportedProbe
+from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, check_subset
@@ -122,13 +122,15 @@ class Census:
             if value not in allowed:
                 raise did_you_mean(kind, value, allowed)
         if self.language is None and self.country not in COUNTRY_LANGUAGE:
-            raise UnknownName(f"no template language for country {self.country!r}: pass language=")
+            raise UnknownName(f"no template language for country {self.country!r}: pass --language "
+                              "en, fr, no or a folder of your templates (in Python: language=)")
         if self.method == "gebnlp2022" and self.template_language != "no":
             raise UnknownName("the gebnlp2022 method has Norwegian templates only: use "
                               "country 'no' (or a Norwegian table with language 'no')")
-        for field, count in (("sample", self.sample), ("limit", self.limit)):
+        for field, count in (("sample", self.sample), ("limit", self.limit), ("n_resamples", self.n_resamples)):
             if count is not None and count < 1:
-                raise ValueError(f"{field} must be a positive number of occupations, not {count}")
+                raise UsageError(f"{field} must be a positive number{' of occupations' * (field != 'n_resamples')}, "
+                                 f"not {count}")
         check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
         check_resamples(self.n_resamples)
         check_subset(self.limit, self.sample)

@@ -34,7 +34,7 @@ from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from ...errors import DataError, UnknownName
-from ...textfiles import decode_text, refuse_duplicate_columns
+from ...textfiles import decode_text, input_file, refuse_duplicate_columns
 from .table import normalise_name
 
 Gender = Literal["f", "m"]
@@ -191,6 +191,8 @@ def _rows(source: Traversable | Path,
           required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(line, row) pairs of a UTF-8 CSV, checking that ``required`` columns exist."""
     name = str(source)
+    if isinstance(source, Path):  # the user's file (a shipped one is a packaged resource)
+        input_file(source)
     try:
         data = source.read_bytes()
     except FileNotFoundError as err:

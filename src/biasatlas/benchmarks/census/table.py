@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import DataError, UnknownName
-from ...textfiles import decode_text, refuse_duplicate_columns
+from ...textfiles import decode_text, input_file, refuse_duplicate_columns
 
 #: Residual "catch-all" BLS categories. Dropping the rows that match this pattern leaves
 #: 314 of the 354 US rows: the paper's US count (a reconstruction; the authors' own list
@@ -133,8 +133,9 @@ def load_census(table: str | Path, *, language: str | None = None,
         drop = spec.drop_catch_alls if drop_catch_alls is None else drop_catch_alls
     else:
         path = Path(table)
-        if not path.is_file():
+        if not path.exists():
             raise _unknown_table(str(table))
+        input_file(path)  # a folder or a device is named as such, not as "no such file"
         loaded = parse_census_csv(path.read_bytes(), source=str(path), name=path.stem,
                                   language=language)
         drop = bool(drop_catch_alls)

@@ -168,10 +168,18 @@ def _missing_forms(spec: LanguageSpec, occupation: str) -> str:
 def _missing_error(spec: LanguageSpec, skipped: list[Skip]) -> DataError:
     shown = "; ".join(f"{s.occupation!r}: {s.reason}" for s in skipped[:5])
     more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
-    where = ", ".join(spec.sources) or "the inflection files"
-    return DataError(f"{len(skipped)} occupations cannot be put in {spec.code!r} templates: "
-                     f"{shown}{more}. Add rows to {where} and pass inflections=…, or use "
-                     "missing='skip'", field="occupation")
+    # The advice names the user's own files and the command line's options: a shipped file
+    # lives inside the installed package, which an upgrade replaces (never edit it).
+    shipped = str(Path(__file__).resolve().parent)
+    own = [source for source in spec.sources if not str(Path(source).resolve()).startswith(shipped)]
+    if own:
+        fix = f"Add rows for them to {', '.join(own)}"
+    else:
+        columns = f"the columns of the shipped {Path(spec.sources[0]).name}" if spec.sources else "occupation,sg,pl"
+        fix = f"Write their forms in an inflections CSV of your own ({columns}) and pass it with --inflections FILE"
+    return DataError(f"{len(skipped)} occupations cannot be put in {spec.code!r} templates: {shown}{more}. "
+                     f"{fix}, or pass --skip-missing to leave them out (in Python: inflections=FILE, "
+                     "missing='skip')", field="occupation")
 
 
 def occupation_start(predicate: Predicate) -> int:

@@ -36,6 +36,7 @@ from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
 from ...stats import check_seed, proportion_test
 from ..base import BenchmarkResult, check_subset, draw_sample
 from ...hashing import sha256_file
+from ...textfiles import input_file
 from ..fetch import DataFile, locate
 from .files import CrowsPair, parse_bias_types, parse_columns, read_pairs
 from .text import TextPrep, degenerate
@@ -101,7 +102,9 @@ class CrowsPairs:
             object.__setattr__(self, "dataset", canonical_name(self.dataset, DATASETS))
         for field, count in (("limit", self.limit), ("sample", self.sample)):
             if count is not None and count < 1:  # pairs[:-5] would drop the last five
-                raise ValueError(f"{field} must be a positive number of pairs, not {count}")
+                raise UsageError(f"{field} must be a positive number of pairs, not {count}")
+        if self.tie_decimals < 0:  # round(x, -1) rounds to tens: no tie rule of any original
+            raise UsageError(f"tie_decimals must be a whole number of at least 0, not {self.tie_decimals}")
         check_seed(self.seed)  # before any scoring, not at the draw
         check_subset(self.limit, self.sample)
         if self.columns is not None:
@@ -119,11 +122,7 @@ class CrowsPairs:
 
     def path(self) -> Path:
         if self.data is not None:
-            if not Path(self.data).is_file():
-                from ...errors import MissingInput
-
-                raise MissingInput("no such file", path=self.data)
-            return Path(self.data)
+            return input_file(self.data)
         if self.dataset not in DATASETS:
             raise did_you_mean("dataset", str(self.dataset), DATASETS)
         return locate(DATASETS[self.dataset])

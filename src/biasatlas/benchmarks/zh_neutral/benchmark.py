@@ -223,9 +223,12 @@ class ZhNeutral:
                                  ("n_resamples", self.n_resamples, self.n_resamples >= 1),
                                  ("confidence", self.confidence, 0 < self.confidence < 1),
                                  ("limit", self.limit, self.limit is None or self.limit >= 1),
-                                 ("sample", self.sample, self.sample is None or self.sample >= 1)):
-            if not ok:
-                raise DataError(f"invalid value {value!r}", field=field)
+                                 ("sample", self.sample, self.sample is None or self.sample >= 1),
+                                 ("topics_k", self.topics_k, self.topics_k >= 0)):
+            if not ok:  # a setting, not a file's field: a usage mistake (exit 2)
+                from ...errors import UsageError
+
+                raise UsageError(f"option {field!r}: invalid value {value!r}")
         check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
         check_resamples(self.n_resamples)
         check_subset(self.limit, self.sample)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import DataError
-from ...textfiles import json_objects, read_text, refuse_duplicate_columns
+from ...textfiles import input_file, json_objects, read_text, refuse_duplicate_columns
 
 Gender = Literal["male", "female"]
 REQUIRED_FIELDS = ("sentence", "keyword", "offset", "pair")
@@ -75,9 +75,7 @@ def demo_path() -> Path:
 
 def read_items(path: Path) -> list[ZhItem]:
     """Read a JSONL or CSV sentence set, validating every row; ids must be unique."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError("no such file", path=path)
+    path = input_file(path)
     text = read_text(path)  # UTF-8 only: a GBK file is refused, naming line and byte
     rows = _csv_rows(text, path) if _is_csv(path, text) else json_objects(text, path)
     items = [_item(row, path, line) for line, row in rows]
