@@ -76,3 +76,47 @@ def test_a_downloaded_data_file_gets_the_umask_permissions(tmp_path, umask, monk
     monkeypatch.setattr(fetch.urllib.request, "urlopen", lambda url, timeout: io.BytesIO(payload))
     path = fetch.locate(spec)
     assert path.read_bytes() == payload and _mode(path) == umask
+
+
+# -- durability (issue 21, item 13): synced to disk, and a killed write's leftovers cleaned up ----------
+def test_the_data_is_synced_before_the_rename_and_the_folder_after(tmp_path, monkeypatch):
+    import stat
+
+    import biasatlas.atomic as atomic
+
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        kind = "folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
+        events.append(("fsync", kind))
+        real_fsync(fd)
+
+    def replace(src, dst) -> None:
+        events.append(("rename", Path(dst).name))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    atomic_write(tmp_path / "summary.json", "{}")
+    assert events == [("fsync", "file"), ("rename", "summary.json"), ("fsync", "folder")]
+
+
+def test_a_rerun_removes_what_a_killed_write_left_in_the_run_folder(tmp_path):
+    # A kill between mkstemp and the rename leaves ".NAME.<random>.tmp" (14 MB after one kill
+    # in the issue); the rerun's write of NAME removes it, and nothing else.
+    from shared_data import shared_data_dir
+
+    out, data = tmp_path / "run", shared_data_dir() / "crows-pairs-en" / "crows_pairs_anonymized.csv"
+    biasatlas.evaluate("crows-pairs", model="fake", data=data, limit=4, out=out, cache=False, progress=False)
+    summary = (out / "summary.json").read_bytes()
+    (out / "summary.json").unlink()  # killed while the run folder was being written
+    left = [out / ".items.jsonl.k1ll3d.tmp", out / ".summary.json.x7q2rz.tmp"]
+    for path in left:
+        path.write_bytes(b"\x00" * 4096)
+    kept = out / ".items.jsonl.my.notes.tmp"  # a dot in the random part: not a temporary of ours
+    kept.write_text("mine", encoding="utf-8")
+    biasatlas.evaluate("crows-pairs", model="fake", data=data, limit=4, out=out, cache=False, progress=False)
+    assert not any(path.exists() for path in left)
+    assert kept.read_text(encoding="utf-8") == "mine"
+    assert (out / "summary.json").read_bytes() == summary

@@ -6,8 +6,9 @@ reader (or a killed run resumed) finds the old file or the new one, never half o
 temporary file module creates 0600 files; a run folder, a report or a downloaded data file
 that only its writer can read is useless to colleagues, so the file is given what a plain
 ``open`` would give: 0666 less the process umask, read at each write (a caller may set it
-after import). Run folders, reports, suites, mined corpora and downloads all go through
-:func:`atomic_open` (or :func:`atomic_write`).
+after import). The file's data is fsynced before the rename and the folder after it, so a
+crash (not only a kill) leaves the old file or the new one. Run folders, reports, suites,
+mined corpora and downloads all go through :func:`atomic_open` (or :func:`atomic_write`).
 """
 
 from __future__ import annotations
@@ -73,11 +74,31 @@ def atomic_open(path: Path, *, binary: bool = False, encoding: str = "utf-8",
         handle = open(fd, "wb") if binary else open(fd, "w", encoding=encoding, newline=newline)  # noqa: SIM115
         with handle:
             yield handle
+            # On disk before the rename makes it the file: a power cut after the rename must
+            # not leave an empty file under the final name (the rename is metadata, which
+            # journalling filesystems may commit before the data).
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, path)
+        _sync_folder(path.parent)  # ... and the rename itself is on disk when we return
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """fsync a folder, so that a rename into it survives a crash; a no-op where the system
+    cannot open folders (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # some filesystems refuse it: the data is synced already
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
