@@ -50,7 +50,8 @@ def test_published_predictions_give_their_numbers(path: Path, dev: list[data.Exa
         assert sorted(table) == sorted(expected[task])
         for domain, theirs in expected[task].items():
             for field, attribute in FIELDS.items():
-                assert getattr(table[domain], attribute) == pytest.approx(theirs[field], abs=1e-9), (task, domain, field)
+                got = getattr(table[domain], attribute)
+                assert got == pytest.approx(theirs[field], abs=1e-9), (task, domain, field)
                 compared += 1
     overall = ours["overall"]
     assert isinstance(overall, evaluation.Scores)
