@@ -12,6 +12,7 @@ import pytest
 
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
+from biasatlas.benchmarks.stereoset import StereoSet
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas import registry
 from biasatlas.errors import UnsupportedProbe
@@ -23,6 +24,7 @@ KEYS = {
     "census": {"normative", "descriptive", "descriptive_by_class", "n_occupations", "n_probes",
                "n_forward_passes", "intervals"},
     "zh-neutral": {"bias_score", "leaning", "n", "by_pair", "intervals"},
+    "stereoset": {"n", "lms", "ss", "icat", "tasks", "intervals", "reading"},
 }
 
 
@@ -32,6 +34,8 @@ def _benchmark(name: str, shared_data):
         return CrowsPairs(dataset=None, data=fr, limit=12)
     if name == "census":
         return Census(country="no", sample=2, n_resamples=50)
+    if name == "stereoset":
+        return StereoSet(data=shared_data / "stereoset/dev.json", limit=3, n_resamples=50)
     return ZhNeutral(limit=8, n_resamples=50)
 
 

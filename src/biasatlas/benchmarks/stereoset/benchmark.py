@@ -1,0 +1,213 @@
+"""StereoSet as a biasatlas benchmark (Nadeem, Bethke & Reddy, ACL 2021; METHODS-MORE.md §1).
+
+Each candidate sentence gets one score (higher = preferred) from the scorer's answers, read
+as one of these named readings (recorded in the config as ``reading``):
+
+Intrasentence (choose a word for the ``BLANK``):
+
+- ``masked`` (a masked LM): the context with the candidate's filler (:func:`.data.filler`) in the
+  slot, the filler's pieces tokenized *in context* (so byte-level BPE gets its ``Ġ`` piece) and
+  masked under the scorer's multi-token policy (``joint``: all at once; ``first-token``: one mask,
+  the first piece, which is the original's first reveal step); score = exp of the mean
+  log-probability per piece. For a one-piece filler this is the original's number exactly
+  (its mean of one probability); for more pieces the original reveals them one at a time and
+  averages their probabilities, which no scorer here computes yet (the card says so).
+- ``sequence`` (causal and seq2seq LMs): the candidate's ``sentence`` field (not the context
+  with the filler: the two differ by case in 2,373 dev sentences), scored from the scorer's
+  start token. ``length="mean"``: exp of the mean token log-probability, the original's and
+  bias-bench's generative score 2^(mean log2 p) (with GPT-2's ``<|endoftext|>`` as start token
+  it is their number); ``length="sum"``: the sentence log-likelihood.
+
+Intersentence (choose the sentence that follows the context):
+
+- ``sequence``: log P(candidate | context), the candidate read after the context and one space
+  (``length`` as above). The original's only published numbers come from NSP heads that the
+  authors trained themselves (not reachable here), and its fallback for causal LMs ignores the
+  context (METHODS-MORE.md §1), so it is not reproduced.
+- ``masked``: the pseudo-log-likelihood (Salazar et al. 2020) of ``context + " " + candidate``,
+  every token masked in turn; ``length`` as above, over all its tokens. The NSP head is not
+  read: the masked-LM scorer exposes no head but the LM head.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ...errors import MissingInput, did_you_mean
+from ...hashing import sha256_file
+from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ...stats import check_resamples, check_seed
+from ..base import BenchmarkResult, draw_sample
+from ..fetch import locate
+from . import evaluation
+from .data import LABELS, SPLITS, TASKS, Example, blank_index, filler, read_split
+
+# 1: first version (the aggregation of the original evaluation.py; readings named above).
+VERSION = "1"
+TaskChoice = Literal["intrasentence", "intersentence", "both"]
+Length = Literal["mean", "sum"]
+
+
+def slot(example: Example, candidate_filler: str) -> tuple[str, str]:
+    """(left, right) around the BLANK the filler index comes from (the last word holding it), as
+    exact text: ``"BLANKed"`` keeps its ``ed`` on the right. Any other BLANK gets the same filler,
+    as the candidate sentences have it (the original masks both and reads the first)."""
+    words = example.context.split(" ")
+    index = blank_index(example.context)
+    word = words[index]
+    at = word.rfind("BLANK")
+    before = " ".join(words[:index] + [word[:at]]).replace("BLANK", candidate_filler)
+    after = " ".join([word[at + len("BLANK"):]] + words[index + 1:]).replace("BLANK", candidate_filler)
+    return before, after
+
+
+@dataclass(frozen=True)
+class StereoSet:
+    """The benchmark; every parameter is named and recorded in the run's config.
+
+    ``split``: ``dev`` (public) or ``test`` (bias-bench's copy, with gold labels); ``data``: a
+    split file (``.json`` or ``.json.gz``) instead. ``task``: which half, or ``both``.
+    ``length``: ``mean`` (per-token, the original's normalisation) or ``sum``. ``limit`` and
+    ``sample`` act on examples, per task in file order. ``n_resamples`` and ``seed``: the
+    bootstrap over target terms.
+    """
+
+    split: Literal["dev", "test"] = "dev"
+    data: Path | None = None
+    task: TaskChoice = "both"
+    length: Length = "mean"
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    n_resamples: int = 1000
+    scorer: ScorerInfo | None = None
+    name: str = "stereoset"
+    VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        for field, count in (("limit", self.limit), ("sample", self.sample)):
+            if count is not None and count < 1:
+                raise ValueError(f"{field} must be a positive number of examples, not {count}")
+        for field, value, known in (("split", self.split, SPLITS), ("task", self.task, (*TASKS, "both")),
+                                    ("length", self.length, ("mean", "sum"))):
+            if value not in known:
+                raise did_you_mean(field, str(value), known)
+        check_seed(self.seed)
+        check_resamples(self.n_resamples)
+
+    @property
+    def reads(self) -> str:
+        """``masked`` or ``sequence``: the bound scorer's (a sequence reader while none is bound)."""
+        return self.scorer.reads if self.scorer is not None else "sequence"
+
+    def path(self) -> Path:
+        if self.data is not None:
+            if not Path(self.data).is_file():
+                raise MissingInput("no such file", path=self.data)
+            return Path(self.data)
+        return locate(SPLITS[self.split])
+
+    def load(self) -> list[Example]:
+        """The examples in use: per task the first ``limit``, then ``sample`` drawn with the seed."""
+        examples = read_split(self.path())
+        chosen: list[Example] = []
+        for task in TASKS if self.task == "both" else (self.task,):
+            in_task = [e for e in examples if e.task == task]
+            chosen += draw_sample(in_task[: self.limit] if self.limit else in_task, self.sample, self.seed)
+        return chosen
+
+    def probes(self, items: Sequence[Example]) -> list[Probe]:
+        """One probe per intrasentence example for a masked LM (its three fillers share the
+        context); otherwise one per candidate sentence, keyed by the sentence's id."""
+        probes: list[Probe] = []
+        for e in items:
+            if e.task == "intrasentence" and self.reads == "masked":
+                fillers = tuple(filler(e, e.by_label(label)) for label in LABELS)
+                lefts = {slot(e, f) for f in fillers}
+                if len(lefts) == 1:  # one BLANK: the three fillers share one masked context
+                    left, right = lefts.pop()
+                    probes.append(SlotProbe(e.id, left, right, fillers))
+                else:
+                    probes += [SlotProbe(e.by_label(label).id, *slot(e, f), (f,)) for label, f in zip(LABELS, fillers)]
+            elif e.task == "intrasentence":
+                probes += [SentenceProbe(c.id, c.sentence) for c in e.candidates]
+            elif self.reads == "masked":
+                probes += [SentenceProbe(c.id, f"{e.context} {c.sentence}") for c in e.candidates]
+            else:
+                probes += [ContinuationProbe(c.id, (e.context,), " " + c.sentence) for c in e.candidates]
+        return probes
+
+    def sentence_scores(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> dict[str, tuple[float, int]]:
+        """Sentence id → (score, tokens read) for every candidate whose probe was answered."""
+        out: dict[str, tuple[float, int]] = {}
+        for e in items:
+            shared = answers.get(e.id)
+            for i, c in enumerate(e.by_label(label) for label in LABELS):
+                answer = shared if isinstance(shared, SlotAnswer) else answers.get(c.id)
+                index = i if answer is shared else 0
+                if isinstance(answer, SlotAnswer):
+                    out[c.id] = self._value(answer.logprobs[index], answer.n_tokens[index])
+                elif isinstance(answer, SentenceAnswer):
+                    out[c.id] = self._value(answer.logprob, answer.n_tokens)
+        return out
+
+    def _value(self, logprob: float, n_tokens: int) -> tuple[float, int]:
+        if self.length == "sum":
+            return logprob, n_tokens
+        # exp of the mean log-probability: the original's 2^(mean log2 p), and for one token p itself
+        return math.exp(logprob / max(n_tokens, 1)), n_tokens
+
+    def score(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        values = self.sentence_scores(items, answers)
+        scored = [e for e in items if all(c.id in values for c in e.candidates)]
+        done = {e.id for e in scored}
+        skipped = [{"id": e.id, "task": e.task, "bias_type": e.bias_type, "reason": "no score from the model"}
+                   for e in items if e.id not in done]
+        just = {c_id: v[0] for c_id, v in values.items()}
+        outcomes = [evaluation.outcome(e, just) for e in scored]
+        records = [self._record(e, o, values) for e, o in zip(scored, outcomes)]
+        from .summary import summarise
+
+        summary = {**summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed), "n_skipped": len(skipped),
+                   "reading": self.reading}
+        return BenchmarkResult(summary, records, skipped)
+
+    @staticmethod
+    def _record(e: Example, o: evaluation.Outcome, values: Mapping[str, tuple[float, int]]) -> dict[str, Any]:
+        record: dict[str, Any] = {"id": e.id, "task": e.task, "bias_type": e.bias_type, "target": e.target,
+                                  "context": e.context}
+        for label in LABELS:
+            c = e.by_label(label)
+            key = label.replace("-", "_")
+            record |= {key: c.sentence, f"{key}_id": c.id, f"{key}_score": values[c.id][0],
+                       f"{key}_tokens": values[c.id][1]}
+        return record | {"stereotype_preferred": o.stereotype_preferred, "stereotype_related": o.stereotype_related,
+                         "anti_related": o.anti_related}
+
+    @property
+    def reading(self) -> str:
+        """The reading's name as recorded (module docstring): ``masked`` or ``sequence``, with the length rule."""
+        return f"{self.reads}-{self.length}"
+
+    def bind(self, info: ScorerInfo) -> StereoSet:
+        """Set up for ``info``'s scorer: a masked reader gets the masked readings."""
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        return dict(summary)
+
+    def config(self) -> dict[str, Any]:
+        path = self.path()
+        return {"benchmark": self.name, "version": self.VERSION, "split": self.split if self.data is None else None,
+                "data": str(path), "data_sha256": sha256_file(path), "task": self.task, "length": self.length,
+                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
+                "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
+
+    def table(self, summary: Mapping[str, Any]) -> Any:
+        from .view import VIEW
+
+        return VIEW.terminal(summary)

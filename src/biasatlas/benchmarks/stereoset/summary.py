@@ -1,0 +1,91 @@
+"""A StereoSet summary: the original's results tree with intervals, and its typed read-back.
+
+``summarise`` writes, for each task and domain and overall, the original ``evaluation.py``'s
+LMS, SS, ICAT and Count (:mod:`.evaluation`), the examples and target terms, 95 % bootstrap
+intervals resampling target terms, and SS tested against 50 (a t-test over the per-term SS).
+The headline ``lms``/``ss``/``icat`` are the ``overall`` set's: both tasks pooled when both ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
+                               mapping_of, number, obj, string)
+from ...display.runview import Column
+from .evaluation import Outcome, Scores, evaluate, ss_test, term_bootstrap
+
+HEADLINE: tuple[str, ...] = ("lms", "ss", "icat")
+_SET_CHECKS: dict[str, FieldCheck] = {
+    **dict.fromkeys(("count", "n", "n_terms", *HEADLINE, "ss_p", "n_ties"), number),
+    "intervals": intervals(*HEADLINE)}
+_CHECKS: dict[str, FieldCheck] = {
+    **_SET_CHECKS, "n_skipped": number, "reading": string,
+    "tasks": each(each(obj(_SET_CHECKS, nullable=False)))}
+#: The items.jsonl fields the report reads.
+COLUMNS: tuple[Column, ...] = (
+    Column("id"), Column("task", "string"), Column("bias_type", "string"), Column("target", "string"),
+    Column("stereotype_score", "number?", required=False), Column("anti_stereotype_score", "number?", required=False),
+    Column("unrelated_score", "number?", required=False), Column("stereotype_preferred"))
+
+
+def _set(outcomes: Sequence[Outcome], scores: Scores, n_resamples: int, seed: int) -> dict[str, Any]:
+    return {"count": scores.count, "n": scores.n, "n_terms": scores.n_terms, "lms": scores.lms, "ss": scores.ss,
+            "icat": scores.icat, "intervals": term_bootstrap(outcomes, n_resamples=n_resamples, seed=seed),
+            "ss_p": ss_test(outcomes)["p"], "n_ties": sum(o.tied for o in outcomes)}
+
+
+def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """The summary of ``outcomes``: ``tasks.<task>.<domain|overall>`` and the pooled overall at the top."""
+    if not outcomes:
+        return {"n": 0, "tasks": {}}
+    results = evaluate(outcomes)
+    tasks: dict[str, Any] = {}
+    for task, table in results.items():
+        if isinstance(table, dict):
+            chosen = [o for o in outcomes if o.task == task]
+            tasks[task] = {name: _set([o for o in chosen if name == "overall" or o.domain == name], s, n_resamples,
+                                      seed) for name, s in table.items()}
+    overall = results["overall"]
+    assert isinstance(overall, Scores)
+    return {**_set(outcomes, overall, n_resamples, seed), "tasks": tasks}
+
+
+@dataclass(frozen=True)
+class SetScores(WithIntervals):
+    """LMS, SS, ICAT of one set of examples, with intervals and SS's p against 50."""
+
+    count: float | None = None
+    n: float | None = None
+    n_terms: float | None = None
+    lms: float | None = None
+    ss: float | None = None
+    icat: float | None = None
+    ss_p: float | None = None
+    n_ties: float | None = None
+    intervals: Mapping[str, Interval | None] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> SetScores:
+        values = {k: data.get(k) for k in ("count", "n", "n_terms", *HEADLINE, "ss_p", "n_ties")}
+        return cls(**values, intervals={k: interval_of(v) for k, v in mapping_of(data.get("intervals")).items()})
+
+
+@dataclass(frozen=True)
+class StereoSetRunSummary:
+    """The pooled overall scores, and each task's table (domain or ``overall`` → scores)."""
+
+    overall: SetScores
+    tasks: Mapping[str, Mapping[str, SetScores]]
+    reading: str | None = None
+    n_skipped: float | None = None
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], path: Path) -> StereoSetRunSummary:
+        check_fields(data, _CHECKS, path)
+        tasks = {task: {name: SetScores.of(s) for name, s in mapping_of(table).items()}
+                 for task, table in mapping_of(data.get("tasks")).items()}
+        return cls(SetScores.of(data), tasks, data.get("reading"), data.get("n_skipped"))

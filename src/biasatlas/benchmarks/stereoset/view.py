@@ -1,0 +1,107 @@
+"""What the terminal and the report show of a StereoSet run (Nadeem, Bethke & Reddy, ACL 2021).
+
+- Tables: per task, LMS, SS and ICAT per domain and overall (the original ``evaluation.py``'s
+  layout), each with its 95 % bootstrap interval over target terms and SS's p against 50; then
+  the pooled overall (both tasks) when both ran.
+- Leaderboard and metrics: the pooled overall LMS, SS and ICAT (the paper's headline columns).
+- Paired test: McNemar's test on "the stereotype is preferred" per example, over the examples
+  both runs scored (the events SS counts), per task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...display.paired import Paired, PairedTest, pair_items
+from ...display.runview import RunView
+from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
+from ...stats import mcnemar_table, mcnemar_test
+from ..base import BenchmarkView, PairedMethod
+from .data import DOMAINS, TASKS
+from .summary import SetScores, StereoSetRunSummary
+
+COLUMNS = ("set", "examples", "terms", "LMS", "LMS 95% CI", "SS", "SS 95% CI", "SS p vs 50", "ICAT", "ICAT 95% CI")
+CAPTION = ("Nadeem et al. (2021), as their evaluation.py: LMS = % of (stereotype, unrelated) and (anti-stereotype, "
+           "unrelated) comparisons won by the related sentence; SS = % of examples preferring the stereotype "
+           "(ties count anti); both averaged per target term, then over terms; ICAT = LMS·min(SS, 100−SS)/50. "
+           "Ideal: LMS 100, SS 50, ICAT 100. Intervals: 95% bootstrap over target terms; p: t-test of the "
+           "per-term SS against 50.")
+
+
+def _row(name: str, s: SetScores) -> tuple[Any, ...]:
+    return (name, s.n, s.n_terms, s.lms, CI(*s.interval("lms")), s.ss, CI(*s.interval("ss")), PValue(s.ss_p),
+            s.icat, CI(*s.interval("icat")))
+
+
+def tables(run: RunView) -> list[Table]:
+    s = run.typed(StereoSetRunSummary)
+    out = []
+    for task in TASKS:
+        table = s.tasks.get(task)
+        if table:
+            rows = tuple(_row(name, table[name]) for name in (*DOMAINS, "overall") if name in table)
+            out.append(Table(f"StereoSet {task}", COLUMNS, rows, CAPTION + f" Reading: {s.reading or '–'}."))
+    if len(out) > 1:
+        out.append(Table("StereoSet overall (both tasks, term counts pooled)", COLUMNS, (_row("overall", s.overall),)))
+    return out
+
+
+def metrics(run: RunView) -> list[Metric]:
+    s = run.typed(StereoSetRunSummary).overall
+    return [Metric(key, getattr(s, key), *s.interval(key), n=s.n, label=key.upper()) for key in ("lms", "ss", "icat")]
+
+
+def leaderboard(runs: Sequence[RunView]) -> Table:
+    rows = []
+    for r in runs:
+        s = r.typed(StereoSetRunSummary).overall
+        rows.append((r, (r.label, s.n, s.lms, CI(*s.interval("lms")), s.ss, CI(*s.interval("ss")), s.icat,
+                         CI(*s.interval("icat")))))
+    return leaderboard_table("StereoSet", ("model", "examples", "LMS", "95% CI", "SS", "95% CI", "ICAT", "95% CI"),
+                             rows, runs, "Overall (both tasks pooled where both ran). Ideal: LMS 100, SS 50, ICAT 100.")
+
+
+def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
+    """McNemar's test on the stereotype-preferred outcomes of the examples both runs scored, per task."""
+    ra, rb, only_a, only_b = pair_items(a, b, "id")
+    tests = []
+    for task in TASKS:
+        pa = [bool(r["stereotype_preferred"]) for r in ra if r["task"] == task]
+        pb = [bool(r["stereotype_preferred"]) for x, r in zip(ra, rb) if x["task"] == task]
+        if pa:
+            stat, p, method = mcnemar_test(mcnemar_table(pa, pb))
+            tests.append(PairedTest(task, "% stereotype preferred (per example)", len(pa), 100.0 * sum(pa) / len(pa),
+                                    100.0 * sum(pb) / len(pb), stat, p, method))
+    return Paired(tuple(tests), len(ra), only_a, only_b)
+
+
+def terminal(summary: Mapping[str, Any]) -> Any:
+    """Per task, one line per domain and overall: each score with its interval in one cell (80 columns)."""
+    from rich.console import Group
+    from rich.table import Table as RichTable
+
+    s = StereoSetRunSummary.read(summary, Path("summary.json"))
+    parts: list[Any] = []
+    for task, table in ((t, s.tasks.get(t)) for t in TASKS):
+        if not table:
+            continue
+        shown = RichTable(title=f"StereoSet {task} · {summary.get('model', '')} · reading {s.reading or '–'}")
+        for column in ("set", "n", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]", "SS p"):
+            shown.add_column(column, justify="left" if column == "set" else "right")
+        for name in (*DOMAINS, "overall"):
+            if name in table:
+                v = table[name]
+                cells = (f"{getattr(v, k):.1f} {CI(*v.interval(k))}" for k in ("lms", "ss", "icat"))
+                shown.add_row(name, str(v.n), *cells, str(PValue(v.ss_p)))
+        parts.append(shown)
+    o = s.overall
+    parts.append(f"overall (both tasks pooled): LMS {o.lms:.2f}, SS {o.ss:.2f}, ICAT {o.icat:.2f} over {o.n} examples; "
+                 "ideal LMS 100, SS 50, ICAT 100." if o.lms is not None and o.ss is not None and o.icat is not None
+                 else "no example scored.")
+    return Group(*parts)
+
+
+VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics,
+                     paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"))
