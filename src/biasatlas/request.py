@@ -162,6 +162,10 @@ class ModelOptions:
         policy = (self.multi_token or "joint") if reads == "masked" else None
         benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
 
+    def loading(self) -> str:
+        """The line a run prints while the scorer is built."""
+        return f"loading model {self.model} …"
+
     def build(self) -> Any:
         """The scorer, through :func:`biasatlas.registry.load_scorer`, given every set option
         its factory names (``multi_token`` only reaches the masked LM's; the fake scorer,

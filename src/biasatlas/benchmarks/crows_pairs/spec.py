@@ -7,10 +7,22 @@ from .benchmark import DATASETS, CrowsPairs
 from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
+#: The language of each shipped dataset (Nangia et al. 2020: English; Névéol et al. 2022:
+#: French, and their revised English).
+DATASET_LANGUAGES = {"en": "English", "en-revised": "English", "en-revised+210": "English", "fr": "French",
+                     "fr+210": "French"}
+
+
+def language(bench: CrowsPairs) -> str | None:
+    """The shipped dataset's language; None for a file of the user's (``data``)."""
+    return DATASET_LANGUAGES.get(str(bench.dataset)) if bench.data is None else None
+
+
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),
                      description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).",
+                     language=language, data_options=("dataset", "data"),
                      flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS)),
                             "data": Flag("A CrowS-Pairs CSV/TSV file instead of --dataset.", file=True),
                             "lowercase": Flag("Lower-case both sentences (the French script does, for every "
