@@ -23,14 +23,7 @@ from biasatlas.errors import BiasAtlasError, DataError, UnknownName
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path, shared_data):
-    """Each test: its own score cache and working folder; CrowS-Pairs data from the shared folder."""
-    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
+pytestmark = pytest.mark.usefixtures("isolated_run")  # each test: its own cache and working folder
 
 
 def _cli(*args: str) -> None:

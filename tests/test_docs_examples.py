@@ -81,14 +81,9 @@ def tiny(request):
 
 
 @pytest.fixture
-def work(tmp_path, monkeypatch, shared_data):
+def work(isolated_run):
     """A fresh working folder and score cache; CrowS-Pairs data from the shared folder."""
-    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    folder = tmp_path / "work"
-    folder.mkdir()
-    monkeypatch.chdir(folder)
-    return folder
+    return isolated_run
 
 
 def write_stand_in(path: Path, shared_data: Path) -> None:

@@ -24,13 +24,7 @@ from biasatlas.request import GivenModel
 CROWS = {"dataset": "en", "limit": 10, "progress": False}
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path, shared_data):
-    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
+pytestmark = pytest.mark.usefixtures("isolated_run")  # each test: its own cache and working folder
 
 
 def _in_memory(auto_class, folder: Path):

@@ -18,13 +18,7 @@ import biasatlas
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path, shared_data):
-    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
+pytestmark = pytest.mark.usefixtures("isolated_run")  # each test: its own cache and working folder
 
 
 def _lines(name: str, **options) -> tuple[list[str], biasatlas.EvaluationRun]:

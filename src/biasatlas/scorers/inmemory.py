@@ -3,8 +3,8 @@
 Debiasing work evaluates a model it has just changed, without saving it first (lm-eval's
 ``simple_evaluate`` takes an ``LM`` object for the same reason). Such a model has no hub id
 and no files to hash, so what identifies it for provenance and for the score cache is what
-it computes with (METHODS.md §4: a cached answer must never be served for other weights):
-its class, a hash of its config, a hash of every tensor of its ``state_dict`` (name, dtype,
+it computes with (the score cache is keyed by it, and must never serve one model's answers
+for another's): its class, a hash of its config, a hash of every tensor of its ``state_dict`` (name, dtype,
 shape and bytes) and a hash of its tokenizer. Two models that differ in one weight get
 different fingerprints; the same model object changed in place (an optimiser step, a
 ``load_state_dict``) is hashed again, since each tensor's version counter moved.
