@@ -85,16 +85,18 @@ def test_resumed_run_counts_the_cached_answers():
 
 @pytest.mark.slow
 def test_planned_passes_are_the_passes_the_run_then_computes(tiny_bert):
-    """A masked LM's plan of the uncached pairs, against its own counters after scoring them."""
+    """A masked LM's plan of the uncached pairs, against its own counters after scoring them:
+    300 pairs are chunks of 128, 128 and 44 (pipeline.chunked); with the first 100 cached,
+    the rest of the first chunk and the two others are scored, each batched on its own."""
     options = {"model": str(tiny_bert), "dataset": "en", "batch_size": 8}
-    biasatlas.evaluate("crows-pairs", limit=4, progress=False, **options)
-    lines, run = _lines("crows-pairs", limit=10, **options)
+    biasatlas.evaluate("crows-pairs", limit=100, progress=False, **options)
+    lines, run = _lines("crows-pairs", limit=300, **options)
     parts = _start(lines, "crows-pairs")
     counted = run.timing["counters"]
-    assert run.timing["scored"] == 6
+    assert run.timing["scored"] == 200
     assert parts[3] == f"model {tiny_bert} (masked-lm, nangia)"
     assert parts[4] == f"{counted['rows_computed']:,} rows in {counted['batches']:,} forward passes"
-    assert parts[-1] == "resuming: 4 of 10 cached"
+    assert parts[-1] == "resuming: 100 of 300 cached"
 
 
 # -- the run folder is the same with or without the line -----------------------------------------

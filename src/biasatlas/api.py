@@ -162,7 +162,7 @@ def _passes(planned: Planned) -> str:
     """The forward passes a run will compute, from its scorer's plan of what is not cached."""
     if planned.cached == planned.n_probes:
         return "nothing left to score"
-    if "batches" not in planned.work:
+    if "batches" not in planned.work:  # a scorer without a model plans nothing
         return "no forward passes planned (the scorer runs no model here)"
     rows, batches = planned.work.get("rows_computed", 0), planned.work["batches"]
     return f"{rows:,} rows in {batches:,} forward passes"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,8 @@ class Planned:
     """What a run is about to do, known before its first probe is scored: the bound
     benchmark's ``config``, its items and probes, the scorer's ``describe()``, how many
     answers the cache already holds, and ``work``, the scorer's :meth:`~.scorers.base.Scorer.plan`
-    of the probes still to score (``{}`` for a scorer without a model)."""
+    of the probes still to score, chunk by chunk as they will be scored, so it is the work the
+    run then counts (``{}`` for a scorer without a model)."""
 
     benchmark: str
     config: Mapping[str, Any]
@@ -78,10 +79,9 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     # run's summary equals an uninterrupted one's; the counts of what this run scored,
     # summed over its chunks wherever they ran, go to timing.
     planned = scorer.plan(probes)
-    if announce is not None:
-        todo = [p for p in probes if p.id not in cached]
+    if announce is not None:  # the work of the chunks still to score, each planned as it is scored
         announce(Planned(benchmark.name, bench_config, len(items), len(probes), scorer.describe(), len(cached),
-                         planned if len(todo) == len(probes) else scorer.plan(todo)))
+                         _summed(scorer.plan(chunk) for chunk in remaining(probes, cached))))
     started = time.perf_counter()
     engine = engine or LocalEngine()
     answers, unscorable, cache_stats, counters = _score(scorer, key, probes, (cached, rejected), progress, cache,
@@ -127,10 +127,10 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
     from tqdm import tqdm
 
     answers, rejected = dict(found[0]), found[1]
-    missing = {p.id for p in probes if p.id not in answers}
-    work = [todo for chunk in chunked(probes) if (todo := [p for p in chunk if p.id in missing])]
+    work = remaining(probes, answers)
+    missing = {p.id for chunk in work for p in chunk}
     done: dict[int, Scored] = {}
-    counters: dict[str, int] = {}
+    counted: list[Mapping[str, int]] = []
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
         bar.update(len(probes) - len(missing))
@@ -139,14 +139,27 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
             if cache is not None:  # committed as it arrives: a killed run keeps it
                 cache.put(key, work[result.index], result.scored)
             done[result.index] = result.scored
-            for name, count in result.counters.items():
-                counters[name] = counters.get(name, 0) + count
+            counted.append(result.counters)
     unscorable: dict[str, str] = {}
     for index in sorted(done):  # chunk order, whichever chunk finished first
         answers.update(done[index])
         unscorable.update(done[index].unscorable)
     return answers, unscorable, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
-                                 "cache_rejected": rejected}, counters
+                                 "cache_rejected": rejected}, _summed(counted)
+
+
+def remaining(probes: Sequence[Probe], answered: Mapping[str, Answer]) -> list[Sequence[Probe]]:
+    """The probes still to score, by :func:`chunked`'s chunks (those with none left out)."""
+    return [todo for chunk in chunked(probes) if (todo := [p for p in chunk if p.id not in answered])]
+
+
+def _summed(plans: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Work counts added up over plans (each chunk is one ``score`` call, batched on its own)."""
+    total: dict[str, int] = {}
+    for plan in plans:
+        for name, count in plan.items():
+            total[name] = total.get(name, 0) + count
+    return total
 
 
 def chunked(probes: Sequence[Probe]) -> list[Sequence[Probe]]:
