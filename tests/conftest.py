@@ -32,6 +32,18 @@ def shared_data() -> Path:
         pytest.fail(str(error), pytrace=False)
 
 
+@pytest.fixture
+def isolated_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_data: Path) -> Path:
+    """A run's own score cache and working folder (returned; the test runs in it), and the
+    benchmarks' data from the shared folder: what a test of the Python API starts from."""
+    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
 # ---------------------------------------------------------------------------------------
 # Tiny models (tests/tiny_models.py): each built once per session, in its own folder.
 

@@ -23,14 +23,7 @@ from biasatlas.errors import BiasAtlasError, DataError, UnknownName, UsageError
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path, shared_data):
-    """Each test: its own score cache and working folder; CrowS-Pairs data from the shared folder."""
-    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
+pytestmark = pytest.mark.usefixtures("isolated_run")  # each test: its own cache and working folder
 
 
 def _cli(*args: str) -> None:
@@ -211,9 +204,13 @@ def test_a_folder_of_another_run_is_refused_unless_forced():
 def test_log_gets_the_status_lines_and_the_cache_is_used(tmp_path):
     lines: list[str] = []
     biasatlas.evaluate("crows-pairs", model="fake", dataset="en", limit=8, progress=False, log=lines.append)
-    assert lines == ["crows-pairs · loading model fake …"]
+    start = ("crows-pairs · dataset en (English) · 8 items · model fake (fake, hash) · no forward passes planned "
+             "(the scorer runs no model here) · NOT saved (no --out)")
+    assert lines == ["crows-pairs · loading model fake …", start]
     again = biasatlas.evaluate("crows-pairs", model="fake", dataset="en", limit=8, progress=False, log=lines.append)
-    assert lines[1:] == ["crows-pairs · loading model fake …", "reused 8 cached answers; scored 0"]
+    resumed = start.replace("no forward passes planned (the scorer runs no model here)", "nothing left to score")
+    assert lines[2:] == ["crows-pairs · loading model fake …", resumed + " · resuming: 8 of 8 cached",
+                         "reused 8 cached answers; scored 0"]
     assert again.timing["cache_hits"] == 8
     uncached = biasatlas.evaluate("crows-pairs", model="fake", dataset="en", limit=8, progress=False, cache=False)
     assert uncached.timing["cache_hits"] == 0 and uncached.summary == again.summary

@@ -30,7 +30,7 @@ PYTHON_DOC = ROOT / "docs" / "python.md"
 TINY: dict[str, str] = {
     "bert-base-uncased": "tiny_bert", "bert-base-cased": "tiny_bert_cased", "./my-model-folder": "tiny_bert",
     "camembert-base": "tiny_bert", "roberta-base": "tiny_roberta", "bert-base-chinese": "tiny_chinese_bert",
-    "gemma-3-270m": "tiny_gpt2", "smollm2-135m": "tiny_gpt2",
+    "gemma-3-270m": "tiny_gpt2", "smollm2-135m": "tiny_gpt2", "ltg/norbert2": "tiny_bert",
 }
 #: The model a command without --model would load (the packaged Gemma, a causal LM).
 DEFAULT_STAND_IN = "tiny_gpt2"
@@ -81,14 +81,9 @@ def tiny(request):
 
 
 @pytest.fixture
-def work(tmp_path, monkeypatch, shared_data):
+def work(isolated_run):
     """A fresh working folder and score cache; CrowS-Pairs data from the shared folder."""
-    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    folder = tmp_path / "work"
-    folder.mkdir()
-    monkeypatch.chdir(folder)
-    return folder
+    return isolated_run
 
 
 def write_stand_in(path: Path, shared_data: Path) -> None:
@@ -107,17 +102,25 @@ def write_stand_in(path: Path, shared_data: Path) -> None:
 
 
 def substitute_python(code: str, tiny) -> str:
-    """The block with each documented model name replaced by a tiny model folder, and a limit
-    on each ``evaluate`` call that would score a whole benchmark."""
+    """The block with each documented model name replaced by a tiny model folder (in
+    ``evaluate(model=...)`` and in a transformers ``from_pretrained(...)``), and a limit on each
+    ``evaluate`` call that would score a whole benchmark."""
     tree = ast.parse(code)
     for call in ast.walk(tree):
-        if not (isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "evaluate"):
+        called = getattr(call.func, "attr", getattr(call.func, "id", "")) if isinstance(call, ast.Call) else ""
+        if called == "from_pretrained" and call.args and isinstance(call.args[0], ast.Constant):
+            if call.args[0].value not in TINY:
+                pytest.fail(f"no tiny stand-in for model {call.args[0].value!r}: add it to TINY")
+            call.args[0] = ast.Constant(tiny(call.args[0].value))
+        if called != "evaluate":
             continue
         keywords = {k.arg: k for k in call.keywords}
         model = keywords.get("model")
-        if model is None or not isinstance(model.value, ast.Constant):
-            pytest.fail(f"an evaluate call without a literal model=: {ast.unparse(call)}")
-        if model.value.value != "fake":
+        if model is None:
+            pytest.fail(f"an evaluate call without model=: {ast.unparse(call)}")
+        if not isinstance(model.value, ast.Constant):
+            pass  # a model object the block built (in memory, or a Scorer): its names were replaced above
+        elif model.value.value != "fake":
             if model.value.value not in TINY:
                 pytest.fail(f"no tiny stand-in for model {model.value.value!r}: add it to TINY")
             model.value = ast.Constant(tiny(model.value.value))
@@ -138,11 +141,26 @@ def run_python_blocks(text: str, where: str, tiny) -> dict:
 
 # -- the Python examples ----------------------------------------------------------------------------
 @pytest.mark.slow
+@pytest.mark.parametrize("card", ["crows-pairs", "census", "zh-neutral"])
+def test_benchmark_card_quick_start_runs(work, tiny, card):
+    """Each benchmark card's first Python block: the public ``biasatlas.evaluate``, typed summary."""
+    text = (ROOT / "docs" / "benchmarks" / f"{card}.md").read_text(encoding="utf-8")
+    first = python_blocks(text)[0]
+    assert "biasatlas.evaluate(" in first and "pipeline" not in first
+    namespace: dict = {"__name__": "__docs__"}
+    exec(compile(substitute_python(first, tiny), f"docs/benchmarks/{card}.md", "exec"), namespace)
+    assert namespace["run"].benchmark == card and namespace["run"].records
+
+
+@pytest.mark.slow
 def test_python_doc_examples_run(work, tiny):
     namespace = run_python_blocks(PYTHON_DOC.read_text(encoding="utf-8"), "docs/python.md", tiny)
     assert (work / "runs" / "fr-camembert" / "summary.json").is_file()
     # the last examples' claims: the status lines and the typed error
-    assert namespace["lines"] == ["crows-pairs · loading model fake …", "reused 50 cached answers; scored 0"]
+    # the run before it scored these 50 pairs: this one finds them all in the cache
+    start = ("crows-pairs · dataset en (English) · 50 items · model fake (fake, hash) · nothing left to score · "
+             "NOT saved (no --out) · resuming: 50 of 50 cached")
+    assert namespace["lines"] == ["crows-pairs · loading model fake …", start, "reused 50 cached answers; scored 0"]
     assert namespace["again"].path == Path("runs/fr-camembert")
 
 

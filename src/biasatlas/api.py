@@ -33,6 +33,7 @@ from .request import RunRequest, split_options
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
     from .cache import ScoreCache
+    from .pipeline import Planned
 
 __all__ = ["EvaluationRun", "evaluate", "execute", "load_run"]
 
@@ -70,7 +71,8 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     ``cache``: ``True`` uses the score cache at its default place (``$BIASATLAS_CACHE_DIR``),
     ``False`` none, or pass a :class:`~biasatlas.cache.ScoreCache`; ``refresh`` rescores and
     overwrites. ``out`` is claimed before the model loads (a folder holding another run is
-    refused unless ``force``). ``log`` receives the status lines the command line prints.
+    refused unless ``force``). ``log`` receives the status lines the command line prints:
+    the model's loading, then, before any scoring, :func:`start_line`.
     """
     from .pipeline import evaluate as run_pipeline
     from .results import claim_run_folder, write_run
@@ -86,8 +88,10 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
         runner = request.engine.build(model)
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
-        _say(log, f"{bench.name} · loading model {model.model} …")
-        run = run_pipeline(bench, model.build(), progress=progress, cache=store, refresh=refresh, engine=runner)
+        _say(log, f"{bench.name} · {model.loading()}")
+        announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
+        run = run_pipeline(bench, model.build(), progress=progress, cache=store, refresh=refresh, engine=runner,
+                           announce=announce)
         if run.timing.get("cache_hits"):
             _say(log, f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
         if folder is not None:
@@ -117,6 +121,52 @@ def _cache(cache: bool | ScoreCache | None) -> tuple[ScoreCache | None, bool]:
 def _say(log: Log | None, line: str) -> None:
     if log is not None:
         log(line)
+
+
+def start_line(planned: Planned, request: RunRequest, folder: Path | None) -> str:
+    """What a run is about to do, printed before it scores (nothing of it goes to the run
+    folder): benchmark; dataset and language, and whether it is the default; items;
+    model and scorer; the forward passes still to run; where it is saved; what the cache
+    already holds."""
+    from .registry import find_spec
+
+    spec = find_spec(planned.benchmark)
+    config, scorer = planned.config, planned.scorer
+    dataset = config.get("dataset") or Path(str(config.get("data"))).name
+    language = spec.language(request.bench) if spec is not None else None
+    about = ", ".join(([language] if language else []) + (["the default"] if _default_data(spec, request) else []))
+    items = f"{planned.n_items:,} items" + (f" ({planned.n_probes:,} probes)" if planned.n_probes != planned.n_items
+                                            else "")
+    kind = ", ".join(str(v) for v in (scorer.get("scorer"), scorer.get("variant")) if v)
+    parts = [planned.benchmark, f"dataset {dataset}" + (f" ({about})" if about else ""), items,
+             f"model {scorer.get('model')} ({kind})", _passes(planned),
+             f"saving to {folder}" if folder is not None else "NOT saved (no --out)"]
+    if planned.cached:
+        parts.append(f"resuming: {planned.cached:,} of {planned.n_probes:,} cached")
+    return " · ".join(parts)
+
+
+def _default_data(spec: Any, request: RunRequest) -> bool:
+    """Whether the run reads the data its benchmark reads when told nothing (every option of
+    the spec's ``data_options`` at its factory default): ``run crows-pairs`` starts the
+    French set, and says so."""
+    from .request import benchmark_options
+
+    if spec is None or not spec.data_options:
+        return False
+    defaults = benchmark_options(spec.factory)
+    return all(getattr(request.bench, name, None) == defaults[name].default
+               for name in spec.data_options if name in defaults)
+
+
+def _passes(planned: Planned) -> str:
+    """The forward passes a run will compute, from its scorer's plan of what is not cached."""
+    if planned.cached == planned.n_probes:
+        return "nothing left to score"
+    if "batches" not in planned.work:  # a scorer without a model plans nothing
+        return "no forward passes planned (the scorer runs no model here)"
+    rows, batches = planned.work.get("rows_computed", 0), planned.work["batches"]
+    return f"{rows:,} rows in {batches:,} forward passes"
 
 
 # -- the result ---------------------------------------------------------------------------------------

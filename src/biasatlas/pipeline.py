@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .version import __version__
@@ -30,9 +31,26 @@ MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big eno
 MIN_CHUNK = 128  # ... and at least this many: 10-pair chunks ran CrowS-Pairs 5.2 s against 4.35 s
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What a run is about to do, known before its first probe is scored: the bound
+    benchmark's ``config``, its items and probes, the scorer's ``describe()``, how many
+    answers the cache already holds, and ``work``, the scorer's :meth:`~.scorers.base.Scorer.plan`
+    of the probes still to score, chunk by chunk as they will be scored, so it is the work the
+    run then counts (``{}`` for a scorer without a model)."""
+
+    benchmark: str
+    config: Mapping[str, Any]
+    n_items: int
+    n_probes: int
+    scorer: Mapping[str, Any]
+    cached: int
+    work: Mapping[str, int]
+
+
 def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
              cache: ScoreCache | None = None, refresh: bool = False,
-             engine: ScoringEngine | None = None) -> Run:
+             engine: ScoringEngine | None = None, announce: Callable[[Planned], None] | None = None) -> Run:
     """Run ``benchmark`` with ``scorer`` and return the run record.
 
     ``engine`` scores the chunks (:mod:`biasatlas.scorers.engines`): None or a
@@ -53,24 +71,33 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     bench_config = benchmark.config()
     hashing = time.perf_counter()
     key = scorer.fingerprint()  # hashes the model's files: timed apart from scoring
+    hashed = time.perf_counter()
+    # Read before the progress bar starts, so the cache's warnings print on lines of
+    # their own. A refused answer is missing: scored again below, its row overwritten.
+    cached, rejected = _lookup(cache, key, probes, refresh)
+    # The summary gets the planned count (what an uncached run computes), so a resumed
+    # run's summary equals an uninterrupted one's; the counts of what this run scored,
+    # summed over its chunks wherever they ran, go to timing.
+    planned = scorer.plan(probes)
+    if announce is not None:  # the work of the chunks still to score, each planned as it is scored
+        announce(Planned(benchmark.name, bench_config, len(items), len(probes), scorer.describe(), len(cached),
+                         _summed(scorer.plan(chunk) for chunk in remaining(probes, cached))))
     started = time.perf_counter()
     engine = engine or LocalEngine()
-    answers, unscorable, cache_stats, counters = _score(scorer, key, probes, progress, cache, refresh, engine)
+    answers, unscorable, cache_stats, counters = _score(scorer, key, probes, (cached, rejected), progress, cache,
+                                                        engine)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
     skipped = _skips(result.skipped, unscorable)
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": key}
-    # The summary gets the planned count (what an uncached run computes), so a resumed
-    # run's summary equals an uninterrupted one's; the counts of what this run scored,
-    # summed over its chunks wherever they ran, go to timing.
-    scores = benchmark.with_counters(result.summary, scorer.plan(probes))
+    scores = benchmark.with_counters(result.summary, planned)
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),
                "variant": described.get("variant"), **scores, "provenance": provenance}
-    timing = {"seconds_scoring": round(seconds, 3), "seconds_hashing": round(started - hashing, 3), **cache_stats,
+    timing = {"seconds_scoring": round(seconds, 3), "seconds_hashing": round(hashed - hashing, 3), **cache_stats,
               "counters": counters, "engine": engine.describe()}
     config = {"benchmark": bench_config, "scorer": described}
     return Run(config, summary, result.records, skipped, timing)
@@ -91,20 +118,19 @@ def _reason(skip: dict[str, Any], unscorable: Mapping[str, str]) -> Any:
     return unscorable.get(pid, skip.get("reason")) if isinstance(pid, str) else skip.get("reason")
 
 
-def _score(scorer: Scorer, key: str, probes: Sequence[Probe], progress: bool, cache: ScoreCache | None,
-           refresh: bool, engine: ScoringEngine
+def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[str, Answer], int], progress: bool,
+           cache: ScoreCache | None, engine: ScoringEngine
            ) -> tuple[dict[str, Answer], dict[str, str], dict[str, int], dict[str, int]]:
-    """Answers by probe id (cached under ``key``, the scorer's fingerprint), the probes the
+    """Answers by probe id (``found``: those the cache held under ``key``, the scorer's
+    fingerprint, and how many it refused; the rest scored and cached), the probes the
     scorer could not answer (id → why), the cache's counts, and the scorer's work counts."""
     from tqdm import tqdm
 
-    # Read before the progress bar starts, so the cache's warnings print on lines of
-    # their own. A refused answer is missing: scored again below, its row overwritten.
-    answers, rejected = _lookup(cache, key, probes, refresh)
-    missing = {p.id for p in probes if p.id not in answers}
-    work = [todo for chunk in chunked(probes) if (todo := [p for p in chunk if p.id in missing])]
+    answers, rejected = dict(found[0]), found[1]
+    work = remaining(probes, answers)
+    missing = {p.id for chunk in work for p in chunk}
     done: dict[int, Scored] = {}
-    counters: dict[str, int] = {}
+    counted: list[Mapping[str, int]] = []
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
         bar.update(len(probes) - len(missing))
@@ -113,14 +139,27 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], progress: bool, ca
             if cache is not None:  # committed as it arrives: a killed run keeps it
                 cache.put(key, work[result.index], result.scored)
             done[result.index] = result.scored
-            for name, count in result.counters.items():
-                counters[name] = counters.get(name, 0) + count
+            counted.append(result.counters)
     unscorable: dict[str, str] = {}
     for index in sorted(done):  # chunk order, whichever chunk finished first
         answers.update(done[index])
         unscorable.update(done[index].unscorable)
     return answers, unscorable, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
-                                 "cache_rejected": rejected}, counters
+                                 "cache_rejected": rejected}, _summed(counted)
+
+
+def remaining(probes: Sequence[Probe], answered: Mapping[str, Answer]) -> list[Sequence[Probe]]:
+    """The probes still to score, by :func:`chunked`'s chunks (those with none left out)."""
+    return [todo for chunk in chunked(probes) if (todo := [p for p in chunk if p.id not in answered])]
+
+
+def _summed(plans: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Work counts added up over plans (each chunk is one ``score`` call, batched on its own)."""
+    total: dict[str, int] = {}
+    for plan in plans:
+        for name, count in plan.items():
+            total[name] = total.get(name, 0) + count
+    return total
 
 
 def chunked(probes: Sequence[Probe]) -> list[Sequence[Probe]]:

@@ -95,7 +95,12 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
         return "causal-lm"
     check_model_reachable(model, revision)  # before transformers retries an unreachable hub
     config = read_config(resolve(model), trust_remote_code=trust_remote_code, revision=revision)
-    archs = config.architectures or []
+    return kind_of_architectures(model, config.architectures or [])
+
+
+def kind_of_architectures(model: str, archs: list[str]) -> str:
+    """The scorer for the first of ``archs`` (class names such as ``BertForMaskedLM``) that
+    names one: a config's ``architectures``, or an in-memory model's class."""
     for arch in archs:
         if arch.endswith(("ForMaskedLM", "WithLMHeadModel")) and "GPT" not in arch:
             return "masked-lm"
@@ -113,9 +118,11 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
 _HUB_SCORERS = ("masked-lm", "causal-lm", "seq2seq")
 
 
-def load_scorer(model: str, scorer: str = "auto", **kw: Any) -> Any:
+def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
     """The scorer ``scorer`` (or, with ``"auto"``, the one the model's architecture calls
-    for) on ``model``, built with the keyword options (``variant``, ``device`` …).
+    for) on ``model``, built with the keyword options (``variant``, ``device`` …). ``model``
+    is a name, or anything else a scorer's factory takes (an
+    :class:`~biasatlas.scorers.inmemory.InMemoryModel`, with ``scorer`` named).
 
     Everything that can be checked without the weights is checked first (scorer name,
     device, dtype, variant, that the model is reachable), so a wrong setting fails in a
@@ -128,7 +135,7 @@ def load_scorer(model: str, scorer: str = "auto", **kw: Any) -> Any:
         kind = scorer_kind(model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
     else:
         kind = scorer
-        if kind in _HUB_SCORERS:
+        if kind in _HUB_SCORERS and isinstance(model, str):  # a model in memory has nothing to reach
             from .scorers.preflight import check_model_reachable
 
             check_model_reachable(model, kw.get("revision"))

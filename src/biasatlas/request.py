@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
     from .scorers.engines import ScoringEngine
 
-__all__ = ["DEFAULT_MODEL", "EngineOptions", "ModelOptions", "RunRequest", "check_batch_size", "literal_values",
-           "split_options"]
+__all__ = ["DEFAULT_MODEL", "EngineOptions", "GivenModel", "ModelOptions", "RunRequest", "check_batch_size",
+           "literal_values", "split_options"]
 
 #: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
 DEFAULT_MODEL = "gemma-3-270m"
@@ -229,6 +229,10 @@ class ModelOptions:
         policy = (self.multi_token or "joint") if reads == "masked" else None
         benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
 
+    def loading(self) -> str:
+        """The line a run prints while the scorer is built."""
+        return f"loading model {self.model} …"
+
     def build(self) -> Any:
         """The scorer, through :func:`biasatlas.registry.load_scorer`, given every set option
         its factory names (``multi_token`` only reaches the masked LM's; the fake scorer,
@@ -236,16 +240,96 @@ class ModelOptions:
         from .registry import load_scorer, scorer_factory
 
         kind = self.kind()
-        return load_scorer(self.model, kind, **_accepted(scorer_factory(kind), self._scorer_kwargs()))
+        return load_scorer(self._source(), kind, **_accepted(scorer_factory(kind), self._scorer_kwargs()))
+
+    def _source(self) -> Any:
+        """What the scorer's factory gets as its ``model``: the name (a :class:`GivenModel`, the object)."""
+        return self.model
 
     def _scorer_kwargs(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)
+        return {f.name: getattr(self, f.name) for f in fields(ModelOptions)
                 if f.name not in ("model", "scorer") and getattr(self, f.name) is not None}
 
     def recorded(self) -> dict[str, Any]:
         """The options that change scores, as the run folder records them."""
         return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("unscored")
                 and not (f.metadata.get("when_set") and getattr(self, f.name) is None)}
+
+
+@dataclass(frozen=True)
+class GivenModel(ModelOptions):
+    """Model options for a model already in memory (``evaluate(name, model=...)``): ``given``
+    is a :class:`~biasatlas.scorers.base.Scorer`, used as it is, or an
+    :class:`~biasatlas.scorers.inmemory.InMemoryModel`, handed to the scorer its architecture
+    calls for as a loaded model's is. ``model`` is its label. Built by :meth:`of`; it scores in
+    this process only (a Ray worker cannot be sent it)."""
+
+    given: Any = field(default=None, repr=False, compare=False, metadata={"unscored": True})
+
+    @classmethod
+    def of(cls, given: Any, **options: Any) -> GivenModel:
+        """Options for ``given``: a Scorer, or a (model, tokenizer) pair or InMemoryModel, whose
+        dtype and device are the defaults (it is never converted or moved)."""
+        from .scorers.base import Scorer
+        from .scorers.inmemory import InMemoryModel
+
+        if isinstance(given, tuple) and len(given) == 2:
+            given = InMemoryModel(*given)
+        if isinstance(given, Scorer):
+            if options:
+                raise UsageError(f"a Scorer is built with its options: set {', '.join(sorted(options))} when "
+                                 f"you build it, not here")
+            return cls(model=str(given.describe().get("model") or type(given).__name__), given=given)
+        if isinstance(given, InMemoryModel):
+            return cls(**{"model": given.name, "dtype": given.dtype, "device": given.device, **options, "given": given})
+        raise UsageError("model is a name (hub id, folder, packaged model or 'fake'), a Scorer, or a "
+                         f"(model, tokenizer) pair; not {type(given).__name__}")
+
+    def kind(self) -> str:
+        """The given scorer's kind, or the one the in-memory model's class calls for."""
+        from .registry import kind_of_architectures
+
+        if self.scorer != "auto":
+            return self.scorer
+        if self._held():
+            return kind_of_architectures(self.model, self.given.architectures)
+        return str(self.given.info.kind)
+
+    def preflight(self, benchmark: Benchmark | None = None) -> str:
+        """:meth:`ModelOptions.preflight` with nothing to reach: a given Scorer is checked by its own
+        ``info`` (what its answers are), an in-memory model by the kind its class calls for."""
+        from .registry import check_variant, preflight
+
+        kind = self.kind()
+        if not self._held():
+            if benchmark is not None:
+                benchmark.bind(self.given.info)
+            return kind
+        preflight({"device": self.device, "dtype": self.dtype})
+        check_variant(kind, self.variant)
+        if benchmark is not None:
+            self.check_fits(benchmark, kind)
+        return kind
+
+    def _held(self) -> bool:
+        """Whether ``given`` is a model in memory (else a Scorer)."""
+        from .scorers.inmemory import InMemoryModel
+
+        return isinstance(self.given, InMemoryModel)
+
+    def loading(self) -> str:
+        return f"using {self.model}: nothing to load"
+
+    def build(self) -> Any:
+        return super().build() if self._held() else self.given
+
+    def _source(self) -> Any:
+        return self.given
+
+    def recorded(self) -> dict[str, Any]:
+        """The options, and what identifies the model: an in-memory model has no name to record."""
+        identity = self.given.identity() if self._held() else {"scorer_fingerprint": self.given.fingerprint()}
+        return {**super().recorded(), "in_memory": identity}
 
 
 def _accepted(factory: Callable[..., Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -299,10 +383,14 @@ class EngineOptions:
 
 def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], ModelOptions, EngineOptions]:
     """Keyword options (``evaluate``'s, a suite cell's) split by field name into the benchmark's,
-    a :class:`ModelOptions` and an :class:`EngineOptions`."""
+    a :class:`ModelOptions` (a :class:`GivenModel` when ``model`` is an object, not a name)
+    and an :class:`EngineOptions`."""
     model_names = {f.name for f in fields(ModelOptions)}
     engine_names = {f.name for f in fields(EngineOptions)}
-    model = ModelOptions(**{k: v for k, v in options.items() if k in model_names})
+    chosen = {k: v for k, v in options.items() if k in model_names}
+    given = chosen.get("model")
+    model = GivenModel.of(chosen.pop("model"), **chosen) if given is not None and not isinstance(given, str) \
+        else ModelOptions(**chosen)
     engine = EngineOptions(**{k: v for k, v in options.items() if k in engine_names})
     return {k: v for k, v in options.items() if k not in model_names | engine_names}, model, engine
 
@@ -327,6 +415,9 @@ class RunRequest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
+        if isinstance(self.model, GivenModel) and self.engine.engine != "local":
+            raise UsageError(f"{self.model.model} lives in this process: engine={self.engine.engine!r} needs a "
+                             "model by name or folder, which each worker loads")
         if not isinstance(self.benchmark, str):
             if self.options:
                 raise UsageError(f"options ({', '.join(self.options)}) go with a benchmark name; "

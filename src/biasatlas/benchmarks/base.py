@@ -167,6 +167,10 @@ def _no_scorer_defaults(benchmark: Any) -> Mapping[str, Any]:
     return {}
 
 
+def _unknown_language(benchmark: Any) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Flag:
     """How one of a benchmark factory's options reads on the command line (``biasatlas run NAME``);
@@ -211,6 +215,9 @@ class BenchmarkSpec:
     (census ``gebnlp2022``: ``multi_token="first-token"``), used where a run sets none.
     ``description`` is the line ``biasatlas run --help`` shows; ``flags`` say how the
     factory's options read as ``biasatlas run NAME`` flags (over :data:`COMMON_FLAGS`).
+    ``language(benchmark)`` names the language of its text (None when unknown: a user's
+    file) and ``data_options`` are the options that choose its data, for the line a run
+    prints before scoring: a run that sets none of them is told it got the default data.
     """
 
     name: str
@@ -222,6 +229,8 @@ class BenchmarkSpec:
     scorer_defaults: Callable[[Any], Mapping[str, Any]] = _no_scorer_defaults
     description: str = ""
     flags: Mapping[str, Flag] = field(default_factory=dict)
+    language: Callable[[Any], str | None] = _unknown_language
+    data_options: tuple[str, ...] = ()
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its

@@ -54,8 +54,11 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
     from ..api import execute as run_request
 
     console = Console(stderr=True)
-    run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True,
-                      log=lambda line: console.print(line, markup=False, highlight=False))
+
+    def say(line: str) -> None:  # soft_wrap: one line each, wrapped by the terminal, never cut by rich
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say)
     Console().print(run.table())
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")

@@ -161,10 +161,11 @@ class Scorer(abc.ABC):
         import json
 
         # Batch size and device must not change scores; the folder and the name the user
-        # typed do not either, when the files' hashes say what the weights are.
+        # typed do not either, when the files' hashes (or an in-memory model's tensor
+        # hashes) say what the weights are.
         described = self.describe()
         volatile = set(VOLATILE)
-        if described.get("file_sha256") or described.get("revision"):
+        if described.get("file_sha256") or described.get("revision") or described.get("in_memory"):
             volatile |= {"location", "model"}
         desc = {k: v for k, v in described.items() if k not in volatile}
         blob = json.dumps(desc, sort_keys=True, default=str).encode()

@@ -43,6 +43,7 @@ from ..errors import ModelError, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
+from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets, slot_jobs,
@@ -83,7 +84,8 @@ HEAD_CHUNK_ROWS = 256
 class CausalLMScorer(ModelScorer):
     name = "causal-lm"
 
-    def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
+    def __init__(self, model: str | InMemoryModel, *,
+                 variant: str = "sentence-ll", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
                  trust_remote_code: bool = False, max_batch_tokens: int | None = None,
                  fast_head: bool = True, share_prefixes: bool = True,
@@ -111,7 +113,7 @@ class CausalLMScorer(ModelScorer):
         prefix = self.tokenizer.bos_token_id
         self.prefix_id = prefix if prefix is not None else self.tokenizer.eos_token_id
         if self.prefix_id is None:
-            raise ModelError(f"{model}'s tokenizer has neither a BOS nor an EOS token to start from")
+            raise ModelError(f"{self.resolved.name}'s tokenizer has neither a BOS nor an EOS token to start from")
         cpu = on_cpu(self.device)
         self.forward_overhead = CPU_FORWARD_OVERHEAD if cpu else GPU_FORWARD_OVERHEAD
         self.head_chunk = head_chunk_rows(self.device, self.model.config.vocab_size, HEAD_CHUNK_ROWS)

@@ -21,29 +21,36 @@ import functools
 import json
 import re
 from collections.abc import Iterator
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from ..errors import ModelError
 from ..hashing import sha256_file
+from .inmemory import IN_MEMORY, InMemoryModel
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".model", ".json", ".txt")
 
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """Where a model's files are, and the name the user gave it."""
+    """Where a model's files are, and the name the user gave it; ``held``, a model already in
+    memory (then it has no files: ``location`` is :data:`~.inmemory.IN_MEMORY`)."""
 
     name: str
     location: str  # a local folder or a hub id
     packaged: bool = False
+    held: InMemoryModel | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
-def resolve(name: str) -> ResolvedModel:
-    """Map a user's ``--model`` to a local folder or hub id (packaged names are converted once)."""
+def resolve(name: str | InMemoryModel) -> ResolvedModel:
+    """Map a user's ``--model`` to a local folder or hub id (packaged names are converted once);
+    a model in memory stays where it is."""
     from .packaged import is_packaged_model, resolve_packaged_model
 
+    if isinstance(name, InMemoryModel):
+        return ResolvedModel(name.name, IN_MEMORY, held=name)
     if is_packaged_model(name):
         return ResolvedModel(name, str(resolve_packaged_model(name)), packaged=True)
     path = Path(name).expanduser()
@@ -185,9 +192,12 @@ def _sha256_unchanged(path: str, size: int, mtime_ns: int) -> str:
 
 
 def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) -> dict[str, Any]:
-    """What identifies the weights: hub revision (commit) or local file hashes."""
+    """What identifies the weights: hub revision (commit), local file hashes, or for a model
+    in memory its class, config, state and tokenizer hashes (:meth:`~.inmemory.InMemoryModel.identity`)."""
     out: dict[str, Any] = {"model": resolved.name, "location": resolved.location,
                            "architecture": type(model).__name__}
+    if resolved.held is not None:
+        return {**out, "in_memory": resolved.held.identity()}
     packaged = Path(resolved.location) / "biasatlas-packaged.json"
     if packaged.is_file():
         out["packaged"] = _packaged_record(resolved.name, json.loads(packaged.read_text()))
@@ -220,10 +230,13 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     own attention (:func:`attention_of` says which ran). ``device_map`` (e.g. ``"auto"``)
     lets accelerate place the layers over the devices (and the host) for a model larger
     than one device; the model is then left where accelerate put it, and inputs go to
-    :func:`input_device`. Without it the model moves to ``device``.
+    :func:`input_device`. Without it the model moves to ``device``. A model in memory
+    (``resolved.held``) is checked as it is, never loaded or moved (:func:`_take_checked`).
     """
     import transformers
 
+    if resolved.held is not None:
+        return _take_checked(auto_class, resolved.held, dtype=dtype, device=device, what=what, device_map=device_map)
     loader = getattr(transformers, auto_class)
     failures: tuple[type[BaseException], ...] = (OSError, ValueError, KeyError, *_weight_file_errors())
     options: dict[str, Any] = {"revision": revision, "trust_remote_code": trust_remote_code,
@@ -249,6 +262,42 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
     if device_map is None:
         model = model.to(device)
     return model.eval(), tokenizer
+
+
+def _take_checked(auto_class: str, held: InMemoryModel, *, dtype: str, device: str, what: str,
+                  device_map: str | None) -> tuple[Any, Any]:
+    """An in-memory model and its tokenizer, with the checks a loaded one gets that need no
+    checkpoint (its tokenizer, its vocabulary's fit; the head and weight checks read the
+    loading info, which it has none of), on its own device and in its own dtype, in eval mode
+    (dropout off, as every scorer runs). Refused: a model of another kind than ``auto_class``
+    builds for its config, a dtype or device other than its own, a ``device_map``."""
+    import torch
+    import transformers
+
+    name, model = held.name, held.model
+    mapping = getattr(transformers, auto_class)._model_mapping
+    expected = mapping.get(type(model.config), None)  # this mapping takes no one-argument get
+    if expected is not None and not isinstance(model, expected):
+        raise ModelError(f"{name} is not {what}: {auto_class} builds {expected.__name__} for its config")
+    if device_map is not None:
+        raise ModelError(f"{name} is in memory and stays where it is: place it yourself instead of device_map")
+    if held.dtype != dtype:
+        raise ModelError(f"{name} holds {held.dtype} weights, not {dtype}: pass dtype={held.dtype!r} "
+                         "or convert the model first (it is never converted in place)")
+    if torch.device(held.device) != _indexed(device):
+        raise ModelError(f"{name} is on {held.device}, not {device}: pass device={held.device!r} "
+                         "or move the model first (it is never moved in place)")
+    check_tokenizer(name, held.tokenizer)
+    check_vocabulary_fits(name, model, held.tokenizer)
+    return model.eval(), held.tokenizer
+
+
+def _indexed(device: str) -> Any:
+    """``cuda`` as the device it means, ``cuda:0`` (a model's tensors always name their index)."""
+    import torch
+
+    place = torch.device(device)
+    return torch.device(place.type, 0) if place.index is None and place.type != "cpu" else place
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ from ..errors import ModelError, UnsupportedProbe
 from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, Probe, ScorerInfo,
                       SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
+from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
@@ -78,7 +79,8 @@ _HEADS: dict[str, tuple[str, ...]] = {
 class MaskedLMScorer(ModelScorer):
     name = "masked-lm"
 
-    def __init__(self, model: str, *, variant: str = "nangia", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
+    def __init__(self, model: str | InMemoryModel, *,
+                 variant: str = "nangia", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
                  trust_remote_code: bool = False, multi_token: MultiToken = "joint",
                  fast_head: bool = True, max_batch_tokens: int | None = None,

@@ -46,6 +46,7 @@ from typing import Any
 from ..errors import ModelError, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
+from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
 from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
@@ -67,7 +68,8 @@ class Seq2SeqRow:
 class Seq2SeqScorer(ModelScorer):
     name = "seq2seq"
 
-    def __init__(self, model: str, *, variant: str = "sentence-ll", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
+    def __init__(self, model: str | InMemoryModel, *,
+                 variant: str = "sentence-ll", batch_size: BatchSize = DEFAULT_BATCH_SIZE,
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
                  trust_remote_code: bool = False, device_map: str | None = None) -> None:
         """``batch_size``: decoder rows per forward pass (``"auto"``: the most that fit on a

@@ -15,6 +15,13 @@ from .view import VIEW
 #: (Touileb, Øvrelid & Velldal 2022) masked one token per pronoun, so a masked LM runs with
 #: the ``first-token`` policy there unless the run's ``multi_token`` says otherwise.
 FIRST_TOKEN_METHODS: frozenset[str] = frozenset({"gebnlp2022"})
+#: The shipped template languages by name (a template folder of the user's shows as given).
+LANGUAGE_NAMES = {"en": "English", "fr": "French", "no": "Norwegian"}
+
+
+def language(census: Census) -> str:
+    """The templates' language: the country's, or the one ``language`` names."""
+    return LANGUAGE_NAMES.get(census.template_language, census.template_language) + " templates"
 
 
 def scorer_defaults(census: Census) -> Mapping[str, Any]:
@@ -25,7 +32,7 @@ def scorer_defaults(census: Census) -> Mapping[str, Any]:
 SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("identifiers", "identifiers"), ("country", "census country"),
                                    ("language", "language"), ("variant", "method"), ("template_set", "template set")),
-                     scorer_defaults=scorer_defaults,
+                     scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
                      flags={
     "country": Flag("Shipped census table; uk needs --census (not shipped).", choices=COUNTRIES, case_sensitive=False),

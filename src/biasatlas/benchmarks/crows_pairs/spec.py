@@ -7,11 +7,23 @@ from .benchmark import DATASETS, CrowsPairs
 from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
+#: The language of each shipped dataset (Nangia et al. 2020: English; Névéol et al. 2022:
+#: French, and their revised English).
+DATASET_LANGUAGES = {"en": "English", "en-revised": "English", "en-revised+210": "English", "fr": "French",
+                     "fr+210": "French"}
+
+
+def language(bench: CrowsPairs) -> str | None:
+    """The shipped dataset's language; None for a file of the user's (``data``)."""
+    return DATASET_LANGUAGES.get(str(bench.dataset)) if bench.data is None else None
+
+
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("bias_types", "bias types"), ("columns", "column mapping"),
                                    ("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),
                      description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).",
+                     language=language, data_options=("dataset", "data"),
                      flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS),
                                             case_sensitive=False),
                             "data": Flag("Your own CrowS-Pairs file instead of --dataset: CSV, TSV, ';'-separated "

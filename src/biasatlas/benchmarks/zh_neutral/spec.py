@@ -10,6 +10,7 @@ from .view import VIEW
 SPEC = BenchmarkSpec(name="zh-neutral", factory=ZhNeutral, summary_type=ZhRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("pairs", "keyword pairs"),),
                      description="Chinese gender-neutral sentences: masked log-ratio b (Zhao et al. 2021, SlguSet).",
+                     language=lambda bench: "Chinese", data_options=("data",),
                      flags={"data": Flag("Sentence set: candidates.jsonl from the miner, or CSV with "
                                          "sentence,keyword,offset,pair (default: the shipped demonstration set).",
                                          file=True),
