@@ -75,6 +75,7 @@ def test_the_bare_python_lacks_what_the_gpu_machine_lacks(bare_python):
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_benchmark_scripts_import_with_torch_and_transformers_only(bare_python):
     command, env = bare_python
     env = {**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{ROOT / 'src'}:{BENCH}"}
@@ -185,6 +186,7 @@ def test_goal_lines_say_met_at_the_bound_and_not_past_it():
     assert at_least.line(None) == "f: not measured (goal ≥ 25.0%)"
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 @pytest.mark.parametrize("country", ["us", "fr", "no"])
 def test_atlas_census_probes_are_the_benchmarks(country):
     """The bench builds census probes without the benchmark class (its metrics need scipy):
@@ -201,6 +203,7 @@ def test_atlas_census_probes_are_the_benchmarks(country):
     assert len(baseline) < len(ours) / 100
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_atlas_crows_and_zh_probes_are_the_benchmarks(shared_data, monkeypatch):
     from biasatlas.benchmarks.crows_pairs import CrowsPairs
     from biasatlas.benchmarks.zh_neutral.benchmark import ZhNeutral

@@ -69,6 +69,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=240, env=env, cwd=cwd)
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_a_crows_pairs_sentence_holding_line_separators_is_scored_and_reported(tmp_path):
     pairs = tmp_path / "pairs.tsv"
     rows = [f"{i}\t{SENTENCES[2 * i]}\t{SENTENCES[2 * i + 1]}\tstereo\tgender" for i in range(3)]

@@ -30,6 +30,7 @@ def test_import_biasatlas_loads_no_model_library():
     assert _heavy_after("import biasatlas") == []
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 @pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["run", "census", "--help"], ["list"]],
                          ids=" ".join)
 def test_the_help_loads_no_model_library(argv):

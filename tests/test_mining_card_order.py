@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from biasatlas.mining.card import build_card
 from biasatlas.mining.lexicon import DEFAULT_PAIRS
 
@@ -19,6 +21,7 @@ MINE = ("import sys; from pathlib import Path; from biasatlas.mining import Mini
         "run_pipeline([Path(sys.argv[1])], Path(sys.argv[2]), MiningConfig())")
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_the_card_does_not_depend_on_string_hashing(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")

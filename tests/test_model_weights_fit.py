@@ -104,6 +104,7 @@ def test_a_tokenizer_larger_than_the_embedding_is_refused(tiny_bert, tmp_path):
         load("bert", folder)
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_the_run_command_refuses_a_truncating_config_and_writes_nothing(tiny_bert, tmp_path):
     folder = edited(tiny_bert, tmp_path, num_hidden_layers=1)
     pairs = tmp_path / "pairs.tsv"

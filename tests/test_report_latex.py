@@ -246,6 +246,7 @@ def test_an_unknown_out_suffix_is_a_usage_error_naming_the_formats(tmp_path, nam
     assert forced.exit_code == 0 and (tmp_path / name).read_text(encoding="utf-8").startswith("# biasatlas report")
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_skip_unfinished_warns_by_default_and_fails_when_asked(tmp_path):
     folder = census_run(tmp_path / "done")
     unfinished = tmp_path / "unfinished"

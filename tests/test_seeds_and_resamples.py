@@ -77,6 +77,7 @@ def _cli(*args: str, tmp_path) -> subprocess.CompletedProcess:
                           timeout=240, env=env)
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_run_with_a_negative_seed_is_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "run"
     done = _cli("run", "census", "--country", "no", "--sample", "3", "--seed", "-1", "--model", "fake",
@@ -87,6 +88,7 @@ def test_run_with_a_negative_seed_is_one_line_and_writes_nothing(tmp_path):
     assert not (out / "summary.json").exists()
 
 
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_report_with_a_negative_seed_is_one_line(tmp_path):
     runs = [census_run(tmp_path / "a"), census_run(tmp_path / "b", model="other"), crows_run(tmp_path / "c")]
     done = _cli("report", *map(str, runs), "--seed", "-1", "--out", str(tmp_path / "r.md"), tmp_path=tmp_path)

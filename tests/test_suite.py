@@ -169,6 +169,7 @@ def test_paths_are_relative_to_the_suite_file(tmp_path, shared_data):
 
 
 # -- running ----------------------------------------------------------------------------------------
+@pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_fake_suite_runs_then_skips_then_refuses_other_settings(tmp_path):
     path = _write(tmp_path, FAKE_SUITE)
     first = _suite_cli(str(path), "--out", "out")
