@@ -105,3 +105,18 @@ def test_zh_neutral_reads_raw_separators_written_by_another_tool(tmp_path, name)
     row = {"id": "a1", "sentence": "他的\u2028母亲来了。", "keyword": "他", "offset": 0, "pair": "他/她"}
     path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
     assert [item.sentence for item in read_items(path)] == [row["sentence"]]
+
+
+def test_read_run_keeps_a_raw_line_separator_of_an_older_run_folder_inside_its_record(tmp_path):
+    # Folders written before json_line escaped U+2028 hold it raw; results.read_run (used by
+    # the zh-neutral analysis) split such a line in two with str.splitlines.
+    import json as _json
+
+    from biasatlas.results import read_run
+
+    for name, text in (("summary.json", "{}"), ("config.json", "{}")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    rows = [{"id": "1", "sentence": "a\u2028b"}, {"id": "2", "sentence": "c\u0085d"}]
+    (tmp_path / "items.jsonl").write_text("".join(_json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                          encoding="utf-8")
+    assert read_run(tmp_path).records == rows

@@ -27,7 +27,7 @@ from typing import Any
 
 from .atomic import atomic_write
 from .errors import BiasAtlasError, DataError
-from .textfiles import json_lines_text
+from .textfiles import json_lines, json_lines_text
 
 OWNER_FILE = ".biasatlas-run.json"
 LOCK_FILE = ".biasatlas.lock"
@@ -242,15 +242,19 @@ def _difference(recorded: Any, request: dict[str, Any]) -> str:
     return "; ".join(diffs[:3]) + (" …" if len(diffs) > 3 else "") if diffs else "other settings"
 
 
+def _read_jsonl(path: Path) -> list[Any]:
+    """A JSON Lines file's records, split as they are written (:func:`~.textfiles.json_lines`:
+    on ``\\n`` only): a sentence holding U+2028 in an older run folder stays one record."""
+    return [json.loads(line) for _, line in json_lines(path.read_text(encoding="utf-8"))]
+
+
 def read_run(folder: Path) -> Run:
     folder = Path(folder)
     summary_path = folder / "summary.json"
     if not summary_path.is_file():
         raise DataError("not a finished run folder (no summary.json)", path=folder)
-    records = [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    records = _read_jsonl(folder / "items.jsonl")
     skipped_path = folder / "skipped.jsonl"
-    skipped = [json.loads(x) for x in skipped_path.read_text(encoding="utf-8").splitlines() if x.strip()] \
-        if skipped_path.is_file() else []
+    skipped = _read_jsonl(skipped_path) if skipped_path.is_file() else []
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     return Run(config, json.loads(summary_path.read_text(encoding="utf-8")), records, skipped)
