@@ -147,6 +147,13 @@ def test_report_command_markdown_to_stdout(tmp_path):
     assert "# biasatlas report" in result.output and "他/她" in result.output
 
 
+def test_report_without_out_or_format_prints_markdown_not_a_page_of_html(tmp_path):
+    # a page with inline plots is about a megabyte: it is written to a file when asked for
+    result = CliRunner().invoke(app, ["report", str(zh_run(tmp_path / "zh"))])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("# biasatlas report") and "<html" not in result.output.lower()
+
+
 def test_compare_command_prints_paired_tests(tmp_path):
     a, b = crows_run(tmp_path / "a"), crows_run(tmp_path / "b", model="m2", outcomes=CROWS_B)
     result = CliRunner().invoke(app, ["compare", str(a), str(b), "--format", "md"])

@@ -113,3 +113,18 @@ def test_a_scorer_that_does_not_say_what_it_reads_is_checked_after_its_load(monk
     request = RunRequest("census", {"country": "no", "causal_reading": "joint"},
                          ModelOptions(model="fake", scorer="served"))
     assert request.scorer_options.preflight(request.bench) == "served"  # nothing to decide it from
+
+
+@pytest.mark.parametrize(("alias", "name"), [("bf16", "bfloat16"), ("FP16", "float16"), ("fp32", "float32"),
+                                             ("BFloat16", "bfloat16")])
+def test_dtype_aliases_are_recorded_by_their_torch_name(alias, name):
+    # the record (and so the run's config and the score cache's key) holds torch's name: an alias
+    # scores, caches and pairs exactly as the name it stands for
+    given = ModelOptions(model="m", dtype=alias)
+    assert given.dtype == name
+    assert given.recorded() == ModelOptions(model="m", dtype=name).recorded()
+
+
+def test_an_unknown_dtype_names_the_aliases_too():
+    with pytest.raises(UnknownName, match="Did you mean 'bf16'"):
+        ModelOptions(model="m", dtype="bf61")

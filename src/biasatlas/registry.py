@@ -131,6 +131,10 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
     if scorer != "auto":
         lookup("scorer", SCORERS, scorer)
     preflight(kw)
+    if kw.get("dtype") is not None:  # an alias (bf16) reaches the scorer by its torch name
+        from .scorers.preflight import canonical_dtype
+
+        kw["dtype"] = canonical_dtype(str(kw["dtype"]))
     if scorer == "auto":
         kind = scorer_kind(model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
     else:

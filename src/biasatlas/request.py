@@ -49,13 +49,13 @@ NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
 
 
 def _option(default: Any, help: str, *, unscored: bool = False, when_set: bool = False,
-            minimum: float | None = None) -> Any:
+            minimum: float | None = None, metavar: str | None = None) -> Any:
     """A field with what the run record and the command line need to know of it: ``unscored``,
     it changes how scores are computed, never what they are (left out of the recorded request);
     ``when_set``, it is recorded only when set (older run folders lack it); ``help`` and
-    ``minimum`` for ``biasatlas run``'s flag of the same name."""
+    ``minimum`` and ``metavar`` (its placeholder) for ``biasatlas run``'s flag of the same name."""
     return field(default=default, metadata={"help": help, "unscored": unscored, "when_set": when_set,
-                                            "minimum": minimum})
+                                            "minimum": minimum, "metavar": metavar})
 
 
 def literal_values(hint: Any) -> tuple[Any, ...]:
@@ -148,28 +148,32 @@ class ModelOptions:
     ``device_map`` accelerate's placement (``"auto"``: a model larger than one GPU over several).
     """
 
-    model: str = _option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', or a packaged model")
+    model: str = _option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', or a packaged model",
+                         metavar="<name|folder>")
     scorer: str = _option("auto", "Scorer (auto: from the model's architecture).")
     variant: str | None = _option(None, "Pair-scoring variant; each scorer has its own (see 'biasatlas list').")
     batch_size: BatchSize = _option(DEFAULT_BATCH_SIZE, "Rows (masked copies or sentences) per forward pass, "
                                     "or auto.", unscored=True)
-    device: str = _option("cpu", "cpu, cuda, cuda:1, mps …", unscored=True)
-    dtype: Dtype = _option("float32", "float32 (default), or bfloat16/float16 on GPU.")
-    revision: str | None = _option(None, "Hub revision (commit, tag, branch).")
+    device: str = _option("cpu", "cpu, cuda, cuda:1, mps …", unscored=True, metavar="<device>")
+    dtype: Dtype = _option("float32", "float32 (default), or bfloat16/float16 on GPU "
+                                      "(bf16, fp16, fp32 accepted).")
+    revision: str | None = _option(None, "Hub revision (commit, tag, branch).", metavar="<rev>")
     trust_remote_code: bool = _option(False, "Allow a hub model's own code to run.")
     multi_token: MultiToken | None = _option(None, "Masked LMs, for fillers of several tokens (default: joint, "
                                              "or the benchmark's published policy: first-token for census "
                                              "gebnlp2022).", when_set=True)
     device_map: str | None = _option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
-                                     "several.", unscored=True)
+                                     "several.", unscored=True, metavar="<auto|…>")
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
         from .registry import SCORERS, VARIANTS, check_variant
-        from .scorers.preflight import check_dtype
+        from .scorers.preflight import canonical_dtype, check_dtype
 
         if not isinstance(self.model, str) or not self.model:
             raise UsageError("option 'model' takes a hub id, a folder, a packaged model's name or 'fake'")
+        if isinstance(self.dtype, str):  # bf16 → bfloat16 before the type check: the record holds torch's name
+            object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
         check_batch_size(self.batch_size)
         _check_fields(self)
         if self.scorer != "auto" and self.scorer not in SCORERS:
@@ -349,13 +353,13 @@ class EngineOptions:
     engine: EngineName = _option("local", "local (default) | ray: score the same chunks on a Ray actor pool "
                                  "(docs/scale.md).")
     ray_address: str | None = _option(None, "Join this Ray cluster ('auto', 'ray://head:10001'); default: a local "
-                                      "instance.")
+                                      "instance.", metavar="<address>")
     workers: int = _option(1, "Ray workers, one scorer each.", minimum=1)
     worker_cpus: float = _option(1.0, "CPUs per Ray worker.", minimum=0)
     worker_gpus: float | None = _option(None, "GPUs per Ray worker (default: 1 with --device cuda, else 0).",
                                         minimum=0)
     ray_timeout: float = _option(DEFAULT_TIMEOUT, "Seconds to wait for the Ray cluster at --ray-address to answer.",
-                                 minimum=0)
+                                 metavar="<seconds>", minimum=0)
 
     def __post_init__(self) -> None:
         from typing import get_args

@@ -180,7 +180,8 @@ class Flag:
     values of a ``str`` option whose set is data (the shipped datasets), not a ``Literal``;
     ``switch`` shows a two-valued option as an on/off flag, the values for off and on
     (``--skip-missing`` for ``missing="error" | "skip"``); ``file`` requires an existing file
-    (a wrong path is a usage error before anything loads); ``minimum`` bounds a number.
+    (a wrong path is a usage error before anything loads); ``minimum`` bounds a number;
+    ``metavar`` is the placeholder ``--help`` shows (``<role=column>``; default from the type).
     """
 
     help: str
@@ -190,6 +191,7 @@ class Flag:
     switch: tuple[Any, Any] | None = None
     file: bool = False
     minimum: float | None = None
+    metavar: str | None = None
 
 
 #: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).

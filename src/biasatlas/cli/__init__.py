@@ -18,7 +18,7 @@ from ..errors import BiasAtlasError
 from .mine import mine_command
 from .options import PACKAGED_NOTES
 from .report import compare_command, report_command
-from .run import RunGroup
+from .run import RunGroup, plain_placeholders
 from .suite import suite_command
 from .zh_analyze import zh_analyze
 
@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _take_flag(args, DEBUG_FLAG)
     try:
-        result = app(args=args, prog_name="biasatlas", standalone_mode=False)
+        command = typer.main.get_command(app)
+        plain_placeholders(command)
+        result = command.main(args=args, prog_name="biasatlas", standalone_mode=False)
     except BaseException as exc:  # noqa: BLE001 (the one place every failure is translated)
         sys.exit(_report(exc, args, debug))
     # In this mode typer returns the exit status of --help, --version and Ctrl-C (130).

@@ -34,7 +34,7 @@ def batch_size(text: str) -> BatchSize:
         raise typer.BadParameter(str(exc)) from None
 
 
-Out = Annotated[Path | None, typer.Option("--out", "-o", help="Run folder to write.")]
+Out = Annotated[Path | None, typer.Option("--out", "-o", help="Run folder to write.", metavar="<folder>")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
 Refresh = Annotated[bool, typer.Option("--refresh", help="Rescore everything and overwrite cached scores.")]
 Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out when its settings differ "

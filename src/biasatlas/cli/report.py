@@ -69,11 +69,13 @@ def _warn(message: str) -> None:
 
 def report_format(fmt: str | None, out: Path | None) -> str:
     """``--format`` as given; else from ``--out``'s suffix (.html .md .csv .json .tex .bib);
-    else HTML on stdout. An ``--out`` whose suffix names no format is a usage error."""
+    else Markdown on stdout (a page of HTML with inline plots is about a megabyte: it is written
+    when asked for, never poured into a terminal). An ``--out`` whose suffix names no format is a
+    usage error."""
     if fmt is not None:
         return fmt
     if out is None:
-        return "html"
+        return "md"
     if out.suffix.lower() not in _SUFFIX:
         known = ", ".join(sorted(_SUFFIX))
         raise UsageError(f"cannot tell the report format from --out {out.name!r} (suffix "
@@ -87,7 +89,7 @@ def report_command(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout); "
                                              ".html .md .csv .json .tex .bib pick the format.")] = None,
     fmt: Annotated[ReportFormat | None, typer.Option(
-        "--format", "-f", help="Default: from --out's suffix, else html. latex: booktabs tables; bibtex: "
+        "--format", "-f", help="Default: from --out's suffix, else md (stdout). latex: booktabs tables; bibtex: "
         "what to cite.")] = None,
     compare: Annotated[bool, typer.Option(help="Add paired tests of each run against the first of its "
                                           "benchmark and dataset.")] = True,
@@ -97,7 +99,7 @@ def report_command(
     n_resamples: Resamples = 2000, seed: Seed = 0,
 ) -> None:
     """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV, JSON, LaTeX
-    tables or BibTeX."""
+    tables or BibTeX. With neither --out nor --format: Markdown on stdout."""
     from ..report import build_report, load_runs, render, render_html
 
     _check_out(out)
@@ -111,7 +113,8 @@ def report_command(
 
 def compare_command(
     runs: Runs,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json")] = "terminal",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json",
+                                     metavar="<terminal|md|html|json>")] = "terminal",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
     all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Pair runs that differ in data, subset or "

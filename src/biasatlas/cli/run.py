@@ -18,6 +18,7 @@ import typing
 from collections.abc import Iterator, Mapping
 from copy import copy
 from dataclasses import Field, fields
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
@@ -89,7 +90,38 @@ def build_command(name: str) -> Any:
     single.command(name)(command)
     built = typer.main.get_command(single)
     built.name = name
+    plain_placeholders(built)
     return built
+
+
+def plain_placeholders(command: Any) -> None:
+    """Give every option of ``command`` (and of its subcommands, but not the lazily built run
+    commands, which call this themselves) a placeholder that names what to type: ``<N>`` for a
+    number, ``<model>`` for a word, nothing for a switch. Typer would show the Python type
+    (``<str>``, ``<int range>``, ``<list[str]>``, and ``<bool>`` even on ``--help``)."""
+    params = [*command.params, command.get_help_option(typer.Context(command))]
+    for param in params:
+        if isinstance(param, typer.core.TyperArgument):  # its name (RUNS...) says it: no type beside it
+            setattr(param, "display_type_rich", lambda ctx: None)  # noqa: B010 (an instance's own, not the class's)
+        elif param is not None and param.metavar is None:
+            param.metavar = _placeholder(param)
+    if isinstance(command, TyperGroup) and not isinstance(command, RunGroup):
+        for sub in command.commands.values():
+            plain_placeholders(sub)
+
+
+def _placeholder(param: Any) -> str | None:
+    if getattr(param, "is_flag", False):
+        return ""
+    described = getattr(param, "type_descriptor", None)
+    if described is None:  # a typer built on click: click's own placeholders (TEXT, INTEGER) are words
+        return None
+    if described.is_choice or (described.is_path and not described.is_list):
+        return None  # typer lists the choices (<us|uk|fr|no>) or names the path (<file>): both read well
+    element = typing.get_args(described.annotation)[0] if described.is_list else described.annotation
+    word = ("N" if element in (int, float) else "path" if element is Path
+            else (param.name or "value").replace("_", "-"))
+    return f"<{word}>" + ("..." if described.is_list or param.multiple else "")
 
 
 def _run(spec: Any, options: Mapping[str, Any], values: dict[str, Any]) -> None:
@@ -129,6 +161,8 @@ def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspe
     optional, base = _optional(hint)
     decls = (flag.spelling,) if flag.spelling else ()
     extra: dict[str, Any] = {"help": flag.help}
+    if flag.metavar is not None:
+        extra["metavar"] = flag.metavar
     if flag.minimum is not None:
         extra["min"] = flag.minimum
     if flag.switch is not None:
@@ -147,14 +181,17 @@ def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspe
 def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Parameter:
     """A field of a request record as a flag: its help from the field's metadata."""
     from ..registry import SCORERS, VARIANTS
+    from ..scorers.preflight import DTYPE_ALIASES, DTYPES
 
     hint = typing.get_type_hints(record)[field.name]
     optional, base = _optional(hint)
     extra: dict[str, Any] = {"help": field.metadata["help"]}
+    if field.metadata.get("metavar") is not None:
+        extra["metavar"] = field.metadata["metavar"]
     decls: tuple[str, ...] = ()
     if field.metadata.get("minimum") is not None:
         extra["min"] = field.metadata["minimum"]
-    choices = {"scorer": ("auto", *SCORERS),
+    choices = {"scorer": ("auto", *SCORERS), "dtype": (*DTYPES, *DTYPE_ALIASES),
                "variant": tuple(dict.fromkeys(v for names in VARIANTS.values() for v in names))}.get(field.name)
     if choices or _choices(base):
         base = Literal[tuple(choices or _choices(base))]

@@ -29,10 +29,24 @@ _TRUE = {"1", "on", "yes", "true"}
 _reachable: set[tuple[str, str | None]] = set()
 
 
+#: Short names people type for the dtypes (accelerate's and most training scripts' spelling).
+DTYPE_ALIASES: dict[str, str] = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def canonical_dtype(dtype: str) -> str:
+    """``dtype`` by its torch name (``bf16`` → ``bfloat16``; case is ignored), refused as
+    :func:`check_dtype` refuses it. Runs record the torch name, so an alias scores and caches
+    exactly as the name it stands for."""
+    name = dtype.lower() if isinstance(dtype, str) else dtype
+    name = DTYPE_ALIASES.get(name, name)
+    if name not in DTYPES:
+        raise did_you_mean("dtype", dtype, (*DTYPES, *DTYPE_ALIASES))
+    return name
+
+
 def check_dtype(dtype: str) -> None:
     """Refuse a dtype name torch's loaders would reject only after reading the config."""
-    if dtype not in DTYPES:
-        raise did_you_mean("dtype", dtype, DTYPES)
+    canonical_dtype(dtype)
 
 
 def check_device(device: str) -> None:

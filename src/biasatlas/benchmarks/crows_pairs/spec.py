@@ -29,9 +29,11 @@ SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsR
                             "data": Flag("Your own CrowS-Pairs file instead of --dataset: CSV, TSV, ';'-separated "
                                          "or JSON Lines.", file=True),
                             "columns": Flag("Which --data column holds each field, FIELD=COLUMN (comma-separated "
-                                            "or repeated): sent_more, sent_less, stereo_antistereo, bias_type, id."),
+                                            "or repeated): sent_more, sent_less, stereo_antistereo, bias_type, id.",
+                                            metavar="<field=column>..."),
                             "bias_types": Flag("Score only this category (comma-separated or repeated), e.g. "
-                                               "gender; race is race-color.", spelling="--bias-type"),
+                                               "gender; race is race-color.", spelling="--bias-type",
+                                               metavar="<category>..."),
                             "lowercase": Flag("Lower-case both sentences (the French script does, for every "
                                               "model but RoBERTa)."),
                             "strip_whitespace": Flag("Trim edge whitespace from each sentence (the original "
