@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .request import RunRequest, split_options
+from .request import RunRequest, check_label, split_options
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -43,7 +43,7 @@ Log = Callable[[str], None]
 # -- evaluate ---------------------------------------------------------------------------------------
 def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force: bool = False,
              cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
-             log: Log | None = None, **options: Any) -> EvaluationRun:
+             log: Log | None = None, label: str | None = None, **options: Any) -> EvaluationRun:
     """Run a benchmark on a model and return the run; write a run folder if ``out`` is given.
 
     ``benchmark`` is a registered name (``"crows-pairs"``, ``"census"``, ``"zh-neutral"``)
@@ -60,19 +60,21 @@ def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force
     """
     bench_options, model, engine = split_options(options)
     return execute(RunRequest(benchmark, bench_options, model, engine), out=out, force=force, cache=cache,
-                   refresh=refresh, progress=progress, log=log)
+                   refresh=refresh, progress=progress, log=log, label=label)
 
 
 def execute(request: RunRequest, *, out: Path | str | None = None, force: bool = False,
             cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
-            log: Log | None = None) -> EvaluationRun:
+            log: Log | None = None, label: str | None = None) -> EvaluationRun:
     """Run ``request``, the one runner behind :func:`evaluate`, ``biasatlas run`` and suites.
 
     ``cache``: ``True`` uses the score cache at its default place (``$BIASATLAS_CACHE_DIR``),
     ``False`` none, or pass a :class:`~biasatlas.cache.ScoreCache`; ``refresh`` rescores and
     overwrites. ``out`` is claimed before the model loads (a folder holding another run is
     refused unless ``force``). ``log`` receives the status lines the command line prints:
-    the model's loading, then, before any scoring, :func:`start_line`.
+    the model's loading, then, before any scoring, :func:`start_line`. ``label`` names the run
+    in reports (summary.json's ``label``; default: the model's name, a local folder's base name);
+    it changes no score, so a run resumes and pairs whatever its label.
     """
     from .pipeline import evaluate as run_pipeline
     from .results import claim_run_folder, write_run
@@ -92,6 +94,8 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
         run = run_pipeline(bench, model.build(), progress=progress, cache=store, refresh=refresh, engine=runner,
                            announce=announce)
+        if label is not None:
+            run = replace(run, summary={**run.summary, "label": check_label(label)})
         if run.timing.get("cache_hits"):
             _say(log, f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
         if folder is not None:

@@ -131,6 +131,14 @@ def _check_fields(record: Any) -> None:
         check_type(f.name, getattr(record, f.name), hints[f.name])
 
 
+def check_label(label: object) -> str:
+    """A run's label as reports show it: text on one line, not empty (``--label``, ``report
+    --label DIR=NAME``)."""
+    if not isinstance(label, str) or not label.strip() or any(c in label for c in "\n\r"):
+        raise UsageError(f"a label is one line of text, not {label!r}")
+    return label.strip()
+
+
 def check_batch_size(value: object) -> BatchSize:
     """A batch size: a positive number of rows, or ``"auto"`` (the scorer picks the largest that fits)."""
     if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):

@@ -220,6 +220,8 @@ class BenchmarkSpec:
     ``language(benchmark)`` names the language of its text (None when unknown: a user's
     file) and ``data_options`` are the options that choose its data, for the line a run
     prints before scoring: a run that sets none of them is told it got the default data.
+    ``label_keys`` are the summary's settings that follow the model in a run's label in
+    reports (CrowS-Pairs: ``variant``), where they are what sets two runs of one model apart.
     """
 
     name: str
@@ -233,6 +235,7 @@ class BenchmarkSpec:
     flags: Mapping[str, Flag] = field(default_factory=dict)
     language: Callable[[Any], str | None] = _unknown_language
     data_options: tuple[str, ...] = ()
+    label_keys: tuple[str, ...] = ()
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its
@@ -242,4 +245,4 @@ class BenchmarkSpec:
     @property
     def contract(self) -> RunContract:
         """What loading one of its run folders checks."""
-        return RunContract(self.summary_type.read, self.columns)
+        return RunContract(self.summary_type.read, self.columns, self.label_keys)

@@ -37,12 +37,14 @@ def batch_size(text: str) -> BatchSize:
 Out = Annotated[Path | None, typer.Option("--out", "-o", help="Run folder to write.", metavar="<folder>")]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the score cache.")]
 Refresh = Annotated[bool, typer.Option("--refresh", help="Rescore everything and overwrite cached scores.")]
+Label = Annotated[str | None, typer.Option(help="The run's name in reports (default: the model's; a local "
+                                           "folder's base name).", metavar="<name>")]
 Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out when its settings differ "
                                      "(a folder that is not a run folder is never replaced).")]
 
 
 def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, refresh: bool = False,
-            force: bool = False) -> None:
+            force: bool = False, label: str | None = None) -> None:
     """Run ``request`` through :func:`biasatlas.api.execute` (the score cache unless ``no_cache``), print
     the table and where the run folder is.
 
@@ -58,7 +60,8 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
     def say(line: str) -> None:  # soft_wrap: one line each, wrapped by the terminal, never cut by rich
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
-    run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say)
+    run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say,
+                      label=label)
     Console().print(run.table())
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")

@@ -20,6 +20,9 @@ from ..errors import BiasAtlasError, UsageError
 
 Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json).",
                                             show_default=False)]
+Labels = Annotated[list[str] | None, typer.Option(
+    "--label", help="Name a run in the tables and plots, DIR=NAME (repeat for several; default: its model's "
+    "name, or its --label when it ran).", metavar="<dir=name>...", show_default=False)]
 Seed = Annotated[int, typer.Option(help="Seed of the paired tests that resample (census: the paired bootstrap "
                                    "over occupations); McNemar and Wilcoxon do not resample.")]
 Resamples = Annotated[int, typer.Option(min=1, help="Resamples of the paired tests that resample (census: the "
@@ -96,7 +99,7 @@ def report_command(
     title: Annotated[str, typer.Option(help="Page title (HTML).")] = "biasatlas report",
     skip_unfinished: Annotated[bool, typer.Option(
         help="Leave out folders without summary.json (unfinished runs) with a warning; or fail on them.")] = True,
-    n_resamples: Resamples = 2000, seed: Seed = 0,
+    n_resamples: Resamples = 2000, seed: Seed = 0, label: Labels = None,
 ) -> None:
     """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV, JSON, LaTeX
     tables or BibTeX. With neither --out nor --format: Markdown on stdout."""
@@ -104,7 +107,7 @@ def report_command(
 
     _check_out(out)
     chosen = report_format(fmt, out)
-    views = load_runs(runs, skip_unfinished=skip_unfinished, warn=_warn)
+    views = load_runs(runs, skip_unfinished=skip_unfinished, warn=_warn, labels=label or ())
     tables_only = chosen in ("latex", "bibtex")  # neither shows the paired tests: skip computing them
     report = build_report(views, compare=compare and not tables_only, n_resamples=n_resamples, seed=seed)
     text = render_html(report, title) if chosen == "html" else render(report, chosen)
@@ -119,7 +122,7 @@ def compare_command(
     all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Pair runs that differ in data, subset or "
                                         "preprocessing; the output then carries a warning.")] = False,
-    n_resamples: Resamples = 2000, seed: Seed = 0,
+    n_resamples: Resamples = 2000, seed: Seed = 0, label: Labels = None,
 ) -> None:
     """Paired tests between runs on the same items, Holm-corrected, and a leaderboard.
 
@@ -133,7 +136,7 @@ def compare_command(
     if len(runs) < 2:
         raise DataError("compare needs at least two run folders")
     _check_out(out)
-    views = load_runs(runs)
+    views = load_runs(runs, labels=label or ())
     pairs = comparison_pairs(views, all_pairs=all_pairs, across_datasets=True)
     if not pairs:
         raise DataError("no two runs share a benchmark: nothing to pair")

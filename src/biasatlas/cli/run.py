@@ -4,7 +4,7 @@ A command's flags are, in three help panels, the benchmark factory's options (ty
 and ``Literal`` choices from its signature, help and spelling from the spec's
 :class:`~biasatlas.benchmarks.base.Flag`\\ s), the fields of
 :class:`~biasatlas.request.ModelOptions` and of :class:`~biasatlas.request.EngineOptions`
-(help from their metadata), and the run's own (``--out``, ``--no-cache``, ``--refresh``,
+(help from their metadata), and the run's own (``--out``, ``--label``, ``--no-cache``, ``--refresh``,
 ``--force``). The values become one :class:`~biasatlas.request.RunRequest`, handed to the
 runner. Commands are built when first named (``biasatlas --help`` imports no benchmark), so a
 benchmark an installed package declares gets its command with nothing added here.
@@ -24,13 +24,14 @@ from typing import Annotated, Any, Literal
 import typer
 from typer.core import TyperGroup
 
-from .options import PACKAGED_NOTES, Force, NoCache, Out, Refresh, batch_size, execute
+from .options import PACKAGED_NOTES, Force, Label, NoCache, Out, Refresh, batch_size, execute
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
                                                          "Run options")
 #: Flags of the run itself (not of the request), as every command spells them.
-RUN_FLAGS: tuple[tuple[str, Any, Any], ...] = (("out", Out, None), ("no_cache", NoCache, False),
-                                               ("refresh", Refresh, False), ("force", Force, False))
+RUN_FLAGS: tuple[tuple[str, Any, Any], ...] = (("out", Out, None), ("label", Label, None),
+                                               ("no_cache", NoCache, False), ("refresh", Refresh, False),
+                                               ("force", Force, False))
 
 
 class RunGroup(TyperGroup):
@@ -132,7 +133,7 @@ def _run(spec: Any, options: Mapping[str, Any], values: dict[str, Any]) -> None:
     model = ModelOptions(**{f.name: values.pop(f.name) for f in fields(ModelOptions)})
     engine = EngineOptions(**{f.name: values.pop(f.name) for f in fields(EngineOptions)})
     execute(RunRequest(spec.name, bench, model, engine), values["out"], no_cache=values["no_cache"],
-            refresh=values["refresh"], force=values["force"])
+            refresh=values["refresh"], force=values["force"], label=values["label"])
 
 
 def _from_flag(value: Any, flag: Any) -> Any:

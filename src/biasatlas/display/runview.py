@@ -12,6 +12,7 @@ benchmark. Nothing here loads a model.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -51,6 +52,8 @@ class RunView:
     records: Sequence[Mapping[str, Any]]
     skipped: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
     label: str = ""
+    #: The summary keys whose values follow the model in its label (its benchmark's contract).
+    label_keys: tuple[str, ...] = ("variant",)
     #: The benchmark's typed summary, as its spec read it on load (``None`` for other benchmarks).
     typed_summary: object = field(default=None, compare=False, repr=False)
 
@@ -136,6 +139,8 @@ class RunContract:
 
     read_summary: Callable[[Mapping[str, Any], Path], object]
     columns: tuple[Column, ...] = ()
+    #: The summary's settings that follow the model in a run's label, e.g. CrowS-Pairs' variant.
+    label_keys: tuple[str, ...] = ()
 
 
 #: The contract of a benchmark name, ``None`` for a benchmark the caller does not know.
@@ -249,6 +254,7 @@ def _jsonl_objects(path: Path) -> list[dict[str, Any]]:
 # -- types: what the report reads, checked once on load ---------------------------------------------
 #: Fields every summary and config may have, read as objects or strings.
 COMMON_TYPES: dict[str, FieldCheck] = {"benchmark": string, "dataset": string, "model": string, "variant": string,
+                                       "label": string,
                                        "provenance": obj({"scorer": obj({})})}
 CONFIG_TYPES: dict[str, FieldCheck] = {"benchmark": obj({}), "scorer": obj({})}
 
@@ -269,19 +275,60 @@ def _check_run(view: RunView, contract: RunContract | None) -> RunView:
             if name not in record:
                 raise DataError(f"{view.benchmark} item lacks {name!r}", path=items, line=line, field=name)
         check_fields(record, types, items, line)
-    return replace(view, typed_summary=typed)
+    return replace(view, typed_summary=typed, label_keys=contract.label_keys if contract is not None
+                   else view.label_keys)
 
 
 def with_labels(views: Sequence[RunView]) -> list[RunView]:
-    """Label runs by model; add the variant, then the folder name, only where needed to tell apart."""
-    def base(v: RunView) -> str:
-        return v.model if v.variant in (None, "", "default") else f"{v.model} ({v.variant})"
-
-    counts = Counter((v.benchmark, v.dataset, base(v)) for v in views)
+    """Label runs by the label they were given (``--label``), else by model, a local folder by its
+    base name, followed by the settings their benchmark names (``label_keys``: CrowS-Pairs'
+    variant; none for zh-neutral); the run folder's name follows where two would read alike."""
+    counts = Counter((v.benchmark, v.dataset, run_label(v)) for v in views)
     labelled = []
     for v in views:
-        label = base(v)
+        label = run_label(v)
         if counts[(v.benchmark, v.dataset, label)] > 1:
             label = f"{label} [{v.path.name}]"
         labelled.append(replace(v, label=label))
     return labelled
+
+
+def relabel(views: Sequence[RunView], labels: Sequence[str]) -> list[RunView]:
+    """``views`` with the labels ``DIR=NAME`` give (``report --label``): each DIR one of the
+    run folders (as typed, or the same folder by another path); a DIR that names none of them
+    is an error, not a label silently unused."""
+    from ..errors import UsageError
+
+    named: dict[Path, str] = {}
+    for text in labels:
+        folder, sep, name = text.partition("=")  # a name may hold "=" ("lr=1e-5"); a folder rarely does
+        if not sep or not folder or not name.strip():
+            raise UsageError(f"--label takes DIR=NAME (a run folder and its name), not {text!r}")
+        named[Path(folder).resolve()] = name.strip()
+    out = []
+    for view in views:
+        where = view.path.resolve()
+        out.append(replace(view, label=named.pop(where)) if where in named else view)
+    if named:
+        raise UsageError(f"--label names {', '.join(str(p) for p in named)}: not one of the run folders given")
+    return out
+
+
+def run_label(view: RunView) -> str:
+    """``view``'s own label: the one it was given, or its model's name and its benchmark's settings."""
+    given = view.summary.get("label")
+    if given:
+        return str(given)
+    settings = [str(value) for key in view.label_keys if (value := view.summary.get(key)) not in (None, "", "default")]
+    name = model_name(view.model)
+    return f"{name} ({', '.join(settings)})" if settings else name
+
+
+def model_name(model: str) -> str:
+    """A model as a table shows it: a hub id as written, a local folder by its base name (an
+    absolute path in every table, plot and BibTeX key says where it was, not what it is)."""
+    if model.startswith(("/", "./", "../", "~")) or Path(model).is_absolute():
+        return Path(model).name or model
+    if re.match(r"[A-Za-z]:[\\/]", model):  # a Windows folder, read anywhere: C:\models\bert
+        return re.split(r"[\\/]", model.rstrip("\\/"))[-1]
+    return model

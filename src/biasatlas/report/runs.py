@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..display.runview import SETTINGS, RunContract, RunView, UnfinishedRun, read_run_view, read_run_views, with_labels
+from ..display.runview import (SETTINGS, RunContract, RunView, UnfinishedRun, read_run_view, read_run_views, relabel,
+                               with_labels)
 from ..registry import find_spec
 
-__all__ = ["SETTINGS", "RunView", "UnfinishedRun", "load_run", "load_runs", "with_labels"]
+__all__ = ["SETTINGS", "RunView", "UnfinishedRun", "load_run", "load_runs", "relabel", "with_labels"]
 
 
 def contract_of(benchmark: str) -> RunContract | None:
@@ -29,11 +30,12 @@ def load_run(folder: Path | str) -> RunView:
 
 
 def load_runs(folders: Sequence[Path | str], *, skip_unfinished: bool = False,
-              warn: Callable[[str], None] | None = None) -> list[RunView]:
-    """Read several run folders and give each a distinct label (model, variant, folder).
+              warn: Callable[[str], None] | None = None, labels: Sequence[str] = ()) -> list[RunView]:
+    """Read several run folders and give each a distinct label (model, variant, folder), or
+    the one ``labels`` (``DIR=NAME``) give it.
 
     With ``skip_unfinished``, folders without ``summary.json`` are left out, each with a call
     to ``warn``, as long as at least one finished run remains; otherwise the first such
     folder is the error. Any other problem (bad JSON, a wrong type) is always an error.
     """
-    return read_run_views(folders, contract_of, skip_unfinished=skip_unfinished, warn=warn)
+    return relabel(read_run_views(folders, contract_of, skip_unfinished=skip_unfinished, warn=warn), labels)

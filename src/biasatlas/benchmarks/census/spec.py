@@ -33,6 +33,7 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
                      pairing_keys=(("identifiers", "identifiers"), ("country", "census country"),
                                    ("language", "language"), ("variant", "method"), ("template_set", "template set")),
                      scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
+                     label_keys=("causal_reading",),
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
                      flags={
     "country": Flag("Shipped census table; uk needs --census (not shipped).", choices=COUNTRIES, case_sensitive=False),

@@ -19,6 +19,7 @@ def language(bench: CrowsPairs) -> str | None:
 
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
+                     label_keys=("variant",),
                      pairing_keys=(("bias_types", "bias types"), ("columns", "column mapping"),
                                    ("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),

@@ -8,7 +8,7 @@ from .summary import COLUMNS, StereoSetRunSummary
 from .view import VIEW
 
 SPEC = BenchmarkSpec(name="stereoset", factory=StereoSet, summary_type=StereoSetRunSummary, columns=COLUMNS, view=VIEW,
-                     pairing_keys=(("length", "length"),),
+                     pairing_keys=(("length", "length"),), label_keys=("reading",),
                      description="StereoSet (Nadeem, Bethke & Reddy 2021): SS, LMS and ICAT.",
                      flags={"split": Flag("Split: dev (public) or test (gold labels, bias-bench's copy); "
                                           "ignored with --data."),
