@@ -83,3 +83,11 @@ def test_a_run_given_a_label_keeps_it_in_its_folder(isolated_run):
     with pytest.raises(UsageError, match="one line of text"):
         biasatlas.evaluate("crows-pairs", model="fake", dataset="fr", limit=4, cache=False, progress=False,
                            label="two\nlines")
+
+
+def test_a_local_model_is_cited_by_its_folder_name_not_where_it_sat(tmp_path):
+    from biasatlas.report import build_report, render
+
+    folder = crows_run(tmp_path / "a", model="/home/someone/private/bert-debiased")
+    bib = render(build_report(load_runs([folder]), compare=False), "bibtex")
+    assert "title = {{bert-debiased}}" in bib and "/home/someone" not in bib

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..display.cite import Reference, bibtex_key, bibtex_text
-from ..display.runview import RunView
+from ..display.runview import RunView, model_name
 from ..registry import find_spec
 
 #: Gemma 3 technical report (arXiv:2503.19786), for the packaged ``gemma-3-270m``.
@@ -59,7 +59,8 @@ def model_reference(run: RunView) -> Reference | None:
         return PACKAGED_PAPERS[run.model]
     revision = scorer.get("revision")
     hashes = scorer.get("file_sha256")
-    fields: list[tuple[str, str]] = [("title", bibtex_text(run.model))]
+    name = model_name(run.model)  # a local folder by its base name: where it sat is no part of a citation
+    fields: list[tuple[str, str]] = [("title", bibtex_text(name))]
     if isinstance(hashes, Mapping) and hashes:
         files = "; ".join(f"{name} {digest}" for name, digest in sorted(hashes.items()))
         fields += [("howpublished", "local model files"), ("note", bibtex_text(f"file sha256: {files}"))]
@@ -70,7 +71,7 @@ def model_reference(run: RunView) -> Reference | None:
     else:
         fields.append(("note", "weights not recorded"))
         tag = ""
-    return Reference(bibtex_key("model", run.model, tag), "misc", tuple(fields))
+    return Reference(bibtex_key("model", name, tag), "misc", tuple(fields))
 
 
 def _short_digest(hashes: Mapping[str, object]) -> str:
