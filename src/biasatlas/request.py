@@ -233,13 +233,19 @@ class ModelOptions:
         """The benchmark's own refusal of this scorer (census: an explicit causal reading asked
         of a masked LM), from what the kind's answers mean (``registry.READS``), before the load.
         A registered scorer that does not declare what it reads is checked after its load."""
+        self.bound(benchmark, kind)
+
+    def bound(self, benchmark: Benchmark, kind: str) -> Benchmark:
+        """``benchmark`` set up as a ``kind`` scorer of these options will bind it (its probes are
+        then the run's), refusing the pair as :meth:`check_fits` says; unbound for a scorer
+        that does not declare what it reads."""
         from .registry import READS
 
         reads = READS.get(kind)
         if reads is None:
-            return
+            return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
-        benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
+        return benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
 
     def loading(self) -> str:
         """The line a run prints while the scorer is built."""

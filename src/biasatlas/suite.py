@@ -78,6 +78,31 @@ class Cell:
 
     folder: str
     request: RunRequest
+    kind: str = ""  # the scorer kind its model's architecture calls for, found by the check
+
+    def plan(self) -> list[str]:
+        """What ``suite --dry-run`` shows of the cell: the options it sets (those not at their
+        defaults), the model's and the scorer kind, and the work: items and probes as the bound
+        benchmark builds them (forward passes are planned once the tokenizer loads)."""
+        from .registry import find_spec
+        from .request import benchmark_options
+
+        bench, model = self.request.bench, self.request.model
+        spec = find_spec(bench.name)
+        defaults = {k: p.default for k, p in benchmark_options(spec.factory).items()} if spec else {}
+        set_here = [f"{k}={getattr(bench, k)!r}" for k, d in defaults.items() if getattr(bench, k, d) != d]
+        model_set = [f"{f.name}={getattr(model, f.name)!r}" for f in fields(ModelOptions)
+                     if f.name != "model" and getattr(model, f.name) != f.default]
+        engine = self.request.engine
+        model_set += [f"{f.name}={getattr(engine, f.name)!r}" for f in fields(EngineOptions)
+                      if getattr(engine, f.name) != f.default]
+        bound = self.request.scorer_options.bound(bench, self.kind) if self.kind else bench
+        items = bound.load()
+        probes = bound.probes(items)
+        return [self.folder, f"  {bench.name}: " + (", ".join(set_here) or "defaults"),
+                f"  model {model.model} ({self.kind or 'scorer from its architecture'})"
+                + (": " + ", ".join(model_set) if model_set else ""),
+                f"  {len(items):,} items, {len(probes):,} probes"]
 
     @property
     def benchmark(self) -> Any:
@@ -143,7 +168,7 @@ def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOp
         request.scorer_options.check_fits(bench, kind)
     except BiasAtlasError as exc:
         raise SuiteError(path, f"cell {folder}", str(exc)) from None
-    return Cell(folder, request)
+    return Cell(folder, request, kind)
 
 
 def _parse(path: Path) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from ..errors import BiasAtlasError
 from .mine import mine_command
 from .options import PACKAGED_NOTES
 from .report import compare_command, report_command
-from .run import RunGroup, plain_placeholders
+from .run import RunGroup, option_choices, plain_placeholders
 from .suite import suite_command
 from .zh_analyze import zh_analyze
 
@@ -72,24 +72,26 @@ def _options(
 
 @app.command("list")
 def list_command() -> None:
-    """Show benchmarks, datasets, scorers, variants and the packaged models."""
+    """Show benchmarks with the choices of their options (datasets, countries, splits …),
+    scorers and their variants, and the packaged models with their install state."""
     from rich.console import Console
     from rich.table import Table
 
-    from ..registry import BENCHMARKS, VARIANTS, benchmark_specs
+    from ..registry import VARIANTS, benchmark_specs
+    from ..scorers.packaged import install_state
 
     table = Table(title="biasatlas")
     table.add_column("kind")
     table.add_column("names")
-    table.add_row("benchmarks", ", ".join(BENCHMARKS))
-    for spec in benchmark_specs():  # a benchmark whose shipped data comes in several sets names them
-        shipped = spec.flags.get("dataset")
-        if shipped is not None and shipped.choices:
-            table.add_row(f"{spec.name} datasets", ", ".join(shipped.choices))
+    for spec in benchmark_specs():
+        table.add_row(f"benchmark {spec.name}", spec.description)
+        for flag, choices in option_choices(spec):
+            table.add_row(f"  {flag}", ", ".join(map(str, choices)))
     for scorer, variants in VARIANTS.items():
         table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants))
     for name, note in PACKAGED_NOTES.items():
-        table.add_row(f"packaged model {name}", f"{note}; 4-bit quantised GGUF, dequantised once on first use")
+        table.add_row(f"packaged model {name}", f"{note}; 4-bit quantised GGUF, dequantised once on first use; "
+                      + install_state(name))
     Console().print(table)
 
 

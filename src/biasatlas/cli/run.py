@@ -125,6 +125,21 @@ def _placeholder(param: Any) -> str | None:
     return f"<{word}>" + ("..." if described.is_list or param.multiple else "")
 
 
+def option_choices(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
+    """Each of a benchmark's options that takes one of a set of values, as its flag reads and
+    the values it takes (``--country``: us, uk, fr, no), for ``biasatlas list``."""
+    from ..request import benchmark_options
+
+    hints = typing.get_type_hints(spec.factory)
+    out = []
+    for option in benchmark_options(spec.factory):
+        flag = spec.flag(option)
+        choices = flag.choices or _choices(_optional(hints.get(option, str))[1])
+        if choices and flag.switch is None:
+            out.append((flag.spelling or f"--{option.replace('_', '-')}", tuple(choices)))
+    return out
+
+
 def _run(spec: Any, options: Mapping[str, Any], values: dict[str, Any]) -> None:
     """The request the command line asked for, run through :func:`.options.execute`."""
     from ..request import EngineOptions, ModelOptions, RunRequest

@@ -16,7 +16,8 @@ def suite_command(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder of the suite's run folders "
                                              "(default: the file's out, relative to the file).")] = None,
     force: Force = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the file and list its cells; load no model.")]
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check the file and list its cells, each with its "
+                                          "options and its items and probes; load no model.")]
     = False,
 ) -> None:
     """Run every benchmark on every model of a suite file into one folder, then report.
@@ -40,7 +41,7 @@ def suite_command(
         target = out or checked.out
         say(f"{suite}: {len(checked.cells)} cells, checked" + (f", into {target}" if target else ""))
         for cell in checked.cells:
-            typer.echo(cell.folder)
+            typer.echo("\n".join(cell.plan()))
         return
     result = run_suite(checked, out, force=force, log=say)
     console = Console()

@@ -208,6 +208,23 @@ def _installed(spec: PackagedModel) -> metadata.Distribution:
         ) from None
 
 
+def check_installed(name: str) -> None:
+    """Refuse packaged model ``name`` when its package is not installed, naming the command
+    that installs it (a metadata lookup: nothing is imported or converted)."""
+    _installed(packaged_model(name))
+
+
+def install_state(name: str) -> str:
+    """Whether packaged model ``name`` can run here, for ``biasatlas list``: the installed
+    package and version, or the command that installs it (nothing is imported or converted)."""
+    spec = packaged_model(name)
+    try:
+        found = _find_distribution(spec.distribution)
+    except metadata.PackageNotFoundError:
+        return f"not installed: {spec.install_command}"
+    return f"installed ({spec.distribution} {found.version})"
+
+
 def packaged_gguf_path(name: str, cache_dir: Path | None = None) -> Path:
     """The GGUF file behind packaged model ``name`` (Gemma's is assembled on first use).
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ..errors import ModelError, ModelNotFound, UsageError, did_you_mean
-from .packaged import PACKAGED_MODELS, is_packaged_model
+from .packaged import PACKAGED_MODELS, check_installed, is_packaged_model
 
 #: The weights' dtypes a run may ask for (float32 by default; bfloat16/float16 on a GPU).
 Dtype = Literal["float32", "float16", "bfloat16"]
@@ -90,11 +90,15 @@ def check_model_reachable(name: str, revision: str | None = None) -> None:
     or a hub id that is neither in the local Hugging Face cache nor on a hub that answers
     within :data:`HUB_TIMEOUT` seconds.
 
-    A packaged name and an existing folder pass at once (the folder's own contents are
-    checked when it loads). A hub id passes when its ``config.json`` is cached (the hub is
+    A packaged name passes when its package is installed (else the error names the command
+    that installs it: a suite's dry run then fails, not its second cell), an existing folder at
+    once (its own contents are checked when it loads). A hub id passes when its ``config.json`` is cached (the hub is
     then not asked) or the hub endpoint answers.
     """
-    if is_packaged_model(name) or (name, revision) in _reachable:
+    if is_packaged_model(name):
+        check_installed(name)
+        return
+    if (name, revision) in _reachable:
         return
     path = Path(name).expanduser()
     if path.exists():
