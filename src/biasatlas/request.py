@@ -245,7 +245,8 @@ class ModelOptions:
         if reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
-        return benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
+        bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
+        return bound
 
     def loading(self) -> str:
         """The line a run prints while the scorer is built."""
