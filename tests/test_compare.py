@@ -191,7 +191,7 @@ def test_compare_force_pairs_them_with_a_visible_warning(tmp_path):
     b = crows_paper_run(tmp_path / "cased", hub_scorer("camembert-base"), n_pairs=40, lowercase=False)
     done = _compare_cli(a, b, "--format", "md", "--force")
     assert done.returncode == 0, done.stderr
-    warning = ("Not like-for-like: camembert-base (nangia) [cased] vs camembert-base (nangia) [lower] differ in "
+    warning = ("Not like-for-like: camembert-base (nangia) [lower] vs camembert-base (nangia) [cased] differ in "
                "lowercase: A yes, B no.")
     assert done.stdout.startswith(f"> **WARNING:** {warning}")
     assert f"WARNING: {warning}" in done.stdout.split("**crows-pairs: ")[1]  # and in the table's caption
@@ -251,5 +251,5 @@ def test_report_compares_a_subset_run_with_a_visible_warning(tmp_path):
     runs = load_runs([crows_paper_run(tmp_path / "full", hub_scorer("camembert-base")),
                       crows_paper_run(tmp_path / "part", hub_scorer("flaubert/flaubert_base_cased"), limit=80)])
     page = render_html(build_report(runs, n_resamples=50))
-    assert ('<p class="warn" role="alert">Not like-for-like: flaubert/flaubert_base_cased (nangia) vs '
-            'camembert-base (nangia) differ in limit: A none, B 80.') in page
+    assert ('<p class="warn" role="alert">Not like-for-like: camembert-base (nangia) vs '
+            'flaubert/flaubert_base_cased (nangia) differ in limit: A none, B 80.') in page

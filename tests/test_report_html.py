@@ -159,7 +159,9 @@ def test_compare_command_prints_paired_tests(tmp_path):
     result = CliRunner().invoke(app, ["compare", str(a), str(b), "--format", "md"])
     assert result.exit_code == 0, result.output
     assert "CrowS-Pairs leaderboard" in result.output
-    assert "crows-pairs: m2 vs almanach/camembert-base" in result.output
+    assert "crows-pairs: almanach/camembert-base vs m2" in result.output
+    # the headline: B − A = 66.67 − 50.00 on all pairs; McNemar exact on 2 vs 4 discordant pairs
+    assert "B − A = +16.67 (% sent_more preferred, all pairs), McNemar exact p = 0.688." in result.output
     assert "McNemar exact" in result.output and "0.688" in result.output  # 44/64 = 0.6875
 
 
@@ -175,7 +177,7 @@ def test_terminal_tables_show_brackets_literally(tmp_path):
     a, b = crows_run(tmp_path / "r1"), crows_run(tmp_path / "r2", outcomes=CROWS_B)
     result = CliRunner().invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "almanach/camembert-base [r2] vs almanach/camembert-base [r1]" in result.output
+    assert "almanach/camembert-base [r1] vs almanach/camembert-base [r2]" in result.output
 
 
 def test_compare_needs_runs_of_one_benchmark(tmp_path):

@@ -102,7 +102,7 @@ def test_the_report_shows_its_section_leaderboard_and_comparison(two_runs):
     assert (test.value_a, test.value_b) == pytest.approx((gap_a, gap_b))
     assert test.method == "Wilcoxon signed-rank" and test.p is not None and test.p < 0.05
     table = comparison_table(comparison)
-    assert table.title == f"{NAME}: {runs[1].label} vs {runs[0].label}"
+    assert table.title == f"{NAME}: {runs[0].label} vs {runs[1].label}"
     assert table.rows[0][3:6] == pytest.approx((gap_a, gap_b, gap_b - gap_a))
     assert f"| all items | mean gap | {len(SENTENCES)} | {gap_a:.2f} | {gap_b:.2f} |" in md
     assert compare_runs(runs[0], runs[1]).tests == comparison.tests

@@ -131,11 +131,17 @@ def compare_command(
     """
     from ..errors import DataError
     from ..report import compare_runs, leaderboard, load_runs
-    from ..report.compare import comparison_pairs, comparison_table, require_like_for_like
+    from ..report.compare import comparison_pairs, comparison_table, headline, require_like_for_like
 
     if len(runs) < 2:
-        raise DataError("compare needs at least two run folders")
+        raise UsageError("compare needs at least two run folders")
     _check_out(out)
+    seen: dict[Path, Path] = {}
+    for run in runs:
+        if run.resolve() in seen:
+            again = "" if seen[run.resolve()] == run else f" (as {seen[run.resolve()]} and {run})"
+            _warn(f"the run folder {run} is given twice{again}: compared with itself it shows no difference")
+        seen.setdefault(run.resolve(), run)
     views = load_runs(runs, labels=label or ())
     pairs = comparison_pairs(views, all_pairs=all_pairs, across_datasets=True)
     if not pairs:
@@ -146,12 +152,14 @@ def compare_command(
     warnings = [c.warning for c in comparisons if c.warning]
     tables = leaderboard(views) + [comparison_table(c) for c in comparisons]
     if fmt == "terminal" and out is None:
-        _print_terminal(tables, warnings)
+        _print_terminal(tables, warnings, [f"{c.label_a} vs {c.label_b}: {headline(c)}" for c in comparisons])
         return
     _emit(_render_tables(tables, fmt, warnings), out, "comparison")
 
 
-def _print_terminal(tables: list, warnings: list[str]) -> None:
+def _print_terminal(tables: list, warnings: list[str], headlines: list[str]) -> None:
+    """The tables, each comparison's table led by its one-line headline, then the headlines
+    again together (what a reader of a long scroll-back wants last)."""
     from rich.console import Console
     from rich.markup import escape
 
@@ -160,8 +168,13 @@ def _print_terminal(tables: list, warnings: list[str]) -> None:
     console = Console()
     for warning in warnings:
         console.print(f"[bold yellow]WARNING:[/] {escape(warning)}")
-    for table in tables:
-        console.print(to_rich(table, width=console.width))  # rows stack rather than wrap a cell
+    leaders = len(tables) - len(headlines)
+    for i, table in enumerate(tables):
+        if i >= leaders:
+            console.print(escape(headlines[i - leaders]), style="bold", soft_wrap=True)
+        console.print(to_rich(table, width=console.width))  # narrowed or stacked, never a cell wrapped
+    for line in headlines if len(headlines) > 1 else ():
+        console.print(escape(line), soft_wrap=True)
 
 
 def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:

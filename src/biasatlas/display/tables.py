@@ -198,21 +198,67 @@ def to_latex(table: Table, label: str) -> str:
 def to_rich(table: Table, width: int | None = None) -> Any:
     """A rich table; every text is escaped, since ``[r1]`` would otherwise read as markup.
 
-    No cell ever wraps (an interval cut into "[8.3," and "58.3]" misreads): when the
-    table is wider than ``width`` columns, each row is printed as its own block of
-    "column  value" lines instead (:func:`stacked`).
+    No cell ever wraps (an interval cut into "[8.3," and "58.3]" misreads). A table wider
+    than ``width`` columns is narrowed first, the way a person would set it: a header wider
+    than its column's cells goes on two or more lines ("likelihood / difference"), then a
+    column that says the same on every row moves into the caption ("test: McNemar exact");
+    only a table still too wide is printed one row at a time (:func:`stacked`).
     """
+    out = _rich_table(table, wrap_headers=False)
+    if width is None or rich_width(out) <= width:
+        return out
+    out = _rich_table(table, wrap_headers=True)
+    if rich_width(out) <= width:
+        return out
+    folded = fold_constant_columns(table)
+    out = _rich_table(folded, wrap_headers=True)
+    if rich_width(out) <= width:
+        return out
+    return stacked(table)
+
+
+def _rich_table(table: Table, *, wrap_headers: bool) -> Any:
     from rich.markup import escape
     from rich.table import Table as RichTable
 
     out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption else None)
-    for name, num in zip(table.columns, table.numeric):
-        out.add_column(escape(name), justify="right" if num else "left", no_wrap=True)
-    for row in table.text_rows():
+    rows = table.text_rows()
+    for i, (name, num) in enumerate(zip(table.columns, table.numeric)):
+        widest = max((len(row[i]) for row in rows), default=0)
+        header = _stacked_words(name, widest) if wrap_headers else name
+        out.add_column(escape(header), justify="right" if num else "left", no_wrap=True)
+    for row in rows:
         out.add_row(*(escape(cell) for cell in row))
-    if width is not None and rich_width(out) > width:
-        return stacked(table)
     return out
+
+
+def _stacked_words(header: str, widest: int) -> str:
+    """``header`` broken between words onto as many lines as keep it within ``widest``
+    characters (never inside a word): "likelihood difference" over a 5-wide column."""
+    lines: list[str] = []
+    for word in header.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= max(widest, len(word)):
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def fold_constant_columns(table: Table) -> Table:
+    """``table`` without the columns whose cell is the same on every row (of two or more),
+    each said once at the head of the caption instead: "quantity: % sent_more preferred"."""
+    rows = table.text_rows()
+    if len(rows) < 2:
+        return table
+    constant = [i for i in range(1, len(table.columns)) if len({row[i] for row in rows}) == 1]
+    if not constant:
+        return table
+    kept = [i for i in range(len(table.columns)) if i not in constant]
+    said = "; ".join(f"{table.columns[i]}: {rows[0][i]}" for i in constant)
+    return Table(table.title, tuple(table.columns[i] for i in kept),
+                 tuple(tuple(row[i] for i in kept) for row in table.rows),
+                 f"{said}. {table.caption}".strip() if table.caption else said,
+                 tuple(table.numeric[i] for i in kept))
 
 
 def rich_width(renderable: Any) -> int:

@@ -21,7 +21,7 @@ from typing import Any
 from ..benchmarks.base import PairedMethod
 from ..display.paired import PairedTest
 from ..display.runview import RunView
-from ..display.tables import PValue, Table
+from ..display.tables import PValue, Table, cell_text
 from ..errors import DataError, did_you_mean
 from ..registry import BENCHMARKS, find_spec
 
@@ -55,7 +55,7 @@ class Comparison:
         """The sentence a forced comparison must carry; empty when the runs are like for like."""
         if not self.differences:
             return ""
-        return (f"Not like-for-like: {self.label_b} vs {self.label_a} differ in "
+        return (f"Not like-for-like: {self.label_a} vs {self.label_b} differ in "
                 + "; ".join(self.differences) + ". Read the differences below with that in mind.")
 
 
@@ -149,7 +149,7 @@ def _setting(key: str, value: Any) -> str:
 
 def require_like_for_like(pairs: Sequence[tuple[RunView, RunView]]) -> None:
     """Refuse, naming every pair that differs and how, before any test is computed."""
-    lines = [f"{b.label} ({b.path}) vs {a.label} ({a.path}): " + "; ".join(diff)
+    lines = [f"{a.label} ({a.path}) vs {b.label} ({b.path}): " + "; ".join(diff)
              for a, b in pairs if (diff := pairing_differences(a, b))]
     if lines:
         raise NotLikeForLike("runs differ in data, subset or preprocessing, so their paired test would "
@@ -180,10 +180,20 @@ def comparison_table(c: Comparison) -> Table:
     rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, PValue(t.p),
                   PValue(t.p_holm), _test_text(t)) for t in c.tests)
     caption = f"WARNING: {c.warning} " if c.warning else ""
-    caption += (f"A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
+    caption += (f"{headline(c)} A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
                 "Holm-adjusted p within the per-category rows. " + " ".join(c.notes)).strip()
-    return Table(f"{c.benchmark}: {c.label_b} vs {c.label_a}",
+    return Table(f"{c.benchmark}: {c.label_a} vs {c.label_b}",
                  ("scope", "quantity", "n", "A", "B", "B − A", "p", "p (Holm)", "test"), rows, caption)
+
+
+def headline(c: Comparison) -> str:
+    """The comparison in one sentence, from its first (overall) test: "B − A = +16.67 (% sent_more
+    preferred), McNemar exact p = 0.688." (empty when nothing was tested)."""
+    if not c.tests:
+        return ""
+    t = c.tests[0]
+    difference = "–" if t.difference is None else f"{t.difference:+.2f}"
+    return f"B − A = {difference} ({t.quantity}, {t.scope}), {t.method} p = {cell_text(PValue(t.p))}."
 
 
 def _test_text(t: PairedTest) -> str:

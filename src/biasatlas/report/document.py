@@ -70,7 +70,7 @@ def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: 
         try:
             comparisons.append(compare_runs(a, b, force=True, n_resamples=n_resamples, seed=seed))
         except DataError as exc:  # e.g. no shared items: the rest of the report still stands
-            notes.append(f"{b.label} vs {a.label} not compared: {exc}")
+            notes.append(f"{a.label} vs {b.label} not compared: {exc}")
     lead = tuple(leaderboard(runs)) if len(runs) > 1 else ()
     return Report(per_run, lead, tuple(comparisons), tuple(notes))
 
