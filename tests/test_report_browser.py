@@ -172,3 +172,37 @@ def test_markup_in_a_zh_sentence_stays_text(tmp_path):
         finally:
             browser.close()
     assert XSS_IMG in text and images == 0 and dialogs == [] and requests == [out.as_uri()]
+
+
+NARROW_JS = """() => ({
+  page: document.documentElement.scrollWidth,
+  wraps: Array.from(document.querySelectorAll('.table-wrap')).map(w => w.getBoundingClientRect().right),
+  scrolls: Array.from(document.querySelectorAll('.table-wrap')).filter(w => w.scrollWidth > w.clientWidth).length,
+  broken: Array.from(document.querySelectorAll('td:first-child, th')).filter(c => {
+    // lines of the cell's own text (a cell is as tall as its row, so its height says nothing)
+    const range = document.createRange();
+    range.selectNodeContents(c);
+    return new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size > 1;
+}).map(c => c.textContent)
+})"""
+
+
+@pytest.mark.slow
+def test_report_page_at_390_px_scrolls_its_tables_not_the_page(page_path, tmp_path):
+    # a phone's width: the page stays 390 px wide (it was 1,063), wide tables scroll in their
+    # own box, and no model id, category or column name is broken over two lines
+    sync_playwright = _browser_or_skip()
+    path, _ = page_path
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(path.as_uri(), wait_until="load")
+            narrow = page.evaluate(NARROW_JS)
+            page.screenshot(path=str(_screenshots(tmp_path) / "page-390.png"), full_page=True)
+        finally:
+            browser.close()
+    assert narrow["page"] <= 390, narrow["page"]
+    assert narrow["wraps"] and max(narrow["wraps"]) <= 390
+    assert narrow["scrolls"] > 0  # the leaderboards are wider than a phone: they scroll
+    assert narrow["broken"] == [], narrow["broken"]
