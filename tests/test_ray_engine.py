@@ -119,7 +119,10 @@ def _assert_identical(root: Path) -> None:
 
 # -- without Ray: the engine contract ----------------------------------------------------------
 @pytest.mark.parametrize("n,sizes", [
-    (100, [100]),  # under the 128 minimum: one chunk
+    (0, []), (9, [1] * 9),
+    (100, [10] * 10),  # at most two chunks of the 128 minimum: cut in tenths instead, so Ctrl-C keeps some
+    (108, [11] * 9 + [9]), (256, [26] * 9 + [22]),  # ceil(n / 10) each
+    (257, [128, 128, 1]),  # over two minimum chunks: the minimum again
     (300, [128, 128, 44]),  # a tenth (30) is under the minimum: chunks of 128
     (2000, [200] * 10),  # a tenth
     (3000, [256] * 11 + [184]),  # a tenth (300) is over the 256 maximum

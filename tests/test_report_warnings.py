@@ -41,6 +41,12 @@ def test_the_baseline_warning_reaches_every_format(tmp_path):
     assert "> **Warning: Identifier priors alone give a 64.2" in md
     assert [len(r["notices"]) for r in doc["runs"]] == [1, 0]
     assert "Identifier priors alone give a 64.2" in latex
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    by_run = {(r["run"], r["notices"].startswith("Warning: Identifier priors alone give a 64.2")) for r in rows}
+    assert by_run == {(warned.label, True), (clean.label, False)}  # on every row of the warned run only
     # the leaderboard marks the warned run only, and its caption says what the mark means
     (board,) = report.leaderboard
     labels = [row[0] for row in board.rows]

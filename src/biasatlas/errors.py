@@ -74,6 +74,20 @@ class UnsupportedProbe(BiasAtlasError):
     """A scorer was asked a probe kind or variant it cannot answer."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during scoring, with what was kept: ``kept`` of ``total`` answers are in the score
+    cache (every finished chunk is committed as it arrives), so the same command resumes there.
+    A :class:`KeyboardInterrupt`, so whatever stops on Ctrl-C stops on it (the CLI exits 130)."""
+
+    def __init__(self, kept: int, total: int, cached: bool) -> None:
+        self.kept, self.total, self.cached = kept, total, cached
+        if cached:
+            said = f"interrupted: {kept:,} of {total:,} answers kept; rerun the same command to resume"
+        else:
+            said = f"interrupted: nothing kept ({kept:,} of {total:,} answers were scored, but with no score cache)"
+        super().__init__(said)
+
+
 class UnknownName(BiasAtlasError, KeyError):
     """A registry lookup failed; the message lists what is available (a usage mistake, exit 2)."""
 

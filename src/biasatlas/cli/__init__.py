@@ -127,8 +127,8 @@ def _report(exc: BaseException, args: list[str], debug: bool) -> int:
         return int(getattr(exc, "exit_code", 1))
     if debug:
         traceback.print_exception(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        _error("interrupted")
+    if isinstance(exc, KeyboardInterrupt):  # a run says what it kept (errors.RunInterrupted)
+        _error(str(exc) or "interrupted")
         return INTERRUPTED
     if _is_click_error(exc):
         return _usage(exc, args)

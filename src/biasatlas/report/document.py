@@ -102,8 +102,10 @@ def to_markdown_doc(report: Report) -> str:
 
 
 def to_csv_doc(report: Report) -> str:
-    """Long form: one row per (run, metric) with its interval and n."""
-    return to_csv(row.as_dict() for rr in report.runs for row in metric_rows(rr.run))
+    """Long form: one row per (run, metric) with its interval and n, and the run's notices
+    (its warnings, " | " between two) on each of its rows, so a filtered sheet keeps them."""
+    return to_csv({**row.as_dict(), "notices": " | ".join(rr.notices)}
+                  for rr in report.runs for row in metric_rows(rr.run))
 
 
 def to_json_doc(report: Report) -> str:

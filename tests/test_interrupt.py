@@ -1,0 +1,56 @@
+"""Ctrl-C keeps finished work (issue 22 item 5): every finished chunk is in the score cache, a
+small run is cut in tenths so it has finished chunks to keep (tests/test_ray_engine.py checks
+the cut), the run says how much it kept,
+and the rerun resumes there and ends with the answers an uninterrupted run gives."""
+
+from __future__ import annotations
+
+import pytest
+
+import biasatlas
+from biasatlas.cache import ScoreCache
+from biasatlas.errors import RunInterrupted
+from biasatlas.scorers.engines import LocalEngine
+
+
+class _StopAfter(LocalEngine):
+    """A local engine whose user presses Ctrl-C once ``chunks`` chunks have been answered."""
+
+    def __init__(self, chunks: int) -> None:
+        super().__init__()
+        self.chunks = chunks
+
+    def score_chunks(self, scorer, chunks, progress):
+        for i, result in enumerate(super().score_chunks(scorer, chunks, progress)):
+            if i == self.chunks:
+                raise KeyboardInterrupt
+            yield result
+
+
+def test_an_interrupted_run_keeps_its_finished_chunks_and_resumes_there(isolated_run, monkeypatch):
+    from biasatlas.api import execute
+    from biasatlas.request import EngineOptions, ModelOptions, RunRequest
+
+    # census NO, 3 occupations: 3 × 16 = 48 fake-scored probes → chunks of 5 (ceil 48 / 10)
+    def request():
+        return RunRequest("census", {"country": "no", "sample": 3}, ModelOptions(model="fake"),
+                          EngineOptions())
+    cache = ScoreCache(isolated_run / "cache.sqlite")
+    monkeypatch.setattr(EngineOptions, "build", lambda self, model: _StopAfter(3))
+    with pytest.raises(RunInterrupted) as stopped:
+        execute(request(), cache=cache, progress=False)
+    assert (stopped.value.kept, stopped.value.total) == (15, 48)  # three chunks of 5
+    assert str(stopped.value) == "interrupted: 15 of 48 answers kept; rerun the same command to resume"
+    monkeypatch.undo()
+    resumed = execute(request(), cache=cache, progress=False)
+    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (15, 33)
+    clean = execute(request(), cache=False, progress=False)
+    assert resumed.records == clean.records and resumed.summary_dict == clean.summary_dict
+
+
+def test_without_a_cache_it_says_nothing_was_kept(isolated_run, monkeypatch):
+    from biasatlas.request import EngineOptions
+
+    monkeypatch.setattr(EngineOptions, "build", lambda self, model: _StopAfter(1))
+    with pytest.raises(KeyboardInterrupt, match="interrupted: nothing kept"):
+        biasatlas.evaluate("census", model="fake", country="no", sample=3, cache=False, progress=False)
