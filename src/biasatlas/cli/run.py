@@ -24,7 +24,8 @@ from typing import Annotated, Any, Literal
 import typer
 from typer.core import TyperGroup
 
-from .options import PACKAGED_NOTES, Force, Label, NoCache, Out, Refresh, batch_size, execute
+from ..scorers.packaged import PACKAGED_MODELS
+from .options import Force, Label, NoCache, Out, Refresh, batch_size, execute
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
                                                          "Run options")
@@ -213,8 +214,8 @@ def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Pa
         base = Literal[tuple(choices or _choices(base))]
     if field.name == "model":
         decls = ("--model", "-m")
-        extra["help"] += (" (4-bit quantised GGUF, dequantised to float32 once on first use): "
-                          + " or ".join(f"{n} ({note})" for n, note in PACKAGED_NOTES.items()) + ".")
+        packaged = ", ".join(f"{name} ({spec.tuning.split(',')[0]})" for name, spec in PACKAGED_MODELS.items())
+        extra["help"] += f" (4-bit quantised, dequantised to float32): {packaged}; more in 'biasatlas list'."
     elif field.name == "batch_size":
         base, extra = str, {**extra, "parser": batch_size, "metavar": "N|auto"}
     elif base is bool:
