@@ -80,7 +80,9 @@ def check_model_reachable(name: str, revision: str | None = None) -> None:
     checked when it loads). A hub id passes when its ``config.json`` is cached (the hub is
     then not asked) or the hub endpoint answers.
     """
-    if is_packaged_model(name) or (name, revision) in _reachable:
+    from .encoder import PACKAGED_ENCODERS
+
+    if is_packaged_model(name) or name in PACKAGED_ENCODERS or (name, revision) in _reachable:
         return
     path = Path(name).expanduser()
     if path.exists():
