@@ -22,11 +22,13 @@ batches padded on the right under an attention mask; the pad positions never ent
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import EmbeddingAnswer, EmbeddingProbe, ScorerInfo
+from ..probes import EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Progress, Scorer
 from .inmemory import InMemoryModel
 from .loading import check_tokenizer, model_provenance, resolve, torch_dtype
@@ -60,8 +62,10 @@ class EncoderScorer(Scorer):
             raise UnsupportedProbe(f"encoder variant {variant!r} unknown; it has one: hidden-states")
         self.variant, self.dtype, self.revision, self.device = variant, dtype, revision, device
         self.batch_size = 16 if batch_size == "auto" else int(batch_size)
-        source = packaged_encoder_path(model) if isinstance(model, str) and model in PACKAGED_ENCODERS else model
-        self.resolved = resolve(source)
+        packaged = isinstance(model, str) and model in PACKAGED_ENCODERS
+        self.resolved = resolve(packaged_encoder_path(model)) if packaged else resolve(model)
+        if packaged:  # recorded under the name the user gave, with its folder as the location
+            self.resolved = replace(self.resolved, name=str(model))
         self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code, dtype, device)
 
     @property
@@ -73,19 +77,23 @@ class EncoderScorer(Scorer):
         for p in probes:
             if p.pooling not in POOLINGS:
                 raise UnsupportedProbe(f"pooling {p.pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
-        answers: list[EmbeddingAnswer] = []
-        for pooling in POOLINGS:
-            group = sorted((p for p in probes if p.pooling == pooling), key=lambda p: len(p.text))
-            for start in range(0, len(group), self.batch_size):
-                batch = group[start:start + self.batch_size]
-                answers += self._batch(batch, pooling)
-                tick(len(batch))
-        return answers
+        # a text asked twice (SEAT's attribute sentences recur across tests) is computed once
+        asked = Counter((p.text, p.pooling) for p in probes)
+        vectors: dict[tuple[str, str], EmbeddingAnswer] = {}
+        for batch in _batches(asked, self.batch_size):
+            vectors.update(zip(batch, self._batch([text for text, _ in batch], batch[0][1])))
+            tick(sum(asked[key] for key in batch))
+        return [replace(vectors[(p.text, p.pooling)], id=p.id) for p in probes]
 
-    def _batch(self, batch: Sequence[EmbeddingProbe], pooling: str) -> list[EmbeddingAnswer]:
+    def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
+        """The distinct texts (one forward row each) and their batches, as :meth:`_embeddings` runs them."""
+        rows = {(p.text, p.pooling) for p in probes if isinstance(p, EmbeddingProbe)}
+        return {"rows_computed": len(rows), "batches": len(_batches(rows, self.batch_size))}
+
+    def _batch(self, texts: Sequence[str], pooling: str) -> list[EmbeddingAnswer]:
         import torch
 
-        encoded = [self._encode(p.text, pooling) for p in batch]
+        encoded = [self._encode(text, pooling) for text in texts]
         width = max(len(ids) for ids, _ in encoded)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         ids = torch.tensor([i + [pad] * (width - len(i)) for i, _ in encoded], device=self.device)  # (B, T)
@@ -93,10 +101,10 @@ class EncoderScorer(Scorer):
         with torch.inference_mode():
             hidden = self.model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, H)
         out = []
-        for row, (p, (_, keep)) in enumerate(zip(batch, encoded)):
+        for row, (_, keep) in enumerate(encoded):
             chosen = [t for t, k in enumerate(keep) if k]
             vector = hidden[row, chosen].mean(dim=0)  # (H,)
-            out.append(EmbeddingAnswer(p.id, tuple(float(v) for v in vector.cpu()), len(chosen)))
+            out.append(EmbeddingAnswer("", tuple(float(v) for v in vector.cpu()), len(chosen)))
         return out
 
     def _encode(self, text: str, pooling: str) -> tuple[list[int], list[bool]]:
@@ -121,6 +129,15 @@ class EncoderScorer(Scorer):
         return {"scorer": self.name, "variant": self.variant, "dtype": self.dtype, "device": self.device,
                 "batch_size": self.batch_size, "tokenizer": type(self.tokenizer).__name__,
                 **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _batches(keys: Iterable[tuple[str, str]], size: int) -> list[list[tuple[str, str]]]:
+    """(text, pooling) keys cut into batches of one pooling each, texts by length (less padding)."""
+    out = []
+    for pooling in POOLINGS:
+        group = sorted((key for key in keys if key[1] == pooling), key=lambda key: (len(key[0]), key[0]))
+        out += [group[i:i + size] for i in range(0, len(group), size)]
+    return out
 
 
 def _load(resolved: Any, revision: str | None, trust_remote_code: bool, dtype: str, device: str) -> tuple[Any, Any]:
