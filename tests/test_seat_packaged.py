@@ -29,8 +29,8 @@ def _reference_mean(text):
     import transformers
 
     folder = str(minilm.get_model_path())
-    model, tokenizer = transformers.AutoModel.from_pretrained(folder).eval(), transformers.AutoTokenizer.from_pretrained(
-        folder)
+    model = transformers.AutoModel.from_pretrained(folder).eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     with torch.no_grad():
         hidden = model(**tokenizer(text, return_tensors="pt")).last_hidden_state[0]  # (T, 384)
     return hidden.mean(dim=0).numpy()
@@ -58,7 +58,8 @@ def test_minilm_sent_weat6_effect_size_equals_a_reference_on_its_vectors(shared_
     run = evaluate(Seat(tests="weat6,sent-weat6", n_resamples=100, n_samples=20_000), scorer)
     weat6, sent = run.records
     test = Seat(tests="weat6").load()[0]
-    probes = [EmbeddingProbe(f"{r}{i}", w, "mean") for r, s in zip("xyab", test.sets()) for i, w in enumerate(s.examples)]
+    probes = [EmbeddingProbe(f"{r}{i}", w, "mean")
+              for r, s in zip("xyab", test.sets()) for i, w in enumerate(s.examples)]
     vectors = {p.id: np.array(v.vector) for p, v in zip(probes, (scorer.score(probes)[p.id] for p in probes))}
 
     def cos(u, v):

@@ -62,10 +62,11 @@ class EncoderScorer(Scorer):
             raise UnsupportedProbe(f"encoder variant {variant!r} unknown; it has one: hidden-states")
         self.variant, self.dtype, self.revision, self.device = variant, dtype, revision, device
         self.batch_size = 16 if batch_size == "auto" else int(batch_size)
-        packaged = isinstance(model, str) and model in PACKAGED_ENCODERS
-        self.resolved = resolve(packaged_encoder_path(model)) if packaged else resolve(model)
-        if packaged:  # recorded under the name the user gave, with its folder as the location
-            self.resolved = replace(self.resolved, name=str(model))
+        if isinstance(model, str) and model in PACKAGED_ENCODERS:
+            # recorded under the name the user gave, with its folder as the location
+            self.resolved = replace(resolve(packaged_encoder_path(model)), name=model)
+        else:
+            self.resolved = resolve(model)
         self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code, dtype, device)
 
     @property
