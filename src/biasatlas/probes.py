@@ -71,6 +71,11 @@ class SentenceProbe:
     text: str
 
 
+Pooling = Literal["first", "cls", "mean", "mean-no-special", "last"]
+"""How an encoder turns a text's last hidden layer into one vector (see :class:`EmbeddingProbe`)."""
+POOLINGS: tuple[Pooling, ...] = ("first", "cls", "mean", "mean-no-special", "last")
+
+
 @dataclass(frozen=True)
 class EmbeddingProbe:
     """Ask for one vector for ``text``: a sentence encoder's hidden states pooled as ``pooling``
@@ -81,7 +86,7 @@ class EmbeddingProbe:
     ``cls`` (position 0 with special tokens), ``mean`` (every position with special tokens, as
     bias-bench), ``mean-no-special`` (every position but the special tokens), ``last`` (the last
     position, a causal LM's summary, as sent-bias reads GPT). A word-vector scorer reads the
-    word itself and ignores it.
+    word itself and ignores it (WEAT asks ``word``).
     """
 
     id: str

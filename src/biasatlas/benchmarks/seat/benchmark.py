@@ -6,7 +6,7 @@ is the effect size d, the one-sided permutation p-value (:mod:`.statistic`), a b
 interval for d, and, across the tests of the run, Holm's adjusted p.
 
 - ``seat`` reads a sentence encoder (``--scorer encoder``): every text pooled as ``pooling``
-  names (recorded; :data:`~biasatlas.scorers.encoder.POOLINGS`). Default: all 50 tests,
+  names (recorded; :data:`~biasatlas.probes.POOLINGS`). Default: all 50 tests,
   ``mean`` pooling (bias-bench's reading).
 - ``weat`` reads static word vectors (``--scorer word-vectors``). Default: WEAT 1–10.
   A word the vectors lack is out of vocabulary: it is left out of its test, listed in the
@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from ...errors import MissingInput, UnsupportedProbe, did_you_mean
 from ...hashing import sha256_file
-from ...probes import Answer, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
+from ...probes import POOLINGS, Answer, EmbeddingAnswer, EmbeddingProbe, Pooling, Probe, ScorerInfo
 from ...stats import check_resamples, check_seed, holm
 from ..base import BenchmarkResult
 from ..fetch import locate
@@ -39,7 +39,6 @@ from .data import FILES, ROLES, WEAT_1_10, AssociationTest, read_test
 
 # 1: first version (Caliskan et al.'s statistic as sent-bias and bias-bench compute it).
 VERSION = "1"
-Pooling = Literal["first", "cls", "mean", "mean-no-special", "last"]
 
 
 @dataclass(frozen=True)
@@ -221,8 +220,8 @@ class Seat(AssociationBenchmark):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.pooling not in Pooling.__args__:  # type: ignore[attr-defined]
-            raise did_you_mean("pooling", str(self.pooling), Pooling.__args__)  # type: ignore[attr-defined]
+        if self.pooling not in POOLINGS:
+            raise did_you_mean("pooling", str(self.pooling), POOLINGS)
 
     @property
     def pooling_used(self) -> str:
