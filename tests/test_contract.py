@@ -12,6 +12,7 @@ import pytest
 
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
+from biasatlas.benchmarks.seat import Seat, Weat
 from biasatlas.benchmarks.stereoset import StereoSet
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas import registry
@@ -25,7 +26,11 @@ KEYS = {
                "n_forward_passes", "intervals"},
     "zh-neutral": {"bias_score", "leaning", "n", "by_pair", "intervals"},
     "stereoset": {"n", "lms", "ss", "icat", "tasks", "intervals", "reading"},
+    "seat": {"n_tests", "n_scored", "mean_abs_d", "n_significant", "tests", "pooling"},
+    "weat": {"n_tests", "n_scored", "mean_abs_d", "n_significant", "tests", "n_oov", "oov_words"},
 }
+#: Benchmarks that read vectors: the likelihood scorers are refused, the vector scorers run them.
+EMBEDDING = {"seat": ("encoder", "tiny_bert"), "weat": ("word-vectors", None)}
 
 
 def _benchmark(name: str, shared_data):
@@ -36,6 +41,8 @@ def _benchmark(name: str, shared_data):
         return Census(country="no", sample=2, n_resamples=50)
     if name == "stereoset":
         return StereoSet(data=shared_data / "stereoset/dev.json", limit=3, n_resamples=50)
+    if name in EMBEDDING:
+        return (Seat if name == "seat" else Weat)(tests="weat6,weat9", n_resamples=20)
     return ZhNeutral(limit=8, n_resamples=50)
 
 
@@ -48,6 +55,10 @@ def test_every_benchmark_with_every_scorer(benchmark, scorer, model, request, sh
     path = "fake" if model is None else str(request.getfixturevalue(model))
     built = load_scorer(path, scorer)
     bench = _benchmark(benchmark, shared_data)
+    if benchmark in EMBEDDING:
+        with pytest.raises(UnsupportedProbe, match="embedding probes"):
+            evaluate(bench, built)
+        return
     if benchmark == "crows-pairs" and scorer == "seq2seq":
         with pytest.raises(UnsupportedProbe, match="pair probes"):
             evaluate(bench, built)
@@ -57,6 +68,17 @@ def test_every_benchmark_with_every_scorer(benchmark, scorer, model, request, sh
     assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
     assert run.records, "no item was scored"
     assert run.summary["provenance"]["n_probes"] > 0
+
+
+@pytest.mark.parametrize("benchmark", sorted(EMBEDDING))
+def test_the_vector_benchmarks_with_their_scorers(benchmark, request, shared_data, monkeypatch):
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    scorer, model = EMBEDDING[benchmark]
+    path = str(shared_data / "weat/weat_w2v.txt") if model is None else str(request.getfixturevalue(model))
+    run = evaluate(_benchmark(benchmark, shared_data), load_scorer(path, scorer))
+    assert KEYS[benchmark] <= set(run.summary), KEYS[benchmark] - set(run.summary)
+    assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
+    assert [r["test"] for r in run.records] == ["weat6", "weat9"] and run.summary["provenance"]["n_probes"] > 0
 
 
 # -- over the registry: what every registered benchmark must bring ---------------------------------

@@ -48,8 +48,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .errors import BiasAtlasError
-from .probes import (Answer, ContinuationProbe, PairAnswer, PairProbe, Probe, SentenceAnswer,
-                     SentenceProbe, SlotAnswer, SlotProbe)
+from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, PairAnswer, PairProbe, Probe,
+                     SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .scorers.base import _finite  # one definition of a usable number, shared with scorers
 
 TABLE = "answers_v2"
@@ -62,9 +62,9 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     PRIMARY KEY (scorer, probe)
 ) WITHOUT ROWID
 """
-_KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer}
+_KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer, "embedding": EmbeddingAnswer}
 _ANSWERED_BY = {PairProbe: PairAnswer, SlotProbe: SlotAnswer, ContinuationProbe: SlotAnswer,
-                SentenceProbe: SentenceAnswer}
+                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer}
 _BROKEN = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 # PairAnswer's token counts were first named n_scored_a/_b. Rows keep those names, so
 # caches written before the rename still read and new rows are byte-identical to theirs.
@@ -91,6 +91,8 @@ def _content(probe: Probe) -> list:
         return ["continuation", list(probe.contexts), probe.continuation]
     if isinstance(probe, SentenceProbe):
         return ["sentence", probe.text]
+    if isinstance(probe, EmbeddingProbe):
+        return ["embedding", probe.text, probe.pooling]
     raise TypeError(f"not a probe: {probe!r}")
 
 
@@ -105,7 +107,8 @@ def _checksum(scorer: str, key: str, payload: str) -> str:
 
 
 def _encode(answer: Answer) -> str:
-    kind = {PairAnswer: "pair", SlotAnswer: "slot", SentenceAnswer: "sentence"}[type(answer)]
+    kind = {PairAnswer: "pair", SlotAnswer: "slot", SentenceAnswer: "sentence",
+            EmbeddingAnswer: "embedding"}[type(answer)]
     names = _STORED_NAMES.get(kind, {})
     fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id"}
     return json.dumps({"kind": kind, **fields}, allow_nan=False)

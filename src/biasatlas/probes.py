@@ -71,7 +71,30 @@ class SentenceProbe:
     text: str
 
 
-Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe
+Pooling = Literal["first", "cls", "mean", "mean-no-special", "last"]
+"""How an encoder turns a text's last hidden layer into one vector (see :class:`EmbeddingProbe`)."""
+POOLINGS: tuple[Pooling, ...] = ("first", "cls", "mean", "mean-no-special", "last")
+
+
+@dataclass(frozen=True)
+class EmbeddingProbe:
+    """Ask for one vector for ``text``: a sentence encoder's hidden states pooled as ``pooling``
+    names (SEAT, May et al. 2019), or a static word vector (WEAT, Caliskan et al. 2017).
+
+    ``pooling`` belongs to the question, not the scorer, because it changes the answer: ``first``
+    (the first piece of the text tokenized without special tokens, as sent-bias reads BERT),
+    ``cls`` (position 0 with special tokens), ``mean`` (every position with special tokens, as
+    bias-bench), ``mean-no-special`` (every position but the special tokens), ``last`` (the last
+    position, a causal LM's summary, as sent-bias reads GPT). A word-vector scorer reads the
+    word itself and ignores it (WEAT asks ``word``).
+    """
+
+    id: str
+    text: str
+    pooling: str = "mean"
+
+
+Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe
 
 
 @dataclass(frozen=True)
@@ -116,11 +139,21 @@ class SentenceAnswer:
     n_tokens: int
 
 
-Answer = PairAnswer | SlotAnswer | SentenceAnswer
+@dataclass(frozen=True)
+class EmbeddingAnswer:
+    """The vector of an :class:`EmbeddingProbe` (last hidden layer, pooled; or a word's vector),
+    and how many tokens it pooled (1 for a word vector)."""
+
+    id: str
+    vector: tuple[float, ...]
+    n_tokens: int
 
 
-Reads = Literal["masked", "sequence"]
-"""What a slot answer's log-probability is (see :class:`ScorerInfo`)."""
+Answer = PairAnswer | SlotAnswer | SentenceAnswer | EmbeddingAnswer
+
+
+Reads = Literal["masked", "sequence", "embedding"]
+"""What a slot answer's log-probability is, or that the scorer answers vectors (see :class:`ScorerInfo`)."""
 MultiToken = Literal["joint", "first-token"]
 """How a masked LM scores a filler of several tokens (see :class:`ScorerInfo`)."""
 MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token")
@@ -171,7 +204,9 @@ class ScorerInfo:
       (a masked LM), already a probability of the filler among the whole vocabulary;
     * ``"sequence"``: the log-likelihood of the whole filled-in sentence (causal and
       seq2seq LMs, and the fake scorer), which compares fillers only once normalised
-      over the candidates of one template.
+      over the candidates of one template;
+    * ``"embedding"``: no likelihoods at all, only vectors for :class:`EmbeddingProbe` s
+      (an encoder's pooled hidden states, static word vectors).
 
     ``kind`` is the scorer's kind as run records write it (``"masked-lm"``,
     ``"causal-lm"``, ``"seq2seq"``, ``"fake"`` for the built-in ones; zh-neutral's config
@@ -192,8 +227,8 @@ class ScorerInfo:
     dtype: str = "float32"
 
     def __post_init__(self) -> None:
-        if self.reads not in ("masked", "sequence"):
-            raise ValueError(f"ScorerInfo.reads must be 'masked' or 'sequence', not {self.reads!r}")
+        if self.reads not in ("masked", "sequence", "embedding"):
+            raise ValueError(f"ScorerInfo.reads must be 'masked', 'sequence' or 'embedding', not {self.reads!r}")
         if self.multi_token is not None and self.multi_token not in MULTI_TOKEN_POLICIES:
             raise ValueError(f"ScorerInfo.multi_token must be one of {', '.join(MULTI_TOKEN_POLICIES)} "
                              f"or None, not {self.multi_token!r}")

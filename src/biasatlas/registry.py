@@ -40,17 +40,22 @@ SCORERS: dict[str, ScorerTarget] = {
     "masked-lm": "biasatlas.scorers.masked_lm:MaskedLMScorer",
     "causal-lm": "biasatlas.scorers.causal_lm:CausalLMScorer",
     "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
+    "encoder": "biasatlas.scorers.encoder:EncoderScorer",
+    "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
     "fake": _fake,
 }
 VARIANTS: dict[str, tuple[str, ...]] = {
     "masked-lm": ("nangia", "modified-tokens", "aul"),
     "causal-lm": ("sentence-ll", "shared-ll"),
     "seq2seq": ("sentence-ll",),
+    "encoder": ("hidden-states",),
+    "word-vectors": ("lookup",),
     "fake": ("hash",),
 }
 #: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
 #: before its model loads, so a benchmark that cannot read them refuses the run first.
-READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence", "fake": "sequence"}
+READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence",
+                           "encoder": "embedding", "word-vectors": "embedding", "fake": "sequence"}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
@@ -115,7 +120,7 @@ def kind_of_architectures(model: str, archs: list[str]) -> str:
 
 
 #: The scorers that load a transformers model by name: their ``model`` must be reachable.
-_HUB_SCORERS = ("masked-lm", "causal-lm", "seq2seq")
+_HUB_SCORERS = ("masked-lm", "causal-lm", "seq2seq", "encoder")
 
 
 def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:

@@ -29,7 +29,7 @@ from functools import partial
 from typing import Any, Literal, TypeVar
 
 from ..errors import UnsupportedProbe, UsageError
-from ..probes import (Answer, ContinuationProbe, PairProbe, Probe, Scored, ScorerInfo,
+from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, PairProbe, Probe, Scored, ScorerInfo,
                       SentenceProbe, SlotProbe)
 
 Progress = Callable[[int], None]
@@ -53,11 +53,13 @@ _UNSUPPORTED = {
     "continuation": ("the {name} scorer does not answer continuation probes "
                      "(conditional likelihoods need a causal or seq2seq LM)"),
     "sentence": "the {name} scorer does not answer sentence probes",
+    "embedding": ("the {name} scorer does not answer embedding probes (vectors need --scorer encoder, "
+                  "or word-vectors for a vectors file)"),
 }
 
 
 def _finite(answer: Answer) -> bool:
-    values = [v for k, v in vars(answer).items() if k.startswith(("score", "logprob"))]
+    values = [v for k, v in vars(answer).items() if k.startswith(("score", "logprob", "vector"))]
     flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
     return all(math.isfinite(x) for x in flat)
 
@@ -129,7 +131,8 @@ class Scorer(abc.ABC):
 
     def _hooks(self) -> tuple[tuple[type, Hook], ...]:
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
-                (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences))
+                (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences),
+                (EmbeddingProbe, self._embeddings))
 
     def _unsupported(self, kind: str) -> UnsupportedProbe:
         return UnsupportedProbe(_UNSUPPORTED[kind].format(name=self.name))
@@ -145,6 +148,9 @@ class Scorer(abc.ABC):
 
     def _sentences(self, probes: list[SentenceProbe], tick: Progress) -> Sequence[Answer]:
         raise self._unsupported("sentence")
+
+    def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress) -> Sequence[Answer]:
+        raise self._unsupported("embedding")
 
     def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
         """The distinct model inputs these probes need (see :meth:`ModelScorer.plan`);
@@ -235,10 +241,14 @@ class ModelScorer(Scorer):
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         raise self._unsupported("sentence")
 
+    def _embedding_jobs(self, probes: list[EmbeddingProbe]) -> Iterator[Job]:
+        raise self._unsupported("embedding")
+
     def _job_builders(self) -> tuple[tuple[type, Callable[[list[Any]], Iterable[Job]]], ...]:
         """Probe kind → its job builder, in the order :meth:`Scorer.score` answers kinds."""
         return ((PairProbe, self._pair_jobs), (SlotProbe, self._slot_jobs),
-                (ContinuationProbe, self._continuation_jobs), (SentenceProbe, self._sentence_jobs))
+                (ContinuationProbe, self._continuation_jobs), (SentenceProbe, self._sentence_jobs),
+                (EmbeddingProbe, self._embedding_jobs))
 
     # -- running ------------------------------------------------------------------------------
     def _hooks(self) -> tuple[tuple[type, Hook], ...]:

@@ -1,0 +1,249 @@
+"""SEAT and WEAT as biasatlas benchmarks (May et al. 2019; Caliskan et al. 2017; METHODS-MORE.md §5).
+
+Each item is one association test (:class:`.data.AssociationTest`); its probes ask one
+:class:`~biasatlas.probes.EmbeddingProbe` per word or sentence of X, Y, A and B, and its score
+is the effect size d, the one-sided permutation p-value (:mod:`.statistic`), a bootstrap
+interval for d, and, across the tests of the run, Holm's adjusted p.
+
+- ``seat`` reads a sentence encoder (``--scorer encoder``): every text pooled as ``pooling``
+  names (recorded; :data:`~biasatlas.probes.POOLINGS`). Default: all 50 tests,
+  ``mean`` pooling (bias-bench's reading).
+- ``weat`` reads static word vectors (``--scorer word-vectors``). Default: WEAT 1–10.
+  A word the vectors lack is out of vocabulary: it is left out of its test, listed in the
+  test's record (``oov``) and counted in the summary, never dropped silently. With
+  ``lowercase=True`` a missing word is looked up lower-cased before it counts as missing
+  (the WEFE ``weat_w2v.txt`` holds the WEAT names lower-cased); the record names each such
+  word (``lowercased``).
+
+When OOV words leave |X| ≠ |Y|, the permutation runs over the partitions of X∪Y into sets of
+the sizes left (the references assume equal sizes and never meet this case).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import MissingInput, UnsupportedProbe, did_you_mean
+from ...hashing import sha256_file
+from ...probes import POOLINGS, Answer, EmbeddingAnswer, EmbeddingProbe, Pooling, Probe, ScorerInfo
+from ...stats import check_resamples, check_seed, holm
+from ..base import BenchmarkResult
+from ..fetch import locate
+from . import statistic
+from .data import FILES, ROLES, WEAT_1_10, AssociationTest, read_test
+
+# 1: first version (Caliskan et al.'s statistic as sent-bias and bias-bench compute it).
+VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Probed:
+    """One word or sentence of a test as asked: its role (``targ1`` …), text, and probe ids
+    (its own, then the lower-cased form's where one is asked)."""
+
+    role: str
+    text: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AssociationBenchmark:
+    """What SEAT and WEAT share; every parameter is recorded in the run's config.
+
+    ``tests``: comma-separated test names (default: the benchmark's own set); ``data_dir``: a
+    folder of SEAT-format ``.jsonl`` files instead of the fetched ones (all of them when
+    ``tests`` is not given). ``n_samples``: the permutation threshold and sample count (exact
+    when the partitions number at most this); ``seed``: the sampled p-values and the
+    bootstrap; ``n_resamples``: bootstrap resamples of d's interval.
+    """
+
+    tests: str | None = None
+    data_dir: Path | None = None
+    n_samples: int = statistic.N_SAMPLES
+    seed: int = 0
+    n_resamples: int = 1000
+    scorer: ScorerInfo | None = None
+    name: str = "seat"
+    VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        check_seed(self.seed)
+        check_resamples(self.n_resamples)
+        if self.n_samples < 2:
+            raise ValueError(f"n_samples must be at least 2, not {self.n_samples}")
+        known = self._available()
+        for name in self._names():
+            if name not in known:
+                raise did_you_mean("test", name, known)
+
+    # -- which tests --------------------------------------------------------------------------
+    @property
+    def pooling_used(self) -> str:
+        return "mean"
+
+    def default_tests(self) -> tuple[str, ...]:
+        return tuple(FILES)
+
+    def _available(self) -> tuple[str, ...]:
+        if self.data_dir is None:
+            return tuple(FILES)
+        if not Path(self.data_dir).is_dir():
+            raise MissingInput("no such folder", path=self.data_dir)
+        return tuple(sorted(p.name.removesuffix(".jsonl") for p in Path(self.data_dir).glob("*.jsonl")))
+
+    def _names(self) -> tuple[str, ...]:
+        if self.tests:
+            return tuple(t.strip() for t in self.tests.split(",") if t.strip())
+        return self._available() if self.data_dir is not None else self.default_tests()
+
+    def path(self, name: str) -> Path:
+        return Path(self.data_dir) / f"{name}.jsonl" if self.data_dir is not None else locate(FILES[name])
+
+    def load(self) -> list[AssociationTest]:
+        return [read_test(self.path(name), name) for name in self._names()]
+
+    # -- probes ---------------------------------------------------------------------------------
+    def asked(self, test: AssociationTest) -> list[Probed]:
+        out = []
+        for role, words in zip(ROLES, test.sets()):
+            for i, text in enumerate(words.examples):
+                out.append(Probed(role, text, self._ids(f"{test.name}:{role}:{i}", text)))
+        return out
+
+    def _ids(self, base: str, text: str) -> tuple[str, ...]:
+        return (base,)
+
+    def probes(self, items: Sequence[AssociationTest]) -> list[Probe]:
+        probes: list[Probe] = []
+        for test in items:
+            for p in self.asked(test):
+                texts = (p.text, p.text.lower())
+                probes += [EmbeddingProbe(pid, text, self.pooling_used) for pid, text in zip(p.ids, texts)]
+        return probes
+
+    # -- scores ---------------------------------------------------------------------------------
+    def score(self, items: Sequence[AssociationTest], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        records = [self._record(test, answers) for test in items]
+        scored = [r for r in records if r["d"] is not None]
+        for r, p in zip(scored, holm([r["p"] for r in scored])):
+            r["p_holm"] = p
+        from .summary import summarise
+
+        skipped = [{"id": r["id"], "reason": r["skip_reason"]} for r in records if r["d"] is None]
+        summary = {**summarise(records), "pooling": self.pooling_used, "n_samples": self.n_samples,
+                   "seed": self.seed}
+        return BenchmarkResult(summary, records, skipped)
+
+    def _vectors(self, test: AssociationTest, answers: Mapping[str, Answer]) -> tuple[dict[str, list[Any]], dict]:
+        """Per role the vectors found; and the OOV and lower-cased words, by role."""
+        found: dict[str, list[Any]] = {role: [] for role in ROLES}
+        oov: dict[str, list[str]] = {role: [] for role in ROLES}
+        lowered: dict[str, list[str]] = {role: [] for role in ROLES}
+        for p in self.asked(test):
+            got = [(i, answers.get(pid)) for i, pid in enumerate(p.ids)]
+            first = next(((i, a) for i, a in got if isinstance(a, EmbeddingAnswer)), None)
+            if first is None:
+                oov[p.role].append(p.text)
+                continue
+            if first[0] > 0:
+                lowered[p.role].append(p.text)
+            found[p.role].append(first[1].vector)
+        return found, {"oov": oov, "lowercased": lowered}
+
+    def _record(self, test: AssociationTest, answers: Mapping[str, Answer]) -> dict[str, Any]:
+        found, words = self._vectors(test, answers)
+        sizes = {role: len(found[role]) for role in ROLES}
+        record: dict[str, Any] = {
+            "id": test.name, "test": test.name, **{f"{r}_category": s.category for r, s in zip(ROLES, test.sets())},
+            **{f"n_{r}": n for r, n in sizes.items()}, "n_oov": sum(len(v) for v in words["oov"].values()),
+            **words, "d": None, "d_low": None, "d_high": None, "p": None, "p_method": None, "p_mc_error": None,
+            "partitions": None, "p_holm": None, "skip_reason": None}
+        if min(sizes.values()) < 1 or sizes["targ1"] + sizes["targ2"] < 3:
+            return record | {"skip_reason": "too few words with a vector in a set"}
+        x, y, a, b = (np.asarray(found[r], dtype=np.float64) for r in ROLES)
+        targets = np.concatenate([x, y])
+        cos_a, cos_b = statistic.cosines(targets, a), statistic.cosines(targets, b)
+        s = cos_a.mean(axis=1) - cos_b.mean(axis=1)
+        d = statistic.effect_size(s[:len(x)], s[len(x):])
+        if d is None:
+            return record | {"skip_reason": "every s(w, A, B) is equal: no effect size"}
+        p = statistic.p_value(s[:len(x)], s[len(x):], n_samples=self.n_samples, seed=self.seed)
+        interval = statistic.bootstrap_interval(cos_a, cos_b, len(x), n_resamples=self.n_resamples, seed=self.seed)
+        return record | {"d": d, "d_low": interval[0] if interval else None,
+                         "d_high": interval[1] if interval else None, "p": p.p, "p_method": p.method,
+                         "p_mc_error": p.mc_error, "partitions": p.partitions}
+
+    # -- the contract's other hooks ------------------------------------------------------------------
+    def bind(self, info: ScorerInfo) -> AssociationBenchmark:
+        """Refuse a scorer that answers no vectors (its kind says so before any load)."""
+        if info.reads != "embedding":
+            raise UnsupportedProbe(f"{self.name} reads vectors (embedding probes); the {info.kind} scorer answers "
+                                   "likelihoods: pass --scorer encoder (any transformers model) or "
+                                   "--scorer word-vectors (a vectors file)")
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        return dict(summary)
+
+    def config(self) -> dict[str, Any]:
+        names = self._names()
+        import hashlib
+
+        digests = {name: sha256_file(self.path(name)) for name in names}
+        return {"benchmark": self.name, "version": self.VERSION, "tests": list(names),
+                "data": str(self.data_dir) if self.data_dir is not None else "bias-bench data/seat",
+                # one digest over the tests' names and file digests: the run's data in one field
+                "data_sha256": hashlib.sha256("\n".join(f"{k} {v}" for k, v in digests.items()).encode()).hexdigest(),
+                "pooling": self.pooling_used, "n_samples": self.n_samples, "seed": self.seed,
+                "n_resamples": self.n_resamples, **self._extra_config()}
+
+    def _extra_config(self) -> dict[str, Any]:
+        return {}
+
+    def table(self, summary: Mapping[str, Any]) -> Any:
+        from .view import terminal
+
+        return terminal(summary)
+
+
+@dataclass(frozen=True)
+class Seat(AssociationBenchmark):
+    """SEAT (May et al. 2019): every text pooled as ``pooling`` by the encoder scorer."""
+
+    pooling: Pooling = "mean"
+    name: str = "seat"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.pooling not in POOLINGS:
+            raise did_you_mean("pooling", str(self.pooling), POOLINGS)
+
+    @property
+    def pooling_used(self) -> str:
+        return self.pooling
+
+
+@dataclass(frozen=True)
+class Weat(AssociationBenchmark):
+    """WEAT (Caliskan et al. 2017) on static word vectors: WEAT 1–10 by default."""
+
+    lowercase: bool = False
+    name: str = "weat"
+
+    def default_tests(self) -> tuple[str, ...]:
+        return WEAT_1_10
+
+    @property
+    def pooling_used(self) -> str:
+        return "word"  # a word-vector scorer reads the word itself
+
+    def _ids(self, base: str, text: str) -> tuple[str, ...]:
+        return (base, base + ":lower") if self.lowercase and text.lower() != text else (base,)
+
+    def _extra_config(self) -> dict[str, Any]:
+        return {"lowercase": self.lowercase}

@@ -1,0 +1,119 @@
+"""The ``word-vectors`` scorer: static word vectors from a file, for WEAT (Caliskan et al. 2017).
+
+``model`` is a vectors file in one of the formats the WEAT literature uses:
+
+- word2vec text (``.txt``/``.vec``): a first line ``<words> <dimensions>``, then one word and
+  its numbers per line (the GoogleNews vectors of ``data/weat/weat_w2v.txt``);
+- GloVe text: the same lines without the header (told apart by the first line's field count);
+- word2vec binary (``.bin``): the header line, then each word, a space and ``dimensions``
+  little-endian float32 values (Mikolov et al.'s ``word2vec.c`` format).
+
+An :class:`~biasatlas.probes.EmbeddingProbe`'s ``text`` is looked up exactly as written
+(case matters: GoogleNews holds ``Amy`` and ``amy`` apart); a word the file lacks is left
+unanswered with the reason ``out of vocabulary``, which the run records as a skip, so a
+benchmark reports it rather than dropping it. The file is read once per call and only the
+asked words are kept, so a 3.6 GB GoogleNews binary never sits in memory whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from ..errors import DataError, MissingInput, UnsupportedProbe
+from ..hashing import sha256_file
+from ..probes import EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
+from .base import Progress, Scorer
+
+OOV = "out of vocabulary"
+
+
+class WordVectorScorer(Scorer):
+    """Exact lookup in a vectors file (module docstring); the pooling of a probe is not read."""
+
+    name = "word-vectors"
+
+    def __init__(self, model: str, *, variant: str = "lookup", **_: Any) -> None:
+        if variant != "lookup":
+            raise UnsupportedProbe(f"word-vectors variant {variant!r} unknown; it has one: lookup")
+        self.variant, self.path = variant, Path(model).expanduser()
+        if not self.path.is_file():
+            raise MissingInput("no such vectors file", path=self.path)
+        self.binary = self.path.suffix == ".bin"
+        self._read: tuple[frozenset[str], dict[str, tuple[float, ...]]] = (frozenset(), {})
+
+    @property
+    def info(self) -> ScorerInfo:
+        return ScorerInfo(kind=self.name, reads="embedding")
+
+    def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
+        """The words the file lacks, each with :data:`OOV`: one read of the file finds them (and
+        keeps the vectors of the rest for :meth:`_embeddings`, the same call's next step)."""
+        words = {p.text for p in probes if isinstance(p, EmbeddingProbe)}
+        self._read = (frozenset(words), dict(_words(self.path, words, self.binary)))
+        return {p.id: OOV for p in probes if isinstance(p, EmbeddingProbe) and p.text not in self._read[1]}
+
+    def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress) -> list[EmbeddingAnswer]:
+        words = {p.text for p in probes}
+        found = self._read[1] if words <= self._read[0] else dict(_words(self.path, words, self.binary))
+        missing = [p.text for p in probes if p.text not in found]
+        if missing:
+            raise UnsupportedProbe(f"{missing[0]!r}: {OOV}")
+        tick(len(probes))
+        return [EmbeddingAnswer(p.id, found[p.text], 1) for p in probes]
+
+    def describe(self) -> dict[str, Any]:
+        return {"scorer": self.name, "variant": self.variant, "model": str(self.path),
+                "format": "word2vec-binary" if self.binary else "text", "file_sha256": sha256_file(self.path)}
+
+
+def _words(path: Path, wanted: set[str], binary: bool) -> Iterator[tuple[str, tuple[float, ...]]]:
+    with path.open("rb") as handle:
+        yield from (_binary(handle, path, wanted) if binary else _text(handle, path, wanted))
+
+
+def _text(handle: BinaryIO, path: Path, wanted: set[str]) -> Iterator[tuple[str, tuple[float, ...]]]:
+    """word2vec text (header ``N D``) or GloVe (no header): one word and its numbers per line."""
+    width: int | None = None
+    for number, raw in enumerate(handle, start=1):
+        # \r\n line ends too (the WEFE copy of the GoogleNews words has them) and a trailing space
+        fields = raw.decode("utf-8", errors="replace").rstrip("\r\n").rstrip(" ").split(" ")
+        if number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields):
+            width = int(fields[1])
+            continue
+        width = width or len(fields) - 1
+        if len(fields) != width + 1:
+            raise DataError(f"{len(fields) - 1} numbers after the word, expected {width}", path=path, line=number)
+        if fields[0] in wanted:
+            yield fields[0], _floats(fields[1:], path, number)
+
+
+def _floats(fields: list[str], path: Path, number: int) -> tuple[float, ...]:
+    try:
+        return tuple(float(f) for f in fields)
+    except ValueError as exc:
+        raise DataError(f"not a number ({exc})", path=path, line=number) from exc
+
+
+def _binary(handle: BinaryIO, path: Path, wanted: set[str]) -> Iterator[tuple[str, tuple[float, ...]]]:
+    """word2vec binary: ``N D\\n``, then per word its bytes, a space, D float32 values."""
+    import numpy as np
+
+    header = handle.readline().split()
+    if len(header) != 2 or not all(h.isdigit() for h in header):
+        raise DataError("a word2vec binary file starts with '<words> <dimensions>'", path=path, line=1)
+    count, width = int(header[0]), int(header[1])
+    for index in range(count):
+        word = bytearray()
+        while (byte := handle.read(1)) != b" ":
+            if not byte:
+                raise DataError(f"ends inside word {index + 1} of {count}", path=path)
+            if byte != b"\n":  # word2vec.c ends each vector with a newline, read as the next word's start
+                word += byte
+        values = handle.read(4 * width)
+        if len(values) != 4 * width:
+            raise DataError(f"ends inside the vector of word {index + 1} of {count}", path=path)
+        text = word.decode("utf-8", errors="replace")
+        if text in wanted:
+            yield text, tuple(float(v) for v in np.frombuffer(values, dtype="<f4"))
