@@ -13,6 +13,7 @@ import pytest
 
 from biasatlas.cli import main
 from biasatlas.cli.run import build_command
+from biasatlas.registry import BENCHMARKS
 
 #: Python's own type words, as typer would print them in a placeholder.
 PYTHON_TYPES = re.compile(r"<[^>]*\b(str|int|float|bool|list|Path|tuple)\b[^>]*>")
@@ -28,8 +29,7 @@ def _help(*words: str) -> str:
 
 
 @pytest.mark.parametrize("words", [(), ("report",), ("compare",), ("suite",), ("mine",), ("zh-analyze",),
-                                   ("run", "census"), ("run", "crows-pairs"), ("run", "zh-neutral"),
-                                   ("run", "stereoset")])
+                                   *(("run", name) for name in BENCHMARKS)])
 def test_no_placeholder_names_a_python_type(words):
     text = _help(*words)
     assert "--help" in text
