@@ -76,6 +76,16 @@ def test_test_split_reads_compressed(tmp_path: Path) -> None:
     assert len(data.terms(examples)) == 242
 
 
+def test_split_test_finds_the_shared_compressed_copy(monkeypatch) -> None:
+    # `--split test` under BIASATLAS_DATA_DIR: the shared tree holds test.json.gz, not test.json
+    from biasatlas.benchmarks.stereoset import StereoSet
+
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(FOLDER.parent))
+    examples = StereoSet(split="test", limit=3).load()
+    assert len(examples) == 6  # the first 3 of each task
+    assert StereoSet(split="test").path().name == "test.json.gz"
+
+
 def _write(tmp_path: Path, examples: list[dict]) -> Path:
     path = tmp_path / "split.json"
     path.write_text(json.dumps({"version": "x", "data": {"intrasentence": examples, "intersentence": []}}, indent=2))

@@ -26,13 +26,19 @@ class DataFile:
     sha256: str
 
 
-def locate(spec: DataFile) -> Path:
-    """A local path holding ``spec``'s bytes, downloading and verifying it if needed."""
+def locate(spec: DataFile, *, gzip_ok: bool = False) -> Path:
+    """A local path holding ``spec``'s bytes, downloading and verifying it if needed.
+
+    ``gzip_ok``: the caller's reader also reads gzip, so a ``name.gz`` under
+    ``$BIASATLAS_DATA_DIR`` serves when the plain name is not there (the shared copy of
+    StereoSet's test split is ``test.json.gz``); the plain name is always looked for first.
+    """
     data_dir = os.environ.get("BIASATLAS_DATA_DIR")
     if data_dir:
-        found = sorted(Path(data_dir).rglob(spec.name))
-        if found:
-            return found[0]
+        for name in (spec.name, spec.name + ".gz") if gzip_ok else (spec.name,):
+            found = sorted(Path(data_dir).rglob(name))
+            if found:
+                return found[0]
     cached = cache_dir() / "data" / spec.sha256[:12] / spec.name
     if cached.is_file():
         return cached

@@ -109,7 +109,7 @@ class StereoSet:
             if not Path(self.data).is_file():
                 raise MissingInput("no such file", path=self.data)
             return Path(self.data)
-        return locate(SPLITS[self.split])
+        return locate(SPLITS[self.split], gzip_ok=True)  # the reader reads gzip (the shared test copy)
 
     def load(self) -> list[Example]:
         """The examples in use: per task the first ``limit``, then ``sample`` drawn with the seed."""
