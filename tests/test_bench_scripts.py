@@ -303,3 +303,23 @@ def test_gpu_script_runs_in_smoke_mode(bare_python, shared_data):
     assert measured == pytest.approx([crows["bfloat16"][1], crows["bfloat16"][2], crows["float32"][2],
                                       gemma["bfloat16", "census"], total_seconds, total_fraction], abs=0.051)
     assert "gpu.sh: all benchmarks done" in text
+
+
+@pytest.mark.slow
+def test_stereoset_bench_runs_in_smoke_mode(shared_data):
+    """bench/bench_stereoset.py on the packaged SmolLM2, 2 examples per task: its reference and
+    ours agree per sentence (it exits naming the sentence if token counts differ), and the line
+    it prints is the ratio of the two timings it printed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run([sys.executable, str(BENCH / "bench_stereoset.py"), "--smoke", "--threads", "1",
+                          "--data", str(shared_data / "stereoset" / "dev.json")],
+                         env=env, capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert out.returncode == 0, (out.stdout[-2000:], out.stderr[-2000:])
+    ((ours,),) = _floats(r"ours +[\d.]+ sentences/s \(([\d.]+) s\)", out.stdout)
+    ((theirs,),) = _floats(r"reference +[\d.]+ sentences/s \(([\d.]+) s\)", out.stdout)
+    ((ratio, worst),) = _floats(r"ratio +([\d.]+)x; largest \|Δ mean token log-probability\| ([\d.e+-]+)",
+                                out.stdout)
+    assert "(12 sentences)" in out.stdout  # 2 intrasentence + 2 intersentence examples × 3 candidates
+    # the seconds are printed to one decimal: the ratio lies within what their rounding allows
+    assert (theirs - 0.05) / (ours + 0.05) - 0.01 <= ratio <= (theirs + 0.05) / max(ours - 0.05, 1e-3) + 0.01
+    assert worst < 1e-4
