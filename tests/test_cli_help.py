@@ -29,6 +29,7 @@ def _help(*words: str) -> str:
 
 
 @pytest.mark.parametrize("words", [(), ("report",), ("compare",), ("suite",), ("mine",), ("zh-analyze",),
+                                   ("lint",), ("lint", "crows-pairs"), ("lint", "stereoset"),
                                    *(("run", name) for name in BENCHMARKS)])
 def test_no_placeholder_names_a_python_type(words):
     text = _help(*words)

@@ -23,6 +23,7 @@ from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
 from ..errors import UsageError
+from ..lint import LintItem
 from ..probes import Answer, Probe, ScorerInfo
 from ..stats import check_seed
 
@@ -222,6 +223,8 @@ class BenchmarkSpec:
     prints before scoring: a run that sets none of them is told it got the default data.
     ``label_keys`` are the summary's settings that follow the model in a run's label in
     reports (CrowS-Pairs: ``variant``), where they are what sets two runs of one model apart.
+    ``lint_items(benchmark)`` gives its loaded items as :mod:`biasatlas.lint` reads them (pairs
+    or choices, with their lines), for ``biasatlas lint``; ``None``: the benchmark has no lint.
     """
 
     name: str
@@ -236,6 +239,7 @@ class BenchmarkSpec:
     language: Callable[[Any], str | None] = _unknown_language
     data_options: tuple[str, ...] = ()
     label_keys: tuple[str, ...] = ()
+    lint_items: Callable[[Any], list[LintItem]] | None = None
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its

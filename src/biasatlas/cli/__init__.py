@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from ..errors import BiasAtlasError
+from .lint import LintGroup
 from .mine import mine_command
 from .options import PACKAGED_NOTES
 from .report import compare_command, report_command
@@ -29,6 +30,9 @@ app = typer.Typer(help="Measure social bias in language models, exactly as the p
                   no_args_is_help=True, pretty_exceptions_enable=False)
 run_app = typer.Typer(cls=RunGroup, help="Run a benchmark on a model and write a run folder.", no_args_is_help=True)
 app.add_typer(run_app, name="run")
+lint_app = typer.Typer(cls=LintGroup, help="Per-item findings on a benchmark's data (findings are not errors).",
+                       no_args_is_help=True)
+app.add_typer(lint_app, name="lint")
 app.command("report")(report_command)
 app.command("compare")(compare_command)
 app.command("suite")(suite_command)

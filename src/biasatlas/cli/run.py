@@ -44,29 +44,31 @@ class RunGroup(TyperGroup):
 
 
 class _Commands(Mapping[str, Any]):
-    """Benchmark name → its command, built when first asked for (names from the registry)."""
+    """Benchmark name → its command, built by ``build(name)`` when first asked for (names from
+    the registry; with ``lints``, only the benchmarks whose spec can lint its data)."""
 
-    def __init__(self) -> None:
+    def __init__(self, build: Any = None, *, lints: bool = False) -> None:
         self._built: dict[str, Any] = {}
+        self._build = build or build_command
+        self._lints = lints
+
+    def _names(self) -> list[str]:
+        from ..registry import BENCHMARKS, benchmark_spec
+
+        return [n for n in BENCHMARKS if not self._lints or benchmark_spec(n).lint_items is not None]
 
     def __getitem__(self, name: str) -> Any:
-        from ..registry import BENCHMARKS
-
-        if name not in BENCHMARKS:
+        if name not in self._names():
             raise KeyError(name)
         if name not in self._built:
-            self._built[name] = build_command(name)
+            self._built[name] = self._build(name)
         return self._built[name]
 
     def __iter__(self) -> Iterator[str]:
-        from ..registry import BENCHMARKS
-
-        return iter(list(BENCHMARKS))
+        return iter(self._names())
 
     def __len__(self) -> int:
-        from ..registry import BENCHMARKS
-
-        return len(BENCHMARKS)
+        return len(self._names())
 
 
 def build_command(name: str) -> Any:
@@ -75,10 +77,8 @@ def build_command(name: str) -> Any:
     from ..request import EngineOptions, ModelOptions, benchmark_options
 
     spec = benchmark_spec(name)
-    hints = typing.get_type_hints(spec.factory)
     options = benchmark_options(spec.factory)
-    parameters = [*(_benchmark_parameter(option, hints.get(option, str), p.default, spec.flag(option))
-                    for option, p in options.items()),
+    parameters = [*benchmark_parameters(spec),
                   *(_record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
                   *(_record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
                   *(_parameter(option, annotation, default, RUN_PANEL) for option, annotation, default in RUN_FLAGS)]
@@ -96,6 +96,22 @@ def build_command(name: str) -> Any:
     return built
 
 
+def benchmark_parameters(spec: Any) -> list[inspect.Parameter]:
+    """The flags of a benchmark factory's options (shared by ``run NAME`` and ``lint NAME``)."""
+    from ..request import benchmark_options
+
+    hints = typing.get_type_hints(spec.factory)
+    return [_benchmark_parameter(option, hints.get(option, str), p.default, spec.flag(option))
+            for option, p in benchmark_options(spec.factory).items()]
+
+
+def benchmark_values(spec: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """The factory's options from a command's values (each taken out of ``values``)."""
+    from ..request import benchmark_options
+
+    return {option: _from_flag(values.pop(option), spec.flag(option)) for option in benchmark_options(spec.factory)}
+
+
 def plain_placeholders(command: Any) -> None:
     """Give every option of ``command`` (and of its subcommands, but not the lazily built run
     commands, which call this themselves) a placeholder that names what to type: ``<N>`` for a
@@ -107,7 +123,7 @@ def plain_placeholders(command: Any) -> None:
             setattr(param, "display_type_rich", lambda ctx: None)  # noqa: B010 (an instance's own, not the class's)
         elif param is not None and param.metavar is None:
             param.metavar = _placeholder(param)
-    if isinstance(command, TyperGroup) and not isinstance(command, RunGroup):
+    if isinstance(command, TyperGroup) and not isinstance(command.commands, _Commands):
         for sub in command.commands.values():
             plain_placeholders(sub)
 
@@ -145,7 +161,7 @@ def _run(spec: Any, options: Mapping[str, Any], values: dict[str, Any]) -> None:
     """The request the command line asked for, run through :func:`.options.execute`."""
     from ..request import EngineOptions, ModelOptions, RunRequest
 
-    bench = {option: _from_flag(values.pop(option), spec.flag(option)) for option in options}
+    bench = benchmark_values(spec, values)
     model = ModelOptions(**{f.name: values.pop(f.name) for f in fields(ModelOptions)})
     engine = EngineOptions(**{f.name: values.pop(f.name) for f in fields(EngineOptions)})
     execute(RunRequest(spec.name, bench, model, engine), values["out"], no_cache=values["no_cache"],

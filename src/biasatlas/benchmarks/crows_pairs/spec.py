@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
 from .benchmark import DATASETS, CrowsPairs
 from .summary import COLUMNS, CrowsRunSummary
@@ -13,13 +14,18 @@ DATASET_LANGUAGES = {"en": "English", "en-revised": "English", "en-revised+210":
                      "fr+210": "French"}
 
 
+def lint_items(bench: CrowsPairs) -> list[LintItem]:
+    """Each pair in use as stored (no lower-casing: the lint reads the file), with its line."""
+    return [LintItem(p.id, p.line, {"sent_more": p.sent_more, "sent_less": p.sent_less}) for p in bench.load()]
+
+
 def language(bench: CrowsPairs) -> str | None:
     """The shipped dataset's language; None for a file of the user's (``data``)."""
     return DATASET_LANGUAGES.get(str(bench.dataset)) if bench.data is None else None
 
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
-                     label_keys=("variant",),
+                     label_keys=("variant",), lint_items=lint_items,
                      pairing_keys=(("bias_types", "bias types"), ("columns", "column mapping"),
                                    ("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
 from .benchmark import StereoSet
 from .summary import COLUMNS, StereoSetRunSummary
 from .view import VIEW
 
+def lint_items(bench: StereoSet) -> list[LintItem]:
+    """Intrasentence examples as pairs (the stereotype against the anti-stereotype: they should
+    differ in the word that fills the blank only), intersentence ones as three choices."""
+    out = []
+    for example in bench.load():
+        if example.task == "intrasentence":
+            texts = {label: example.by_label(label).sentence for label in ("stereotype", "anti-stereotype")}
+            out.append(LintItem(example.id, None, texts))
+        else:
+            out.append(LintItem(example.id, None, {c.gold_label: c.sentence for c in example.candidates}, "choice"))
+    return out
+
+
 SPEC = BenchmarkSpec(name="stereoset", factory=StereoSet, summary_type=StereoSetRunSummary, columns=COLUMNS, view=VIEW,
-                     pairing_keys=(("length", "length"),), label_keys=("reading",),
+                     pairing_keys=(("length", "length"),), label_keys=("reading",), lint_items=lint_items,
                      description="StereoSet (Nadeem, Bethke & Reddy 2021): SS, LMS and ICAT.",
                      flags={"split": Flag("Split: dev (public) or test (gold labels, bias-bench's copy); "
                                           "ignored with --data."),

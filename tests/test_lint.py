@@ -1,0 +1,99 @@
+"""biasatlas lint: each rule on planted items (fires on the flaw it names, never on a clean
+item), the edit arithmetic worked by hand, the counts the issue measured on the shared CrowS-Pairs
+data with no model, and the command (exit 0, the JSONL of findings, file lines)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from biasatlas.cli import app
+from biasatlas.lint import RULES, LintItem, counts, edit, flagged, lint
+
+
+def _pair(id_: str, a: str, b: str, line: int = 2) -> LintItem:
+    return LintItem(id_, line, {"sent_more": a, "sent_less": b})
+
+
+@pytest.mark.parametrize(("a", "b", "spans", "tokens"), [
+    ("The man is tall.", "The woman is tall.", 1, 1),  # man → woman
+    ("He ran home fast.", "She walked home slowly.", 2, 3),  # he ran → she walked (2), fast → slowly (1)
+    ("Poor people steal.", "Rich people steal!", 2, 2),  # poor → rich, . → !
+    ("Women can't drive", "women can't drive", 0, 0),  # case is no edit
+    ("A B", "A B C D E", 1, 3),  # one inserted span of three tokens
+])
+def test_edit_counts_spans_and_tokens(a, b, spans, tokens):
+    assert edit(a, b) == (spans, tokens)
+
+
+def test_each_rule_fires_on_its_flaw_and_nothing_fires_on_a_clean_pair():
+    items = [_pair("clean", "The man is tall.", "The woman is tall."),
+             _pair("same", "Old people are slow.", "Old people are slow."),
+             _pair("two-spans", "He ran home fast.", "She ran home slowly."),
+             _pair("many", "The rich man bought a car.", "The poor old woman sold her old car."),  # 1 span, 6
+             _pair("bracket", "He (the boss left.", "She (the boss left."),
+             _pair("quote", 'He said "no.', 'She said "no.'),
+             _pair("fffd", "He is caf\ufffd.", "She is caf\ufffd."),
+             _pair("mojibake", "He is cafÃ©.", "She is cafÃ©."),
+             _pair("control", "He is\x07 here.", "She is\x07 here."),
+             _pair("again", "The man is  tall.", "The woman is tall.")]  # the clean pair, spaced otherwise
+    found = lint(items)
+    rules = {(f.id, f.rule) for f in found}
+    assert not any(i == "clean" for i, _ in rules)
+    assert rules == {("same", "identical"), ("two-spans", "edit-spans"), ("many", "edit-tokens"),
+                     ("bracket", "brackets"), ("quote", "brackets"),
+                     ("fffd", "encoding"), ("mojibake", "encoding"), ("control", "encoding"),
+                     ("again", "duplicate")}
+    dup = next(f for f in found if f.rule == "duplicate")
+    assert dup.detail == "the same texts as item clean" and dup.line == 2
+    assert next(f for f in found if f.id == "control").detail == "control character U+0007"
+    assert counts(found) == {"identical": 1, "edit-spans": 1, "edit-tokens": 1, "brackets": 2, "encoding": 3,
+                             "duplicate": 1}
+    assert list(counts(found)) == list(RULES) and len(flagged(found)) == 9
+
+
+def test_max_tokens_is_the_bound_and_choices_have_no_edit_rules():
+    many = _pair("many", "A B", "A B C D E")  # 3 tokens changed
+    assert [f.rule for f in lint([many], max_tokens=3)] == []
+    assert [f.rule for f in lint([many], max_tokens=2)] == ["edit-tokens"]
+    choice = LintItem("q", None, {"a": "Yes.", "b": "No, not at all, never.", "c": "Yes."}, "choice")
+    assert [(f.rule, f.field) for f in lint([choice])] == [("identical", "c")]
+
+
+@pytest.mark.parametrize(("dataset", "expected"), [
+    # measured for the issue on the shared data with no model: spans > 1, tokens > 3, identical
+    ("en", (239, 73, 0)), ("en-revised", (204, 51, 0)), ("fr+210", (None, None, 3))])
+def test_crows_pairs_counts_are_the_issues(dataset, expected, monkeypatch, shared_data):
+    from biasatlas.benchmarks.crows_pairs import CrowsPairs
+    from biasatlas.benchmarks.crows_pairs.spec import lint_items
+
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    got = counts(lint(lint_items(CrowsPairs(dataset=dataset))))
+    for rule, want in zip(("edit-spans", "edit-tokens", "identical"), expected):
+        if want is not None:
+            assert got[rule] == want, rule
+
+
+def test_the_command_prints_counts_writes_findings_and_exits_0(tmp_path, monkeypatch):
+    data = tmp_path / "pairs.csv"
+    data.write_text("sent_more,sent_less,stereo_antistereo,bias_type\n"
+                    "The man is tall.,The woman is tall.,stereo,gender\n"
+                    "Old people are slow.,Old people are slow.,stereo,age\n", encoding="utf-8")
+    out = tmp_path / "findings.jsonl"
+    done = CliRunner().invoke(app, ["lint", "crows-pairs", "--data", str(data), "--out", str(out)],
+                              env={"COLUMNS": "120"})
+    assert done.exit_code == 0, done.output
+    assert "crows-pairs lint: 1 of 2 items with a finding" in done.output
+    (finding,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert finding["rule"] == "identical" and finding["line"] == 3 and finding["field"] == "sent_less"
+
+
+def test_lint_lists_only_benchmarks_that_can_lint():
+    from biasatlas.registry import BENCHMARKS, benchmark_spec
+
+    done = CliRunner().invoke(app, ["lint", "--help"], env={"COLUMNS": "200"})
+    assert done.exit_code == 0
+    for name in BENCHMARKS:
+        assert (f" {name} " in done.output) == (benchmark_spec(name).lint_items is not None), name
