@@ -284,7 +284,7 @@ def test_readme_commands_are_all_covered():
     """Every README command is one the test knows how to run (the fast half of the test above)."""
     commands = bash_commands(section(README.read_text(encoding="utf-8"), "## Using it"))
     for words in commands:
-        assert words[1] in ("list", "run", "mine", "report", "compare", "suite"), words
+        assert words[1] in ("list", "run", "lint", "mine", "report", "compare", "suite"), words
         if words[1] == "run":
             assert words[2] in LIMIT
             if "--model" in words:
