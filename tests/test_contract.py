@@ -13,6 +13,7 @@ import pytest
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.stereoset import StereoSet
+from biasatlas.benchmarks.winobias import WinoBias
 from biasatlas.benchmarks.winogender import Winogender
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas import registry
@@ -26,6 +27,7 @@ KEYS = {
                "n_forward_passes", "intervals"},
     "zh-neutral": {"bias_score", "leaning", "n", "by_pair", "intervals"},
     "stereoset": {"n", "lms", "ss", "icat", "tasks", "intervals", "reading"},
+    "winobias": {"n", "pro_pct", "diff", "sets", "by_majority", "occupations", "intervals", "reading"},
     "winogender": {"n_contexts", "female_pct", "pearson", "spearman", "by_referent", "gotcha", "intervals", "reading"},
 }
 
@@ -38,6 +40,8 @@ def _benchmark(name: str, shared_data):
         return Census(country="no", sample=2, n_resamples=50)
     if name == "stereoset":
         return StereoSet(data=shared_data / "stereoset/dev.json", limit=3, n_resamples=50)
+    if name == "winobias":
+        return WinoBias(data=shared_data / "winobias", limit=3, n_resamples=50)
     if name == "winogender":
         return Winogender(data=shared_data / "winogender", limit=4, n_resamples=50)
     return ZhNeutral(limit=8, n_resamples=50)
