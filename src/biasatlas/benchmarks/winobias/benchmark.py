@@ -16,6 +16,7 @@ minimal pairs and are excluded in both readings, as recorded skips.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -151,9 +152,10 @@ class WinoBias:
 
     def config(self) -> dict[str, Any]:
         paths = self.paths()
+        files = {name: sha256_file(path) for name, path in paths.items()}
         return {"benchmark": self.name, "version": self.VERSION, "types": self.types, "split": self.split,
                 "data": str(next(iter(paths.values())).parent),
-                "data_sha256": {name: sha256_file(path) for name, path in paths.items()},
+                "data_sha256": _combined(files), "file_sha256": files,
                 "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
                 "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
 
@@ -161,6 +163,13 @@ class WinoBias:
         from .view import VIEW
 
         return VIEW.terminal(summary)
+
+
+def _combined(files: Mapping[str, str]) -> str:
+    """One digest of the files in use (sha256 of their ``name sha256`` lines, sorted): the run
+    folder's ``data_sha256``, which pairs two runs only when they read the same bytes."""
+    lines = "".join(f"{name} {digest}\n" for name, digest in sorted(files.items()))
+    return hashlib.sha256(lines.encode()).hexdigest()
 
 
 def _record(s: PairScore) -> dict[str, Any]:

@@ -135,7 +135,9 @@ class Winogender:
     def config(self) -> dict[str, Any]:
         paths = self.paths()
         return {"benchmark": self.name, "version": self.VERSION, "data": str(paths["sentences"].parent),
-                **{f"{role}_sha256": sha256_file(path) for role, path in paths.items()},
+                # the sentences' digest is the one that pairs runs; the other two files are recorded beside it
+                "data_sha256": sha256_file(paths["sentences"]),
+                **{f"{role}_sha256": sha256_file(paths[role]) for role in ("templates", "occupations")},
                 "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
                 "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
 

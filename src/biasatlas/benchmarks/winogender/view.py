@@ -36,6 +36,9 @@ _CAPTION = ("Female share of a context = P(female pronoun) / (P(female) + P(male
             "2018, Table 1's comparison). Intervals: 95% bootstrap resampling occupations; Fisher's z for r.")
 
 
+_OWN = "pronoun→occupation"  # the gotchas whose pronoun refers to the occupation
+
+
 def _summary(run: RunView) -> WinogenderRunSummary:
     return run.typed(WinogenderRunSummary)
 
@@ -59,7 +62,7 @@ def tables(run: RunView) -> list[Table]:
     return [Table("Winogender: model female share against BLS", ("set", *_COLUMNS), tuple(rows),
                   _CAPTION + f" Reading: {s.reading or '–'}; ties (equal log-probabilities): {s.n_ties}."),
             Table("Winogender gotchas (pronoun against the occupation's BLS majority for its referent)",
-                  ("gotcha gender", "contexts", "% preferring the gotcha pronoun", "95% CI"), gotcha,
+                  ("contexts (gotcha gender or referent)", "n", "% preferring the gotcha pronoun", "95% CI"), gotcha,
                   "A context is a gotcha for one gender (Rudinger et al. §4); ties count one half, so a "
                   "gender-symmetric model gives 50. A model following the occupation's BLS majority scores "
                   "below 50 where the pronoun refers to the occupation and above 50 where it refers to the "
@@ -70,11 +73,11 @@ def tables(run: RunView) -> list[Table]:
 
 def metrics(run: RunView) -> list[Metric]:
     s = _summary(run)
-    o, g = s.overall, s.gotcha.get("all")
+    o = s.overall
     out = [Metric(k, getattr(o, k), *o.interval(k), n=o.n_occupations, label=label)
            for k, label in (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("female_pct", "female %"))]
-    if g is not None:
-        out.append(Metric("gotcha_pct", g.gotcha_pct, *(g.interval or (None, None)), n=g.n, label="gotcha %"))
+    for key, g in s.gotcha.items():
+        out.append(Metric(f"gotcha:{key}", g.gotcha_pct, *(g.interval or (None, None)), n=g.n, label=f"gotcha % {key}"))
     return out
 
 
@@ -82,14 +85,15 @@ def leaderboard(runs: Sequence[RunView]) -> Table:
     rows = []
     for r in runs:
         s = _summary(r)
-        o, g = s.overall, s.gotcha.get("all")
+        o, g = s.overall, s.gotcha.get(_OWN)
         rows.append((r, (r.label, s.reading, o.n_contexts, o.pearson, CI(*o.interval("pearson"), digits=3),
                          o.spearman, CI(*o.interval("spearman"), digits=3), o.female_pct,
                          g.gotcha_pct if g else None)))
     return leaderboard_table("Winogender", ("model", "reading", "contexts", "Pearson r", "95% CI", "Spearman ρ",
-                                            "95% CI", "female %", "gotcha %"), rows, runs,
-                             "r, ρ: the model's per-occupation female share against BLS % female. Gotcha %: "
-                             "contexts preferring the pronoun against the occupation's majority (50 = no effect).")
+                                            "95% CI", "female %", "gotcha % (pronoun → occupation)"), rows, runs,
+                             "r, ρ: the model's per-occupation female share against BLS % female. Gotcha %: the "
+                             "contexts whose pronoun refers to the occupation where the model prefers the pronoun "
+                             "against the occupation's BLS majority (50 = no effect; below 50 follows the majority).")
 
 
 def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
