@@ -25,9 +25,9 @@ from typing import Any, Literal
 from ...errors import MissingInput, did_you_mean
 from ...hashing import sha256_file
 from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
-from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, check_subset, draw_sample
+from ..base import BenchmarkResult, draw_sample
 from ..fetch import locate
+from ..winogender.benchmark import check_counts, reading_of
 from .analysis import PairScore
 from .data import FILES, SPLITS, TYPES, Pair, pair_files, read_all
 
@@ -59,19 +59,15 @@ class WinoBias:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
-        for field, count in (("limit", self.limit), ("sample", self.sample)):
-            if count is not None and count < 1:
-                raise ValueError(f"{field} must be a positive number of pairs, not {count}")
         for field, value, known in (("types", self.types, (*TYPES, "both")), ("split", self.split, (*SPLITS, "both"))):
             if value not in known:
                 raise did_you_mean(field, str(value), known)
-        check_subset(self.limit, self.sample)
-        check_seed(self.seed)
-        check_resamples(self.n_resamples)
+        check_counts(self.limit, self.sample, self.seed, self.n_resamples, "pairs")
 
     @property
     def reading(self) -> str:
-        return "masked-pronoun" if self.scorer is not None and self.scorer.reads == "masked" else "sentence-likelihood"
+        """``masked-pronoun`` or ``sentence-likelihood`` (module docstring), as Winogender names them."""
+        return reading_of(self.scorer)
 
     @property
     def sets(self) -> list[tuple[str, str]]:

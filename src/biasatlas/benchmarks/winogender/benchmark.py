@@ -35,6 +35,22 @@ VERSION = "1"
 _NEUTRAL = ".neutral"  # suffix of the masked reading's own probe for a neutral context that differs
 
 
+def check_counts(limit: int | None, sample: int | None, seed: int, n_resamples: int, unit: str) -> None:
+    """Refuse a ``limit``/``sample`` below 1 (counting ``unit``), both at once, and a bad seed or resample count."""
+    for field, count in (("limit", limit), ("sample", sample)):
+        if count is not None and count < 1:
+            raise ValueError(f"{field} must be a positive number of {unit}, not {count}")
+    check_subset(limit, sample)
+    check_seed(seed)
+    check_resamples(n_resamples)
+
+
+def reading_of(scorer: ScorerInfo | None) -> str:
+    """The reading a bound scorer gets (WinoBias names the same two): ``masked-pronoun`` for a masked
+    reader, else ``sentence-likelihood`` (also while none is bound: the sequence readers' probes)."""
+    return "masked-pronoun" if scorer is not None and scorer.reads == "masked" else "sentence-likelihood"
+
+
 @dataclass(frozen=True)
 class Winogender:
     """The benchmark; every parameter is named and recorded in the run's config.
@@ -55,17 +71,12 @@ class Winogender:
     VERSION: str = VERSION
 
     def __post_init__(self) -> None:
-        for field, count in (("limit", self.limit), ("sample", self.sample)):
-            if count is not None and count < 1:
-                raise ValueError(f"{field} must be a positive number of contexts, not {count}")
-        check_subset(self.limit, self.sample)
-        check_seed(self.seed)
-        check_resamples(self.n_resamples)
+        check_counts(self.limit, self.sample, self.seed, self.n_resamples, "contexts")
 
     @property
     def reading(self) -> str:
         """``masked-pronoun`` for a masked reader, else ``sentence-likelihood`` (module docstring)."""
-        return "masked-pronoun" if self.scorer is not None and self.scorer.reads == "masked" else "sentence-likelihood"
+        return reading_of(self.scorer)
 
     def paths(self) -> dict[str, Path]:
         """The three files in use, by role."""
