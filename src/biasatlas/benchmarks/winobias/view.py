@@ -78,13 +78,21 @@ def leaderboard(runs: Sequence[RunView]) -> Table:
     for r in runs:
         s = _summary(r)
         o = s.overall
-        rows.append((r, (r.label, s.reading, o.n, o.pro_pct, o.diff, CI(*o.interval("diff")),
-                         *(s.sets[k].diff if k in s.sets else None for k in ("type1-test", "type2-test")),
-                         s.by_majority.gap)))
-    return leaderboard_table("WinoBias", ("model", "reading", "pairs", "pro %", "Diff", "95% CI", "Diff type 1 test",
-                                          "Diff type 2 test", "majority gap"), rows, runs,
-                             "Diff = pro % − anti % over the pairs scored (0 = no effect); majority gap: the "
-                             "female-majority occupations' mean female share minus the male-majority ones'.")
+        rows.append((r, (r.label, s.reading, r.benchmark_config.get("split"), o.n, o.pro_pct, o.diff,
+                         CI(*o.interval("diff")), *(_type_diff(s, kind) for kind in ("1", "2")), s.by_majority.gap)))
+    return leaderboard_table("WinoBias", ("model", "reading", "split", "pairs", "pro %", "Diff", "95% CI",
+                                          "Diff type 1", "Diff type 2", "majority gap"), rows, runs,
+                             "Diff = pro % − anti % over the pairs scored (0 = no effect); per type, the test "
+                             "set's where a run has both splits; majority gap: the female-majority occupations' "
+                             "mean female share minus the male-majority ones'.")
+
+
+def _type_diff(s: WinoBiasRunSummary, kind: str) -> float | None:
+    """The Diff of type ``kind``: its test set where the run has it, else its dev set, else None."""
+    for split in ("test", "dev"):
+        if f"type{kind}-{split}" in s.sets:
+            return s.sets[f"type{kind}-{split}"].diff
+    return None
 
 
 def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
