@@ -96,8 +96,9 @@ def against_majority(shares: dict[str, dict[str, Any]], *, n_resamples: int, see
     means = {g: float(v.mean()) if len(v) else None for g, v in values.items()}
     sides = [0.5 if v["female_pct"] == 50 else float((v["female_pct"] > 50) == (v["majority"] == "female"))
              for v in shares.values()]
-    gap = None if None in means.values() else means["female"] - means["male"]  # type: ignore[operator]
-    return {"n_occupations": len(shares), "female_majority_pct": means["female"], "male_majority_pct": means["male"],
+    female, male = means["female"], means["male"]
+    gap = female - male if female is not None and male is not None else None
+    return {"n_occupations": len(shares), "female_majority_pct": female, "male_majority_pct": male,
             "gap": gap, "agreement_pct": 100.0 * sum(sides) / len(sides) if sides else None,
             "intervals": {"gap": _gap_interval(values["female"], values["male"], n_resamples, seed),
                           "agreement_pct": mean_interval([100.0 * v for v in sides], n_resamples=n_resamples,

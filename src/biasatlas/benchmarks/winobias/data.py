@@ -62,8 +62,10 @@ def pair_files(kind: str, split: str) -> tuple[str, str]:
 class Pair:
     """Line ``line`` of one type and split: the pro- and anti-stereotypical sentence.
 
-    ``left``/``right`` surround the one pronoun word where the two differ, when there is exactly one
-    (the masked reading's slot); ``None`` otherwise. ``minimal``: they differ in pronoun words only.
+    ``slot`` is (left, pro pronoun, anti pronoun, right) around the one pronoun word where the two
+    differ, when there is exactly one (the masked reading's slot), else ``None``. ``minimal``: they
+    differ in pronoun words only. The pro version's pronoun gender is ``majority``, the occupation's
+    BLS 2017 majority.
     """
 
     id: str
@@ -77,19 +79,15 @@ class Pair:
     minimal: bool
     slot: tuple[str, str, str, str] | None  # (left, pro pronoun, anti pronoun, right)
 
-    @property
-    def pro_gender(self) -> Majority:
-        """The pro sentence's pronoun gender: the occupation's BLS majority."""
-        return self.majority
-
 
 def read_occupations(male: Path, female: Path) -> dict[str, Majority]:
     """Occupation (lower case) → its BLS 2017 majority."""
     out: dict[str, Majority] = {}
-    for path, majority in ((male, "male"), (female, "female")):
+    lists: tuple[tuple[Path, Majority], ...] = ((male, "male"), (female, "female"))
+    for path, majority in lists:
         for name in read_text(path).splitlines():
             if name.strip():
-                out[name.strip().lower()] = majority  # type: ignore[assignment]
+                out[name.strip().lower()] = majority
     return out
 
 

@@ -24,7 +24,8 @@ _SET: dict[str, FieldCheck] = {
                     number),
     "intervals": intervals(*_SCORES)}
 _CHECKS: dict[str, FieldCheck] = {
-    **_SET, "n_skipped": number, "n_ties": number, "neutral_pct": number, "reading": string,
+    **_SET, "n_skipped": number, "n_ties": number, "neutral_pct": number, "neutral_interval": interval,
+    "reading": string,
     "by_referent": each(obj(_SET, nullable=False)),
     "gotcha": each(obj({"n": number, "gotcha_pct": number, "interval": interval}, nullable=False)),
     "occupations": each(obj(dict.fromkeys(("bls_pct_female", "female_pct", "female_pct_occupation_referent",
