@@ -14,6 +14,8 @@ from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.seat import Seat, Weat
 from biasatlas.benchmarks.stereoset import StereoSet
+from biasatlas.benchmarks.winobias import WinoBias
+from biasatlas.benchmarks.winogender import Winogender
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas import registry
 from biasatlas.errors import UnsupportedProbe
@@ -28,6 +30,8 @@ KEYS = {
     "stereoset": {"n", "lms", "ss", "icat", "tasks", "intervals", "reading"},
     "seat": {"n_tests", "n_scored", "mean_abs_d", "n_significant", "tests", "pooling"},
     "weat": {"n_tests", "n_scored", "mean_abs_d", "n_significant", "tests", "n_oov", "oov_words"},
+    "winobias": {"n", "pro_pct", "diff", "sets", "by_majority", "occupations", "intervals", "reading"},
+    "winogender": {"n_contexts", "female_pct", "pearson", "spearman", "by_referent", "gotcha", "intervals", "reading"},
 }
 #: Benchmarks that read vectors: the likelihood scorers are refused, the vector scorers run them.
 EMBEDDING = {"seat": ("encoder", "tiny_bert"), "weat": ("word-vectors", None)}
@@ -43,6 +47,10 @@ def _benchmark(name: str, shared_data):
         return StereoSet(data=shared_data / "stereoset/dev.json", limit=3, n_resamples=50)
     if name in EMBEDDING:
         return (Seat if name == "seat" else Weat)(tests="weat6,weat9", n_resamples=20)
+    if name == "winobias":
+        return WinoBias(data=shared_data / "winobias", limit=3, n_resamples=50)
+    if name == "winogender":
+        return Winogender(data=shared_data / "winogender", limit=4, n_resamples=50)
     return ZhNeutral(limit=8, n_resamples=50)
 
 

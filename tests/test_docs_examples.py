@@ -37,7 +37,7 @@ DEFAULT_STAND_IN = "tiny_gpt2"
 #: A second masked LM, for a run folder a command compares against but no command makes.
 OTHER_MASKED = "tiny_roberta"
 #: Items per run: enough for every table and test, few enough for a fast suite.
-LIMIT = {"crows-pairs": "20", "census": "4", "zh-neutral": "30"}
+LIMIT = {"crows-pairs": "20", "census": "4", "zh-neutral": "30", "winogender": "4", "winobias": "3"}
 
 ZH_SENTENCES = (  # mined by `biasatlas mine`: each holds one gendered keyword of a default pair
     "他在学校里认真学习，每天都很早起床。", "那个男童在公园里玩得很开心。", "记者发现，他每天都会去图书馆读书学习。",
@@ -141,7 +141,7 @@ def run_python_blocks(text: str, where: str, tiny) -> dict:
 
 # -- the Python examples ----------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.parametrize("card", ["crows-pairs", "census", "zh-neutral"])
+@pytest.mark.parametrize("card", ["crows-pairs", "census", "zh-neutral", "winogender", "winobias"])
 def test_benchmark_card_quick_start_runs(work, tiny, card):
     """Each benchmark card's first Python block: the public ``biasatlas.evaluate``, typed summary."""
     text = (ROOT / "docs" / "benchmarks" / f"{card}.md").read_text(encoding="utf-8")

@@ -1,0 +1,176 @@
+"""WinoBias as a biasatlas benchmark (Zhao et al., NAACL 2018; METHODS-MORE.md §7, "LM probes").
+
+Each pair's two versions get one log-probability each, from one of two named readings (recorded as
+``reading``; never mixed in one run):
+
+- ``masked-pronoun`` (a masked LM, probe (a)): the one pronoun word where pro and anti differ is
+  masked, and log P(pro pronoun), log P(anti pronoun) are read from the one softmax at the slot.
+  A pair whose versions differ in more than one pronoun (62 lines bracket a second one that is
+  swapped too) has no single slot: a recorded skip.
+- ``sentence-likelihood`` (causal and seq2seq LMs, the fake scorer, probe (b)): the log-likelihood of
+  each whole sentence, the scorer's sentence answer.
+
+Pairs whose versions differ in a non-pronoun word too (19 in the text, METHODS-MORE.md §7) are not
+minimal pairs and are excluded in both readings, as recorded skips.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ...errors import MissingInput, did_you_mean
+from ...hashing import sha256_file
+from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..base import BenchmarkResult, draw_sample
+from ..fetch import locate
+from ..winogender.benchmark import check_counts, reading_of
+from .analysis import PairScore
+from .data import FILES, SPLITS, TYPES, Pair, pair_files, read_all
+
+# 1: first version (the two readings above, non-minimal pairs excluded).
+VERSION = "1"
+Types = Literal["1", "2", "both"]
+Splits = Literal["dev", "test", "both"]
+
+
+@dataclass(frozen=True)
+class WinoBias:
+    """The benchmark; every parameter is named and recorded in the run's config.
+
+    ``types``: type 1 (world knowledge), type 2 (syntax) or both; ``split``: dev, test (the paper's
+    Table 3) or both. ``data``: a folder holding the authors' eight files and two occupation lists.
+    ``limit`` and ``sample`` act on pairs, per type and split in file order. ``n_resamples`` and
+    ``seed``: the bootstrap intervals.
+    """
+
+    types: Types = "both"
+    split: Splits = "test"
+    data: Path | None = None
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    n_resamples: int = 1000
+    scorer: ScorerInfo | None = None
+    name: str = "winobias"
+    VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        for field, value, known in (("types", self.types, (*TYPES, "both")), ("split", self.split, (*SPLITS, "both"))):
+            if value not in known:
+                raise did_you_mean(field, str(value), known)
+        check_counts(self.limit, self.sample, self.seed, self.n_resamples, "pairs")
+
+    @property
+    def reading(self) -> str:
+        """``masked-pronoun`` or ``sentence-likelihood`` (module docstring), as Winogender names them."""
+        return reading_of(self.scorer)
+
+    @property
+    def sets(self) -> list[tuple[str, str]]:
+        """(type, split) of every set in use."""
+        kinds = TYPES if self.types == "both" else (self.types,)
+        splits = SPLITS if self.split == "both" else (self.split,)
+        return [(k, s) for k in kinds for s in splits]
+
+    def paths(self) -> dict[str, Path]:
+        """The files in use, by name: both lists and each set's pro and anti file."""
+        names = ["male_occupations.txt", "female_occupations.txt", *(n for k, s in self.sets for n in pair_files(k, s))]
+        if self.data is None:
+            return {n: locate(FILES[n]) for n in names}
+        out = {n: Path(self.data) / n for n in names}
+        for path in out.values():
+            if not path.is_file():
+                raise MissingInput("no such file (--data names a folder holding the WinoBias files)", path=path)
+        return out
+
+    def load(self) -> list[Pair]:
+        """The pairs in use: per type and split the first ``limit``, then ``sample`` drawn with the seed."""
+        files = self.paths()
+        chosen: list[Pair] = []
+        for kind, split in self.sets:
+            in_set = read_all(files, (kind,), (split,))
+            chosen += draw_sample(in_set[: self.limit] if self.limit else in_set, self.sample, self.seed)
+        return chosen
+
+    def _scorable(self, p: Pair) -> str | None:
+        """Why ``p`` is not scored in this reading, or None."""
+        if not p.minimal:
+            return "pro and anti differ beyond the pronoun (not a minimal pair)"
+        if self.reading == "masked-pronoun" and p.slot is None:
+            return "more than one pronoun differs: no single slot to mask"
+        return None
+
+    def probes(self, items: Sequence[Pair]) -> list[Probe]:
+        probes: list[Probe] = []
+        for p in items:
+            if self._scorable(p) is not None:
+                continue
+            if self.reading == "masked-pronoun" and p.slot is not None:
+                left, pro, anti, right = p.slot
+                probes.append(SlotProbe(p.id, left, right, (pro, anti)))
+            else:
+                probes += [SentenceProbe(p.id + ".pro", p.pro), SentenceProbe(p.id + ".anti", p.anti)]
+        return probes
+
+    def pair_score(self, p: Pair, answers: Mapping[str, Answer]) -> PairScore | None:
+        slot = answers.get(p.id)
+        if isinstance(slot, SlotAnswer):
+            return PairScore(p, slot.logprobs[0], slot.logprobs[1])
+        pro, anti = answers.get(p.id + ".pro"), answers.get(p.id + ".anti")
+        if isinstance(pro, SentenceAnswer) and isinstance(anti, SentenceAnswer):
+            return PairScore(p, pro.logprob, anti.logprob)
+        return None
+
+    def score(self, items: Sequence[Pair], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        scores, skipped = [], []
+        for p in items:
+            reason = self._scorable(p)
+            s = None if reason else self.pair_score(p, answers)
+            if s is None:
+                skipped.append({"id": p.id, "occupation": p.occupation, "reason": reason or "no score from the model"})
+            else:
+                scores.append(s)
+        from .summary import summarise
+
+        summary = {**summarise(scores, self.sets, n_resamples=self.n_resamples, seed=self.seed),
+                   "n_skipped": len(skipped), "reading": self.reading}
+        return BenchmarkResult(summary, [_record(s) for s in scores], skipped)
+
+    def bind(self, info: ScorerInfo) -> WinoBias:
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        return dict(summary)
+
+    def config(self) -> dict[str, Any]:
+        paths = self.paths()
+        files = {name: sha256_file(path) for name, path in paths.items()}
+        return {"benchmark": self.name, "version": self.VERSION, "types": self.types, "split": self.split,
+                "data": str(next(iter(paths.values())).parent),
+                "data_sha256": _combined(files), "file_sha256": files,
+                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
+                "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
+
+    def table(self, summary: Mapping[str, Any]) -> Any:
+        from .view import VIEW
+
+        return VIEW.terminal(summary)
+
+
+def _combined(files: Mapping[str, str]) -> str:
+    """One digest of the files in use (sha256 of their ``name sha256`` lines, sorted): the run
+    folder's ``data_sha256``, which pairs two runs only when they read the same bytes."""
+    lines = "".join(f"{name} {digest}\n" for name, digest in sorted(files.items()))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def _record(s: PairScore) -> dict[str, Any]:
+    p = s.pair
+    return {"id": p.id, "set": f"type{p.kind}-{p.split}", "type": p.kind, "split": p.split, "line": p.line,
+            "occupation": p.occupation, "majority": p.majority, "pro": p.pro, "anti": p.anti,
+            "logprob_pro": s.pro, "logprob_anti": s.anti, "log_ratio": s.log_ratio,
+            "pro_preferred": s.pro_preferred, "female_share": 100.0 * s.female_share}

@@ -1,0 +1,169 @@
+"""Winogender as a biasatlas benchmark (Rudinger et al., NAACL 2018; METHODS-MORE.md §6, "LM probes").
+
+Each context's pronoun versions get one log-probability each, from one of two named readings
+(recorded in the config and summary as ``reading``; never mixed in one run):
+
+- ``masked-pronoun`` (a masked LM): the pronoun slot masked, log P(she), log P(he) (in the slot's
+  form: she/he, her/his, her/him) read from the one softmax at the slot of the male/female context;
+  log P(they/their/them) from the neutral sentence's own context, which for 34 contexts differs
+  in the verb (``they were`` for ``he was``), else from the same softmax.
+- ``sentence-likelihood`` (causal and seq2seq LMs, the fake scorer): the log-likelihood of each whole
+  sentence, the scorer's :class:`~biasatlas.probes.SentenceProbe` answer. The male and female
+  sentences are a minimal pair (one word); neutral ones are not where the verb changes.
+
+:mod:`.analysis` turns them into female shares per occupation, read against ``bls_pct_female``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ...errors import MissingInput
+from ...hashing import sha256_file
+from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ...stats import check_resamples, check_seed
+from ..base import BenchmarkResult, check_subset, draw_sample
+from ..fetch import locate
+from .analysis import ContextScore
+from .data import FILES, GENDERS, Context, read_contexts
+
+# 1: first version (the two readings above; shares σ(l_f − l_m), bootstrap over occupations).
+VERSION = "1"
+_NEUTRAL = ".neutral"  # suffix of the masked reading's own probe for a neutral context that differs
+
+
+def check_counts(limit: int | None, sample: int | None, seed: int, n_resamples: int, unit: str) -> None:
+    """Refuse a ``limit``/``sample`` below 1 (counting ``unit``), both at once, and a bad seed or resample count."""
+    for field, count in (("limit", limit), ("sample", sample)):
+        if count is not None and count < 1:
+            raise ValueError(f"{field} must be a positive number of {unit}, not {count}")
+    check_subset(limit, sample)
+    check_seed(seed)
+    check_resamples(n_resamples)
+
+
+def reading_of(scorer: ScorerInfo | None) -> str:
+    """The reading a bound scorer gets (WinoBias names the same two): ``masked-pronoun`` for a masked
+    reader, else ``sentence-likelihood`` (also while none is bound: the sequence readers' probes)."""
+    return "masked-pronoun" if scorer is not None and scorer.reads == "masked" else "sentence-likelihood"
+
+
+@dataclass(frozen=True)
+class Winogender:
+    """The benchmark; every parameter is named and recorded in the run's config.
+
+    ``data``: a folder holding the authors' ``all_sentences.tsv``, ``templates.tsv`` and
+    ``occupations-stats.tsv`` instead of the canonical copies. ``limit`` and ``sample`` act on
+    contexts (240: 60 occupations × 2 referents × 2 participants) in file order. ``n_resamples`` and
+    ``seed``: the bootstrap intervals.
+    """
+
+    data: Path | None = None
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    n_resamples: int = 1000
+    scorer: ScorerInfo | None = None
+    name: str = "winogender"
+    VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        check_counts(self.limit, self.sample, self.seed, self.n_resamples, "contexts")
+
+    @property
+    def reading(self) -> str:
+        """``masked-pronoun`` for a masked reader, else ``sentence-likelihood`` (module docstring)."""
+        return reading_of(self.scorer)
+
+    def paths(self) -> dict[str, Path]:
+        """The three files in use, by role."""
+        if self.data is None:
+            return {role: locate(spec) for role, spec in FILES.items()}
+        folder = Path(self.data)
+        out = {role: folder / spec.name for role, spec in FILES.items()}
+        for path in out.values():
+            if not path.is_file():
+                raise MissingInput("no such file (--data names a folder holding the authors' three files)", path=path)
+        return out
+
+    def load(self) -> list[Context]:
+        p = self.paths()
+        contexts = read_contexts(p["sentences"], p["templates"], p["occupations"])
+        return draw_sample(contexts[: self.limit] if self.limit else contexts, self.sample, self.seed)
+
+    def probes(self, items: Sequence[Context]) -> list[Probe]:
+        """Masked: one slot probe per context (two for the 34 whose neutral context differs);
+        otherwise one sentence probe per sentence, keyed by the authors' sentence id."""
+        probes: list[Probe] = []
+        for c in items:
+            if self.reading == "sentence-likelihood":
+                probes += [SentenceProbe(c.sentences[g].id, c.sentences[g].text) for g in GENDERS]
+                continue
+            f, m, n = (c.sentences[g] for g in GENDERS)
+            if c.shared:
+                probes.append(SlotProbe(c.id, f.left, f.right, (f.pronoun, m.pronoun, n.pronoun)))
+            else:
+                probes += [SlotProbe(c.id, f.left, f.right, (f.pronoun, m.pronoun)),
+                           SlotProbe(c.id + _NEUTRAL, n.left, n.right, (n.pronoun,))]
+        return probes
+
+    def context_score(self, c: Context, answers: Mapping[str, Answer]) -> ContextScore | None:
+        """The context's three log-probabilities from ``answers``; None when the gendered ones are missing."""
+        if self.reading == "sentence-likelihood":
+            got = [answers.get(c.sentences[g].id) for g in GENDERS]
+            values = [a.logprob if isinstance(a, SentenceAnswer) else None for a in got]
+        else:
+            shared, own = answers.get(c.id), answers.get(c.id + _NEUTRAL)
+            slot = list(shared.logprobs) if isinstance(shared, SlotAnswer) else [None, None]
+            neutral = own.logprobs[0] if isinstance(own, SlotAnswer) else None
+            values = [*slot[:2], slot[2] if len(slot) > 2 else neutral]
+        female, male, neutral_value = values
+        if female is None or male is None:
+            return None
+        return ContextScore(c, female, male, neutral_value)
+
+    def score(self, items: Sequence[Context], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        scored = [(c, self.context_score(c, answers)) for c in items]
+        scores = [s for _, s in scored if s is not None]
+        skipped = [{"id": c.id, "occupation": c.occupation, "reason": "no score from the model"}
+                   for c, s in scored if s is None]
+        from .summary import summarise
+
+        summary = {**summarise(scores, n_resamples=self.n_resamples, seed=self.seed), "n_skipped": len(skipped),
+                   "reading": self.reading}
+        return BenchmarkResult(summary, [_record(s) for s in scores], skipped)
+
+    def bind(self, info: ScorerInfo) -> Winogender:
+        """Set up for ``info``'s scorer: a masked reader gets the masked-pronoun reading."""
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        return dict(summary)
+
+    def config(self) -> dict[str, Any]:
+        paths = self.paths()
+        return {"benchmark": self.name, "version": self.VERSION, "data": str(paths["sentences"].parent),
+                # the sentences' digest is the one that pairs runs; the other two files are recorded beside it
+                "data_sha256": sha256_file(paths["sentences"]),
+                **{f"{role}_sha256": sha256_file(paths[role]) for role in ("templates", "occupations")},
+                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
+                "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
+
+    def table(self, summary: Mapping[str, Any]) -> Any:
+        from .view import VIEW
+
+        return VIEW.terminal(summary)
+
+
+def _record(s: ContextScore) -> dict[str, Any]:
+    c = s.context
+    neutral = s.neutral_share
+    return {"id": c.id, "occupation": c.occupation, "participant": c.participant, "referent": c.referent,
+            "slot": c.slot, "gotcha": c.gotcha, "bls_pct_female": c.bls_pct_female,
+            "sentence": c.sentences["female"].text, "logprob_female": s.female, "logprob_male": s.male,
+            "logprob_neutral": s.neutral, "log_ratio": s.log_ratio, "female_share": 100.0 * s.female_share,
+            "neutral_share": None if neutral is None else 100.0 * neutral, "preferred": s.preferred,
+            "took_gotcha": s.took_gotcha}

@@ -1,0 +1,22 @@
+"""Winogender as one :class:`~biasatlas.benchmarks.base.BenchmarkSpec` (``biasatlas.registry`` finds it here)."""
+
+from __future__ import annotations
+
+from ..base import BenchmarkSpec, Flag
+from .benchmark import Winogender
+from .summary import COLUMNS, WinogenderRunSummary
+from .view import VIEW
+
+
+def _language(benchmark: Winogender) -> str:
+    return "English"
+
+
+SPEC = BenchmarkSpec(name="winogender", factory=Winogender, summary_type=WinogenderRunSummary, columns=COLUMNS,
+                     view=VIEW, language=_language, data_options=("data",),
+                     description="Winogender (Rudinger et al. 2018): pronoun shares per occupation against BLS.",
+                     flags={"data": Flag("A folder holding the authors' all_sentences.tsv, templates.tsv and "
+                                         "occupations-stats.tsv instead of the canonical copies."),
+                            "limit": Flag("Only the first N contexts (of 240; not with --sample).", minimum=1),
+                            "sample": Flag("N contexts drawn at random (seeded by --seed); not with --limit.",
+                                           minimum=1)})
