@@ -67,11 +67,16 @@ def test_list_names_every_choice_of_every_benchmark(monkeypatch):
     from biasatlas.registry import benchmark_specs
 
     text = _list_output(monkeypatch)
-    cells = [line.split("│") for line in text.splitlines() if line.count("│") == 3]
-    rows = {cell[1].strip(): cell[2].strip() for cell in cells}
-    assert rows["--country"] == ", ".join(COUNTRIES)
-    assert rows["--split"] == "dev, test" and rows["--log-base"] == "e, 2, 10"
-    assert {f"benchmark {spec.name}" for spec in benchmark_specs()} <= set(rows)
+    rows: dict[tuple[str, str], str] = {}
+    benchmark = ""
+    for cell in (line.split("│") for line in text.splitlines() if line.count("│") == 3):
+        kind, names = cell[1].strip(), cell[2].strip()
+        if kind.startswith("benchmark "):
+            benchmark = kind.removeprefix("benchmark ")
+        rows[(benchmark, kind)] = names
+    assert rows[("census", "--country")] == ", ".join(COUNTRIES)
+    assert rows[("stereoset", "--split")] == "dev, test" and rows[("zh-neutral", "--log-base")] == "e, 2, 10"
+    assert {(spec.name, f"benchmark {spec.name}") for spec in benchmark_specs()} <= set(rows)
 
 
 def test_list_says_whether_each_packaged_model_is_installed_and_how_to_install_it(monkeypatch):
