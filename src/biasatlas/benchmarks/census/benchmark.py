@@ -51,7 +51,7 @@ from .templates import CensusPlan, build_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
 
 VERSION = "1"
-COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no")
+COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no", "de")
 Missing = Literal["error", "skip"]
 
 
@@ -68,7 +68,7 @@ class CensusItem:
 class Census:
     """Census-grounded normative and descriptive occupational bias.
 
-    ``country`` picks a shipped table (``us``, ``fr``, ``no``) or, with ``census``, names
+    ``country`` picks a shipped table (``us``, ``fr``, ``no``, ``de``) or, with ``census``, names
     the user's table (``uk`` needs one: it is not shipped). ``language`` is a template
     language code or folder (default: the country's). ``sample`` draws that many
     occupations with ``numpy.random.default_rng(seed)``; ``limit`` keeps the first N.
@@ -123,7 +123,7 @@ class Census:
                 raise did_you_mean(kind, value, allowed)
         if self.language is None and self.country not in COUNTRY_LANGUAGE:
             raise UnknownName(f"no template language for country {self.country!r}: pass --language "
-                              "en, fr, no or a folder of your templates (in Python: language=)")
+                              "en, fr, no, de or a folder of your templates (in Python: language=)")
         if self.method == "gebnlp2022" and self.template_language != "no":
             raise UnknownName("the gebnlp2022 method has Norwegian templates only: use "
                               "country 'no' (or a Norwegian table with language 'no')")

@@ -24,6 +24,8 @@ from .table import CensusRow, normalise_name
 US_COLUMNS = ("occupation", "female_pct", "total_employed")
 FR_COLUMNS = ("occupation", "female_pct", "total_employed", "source_code")
 NO_COLUMNS = ("occupation", "female_pct")
+DE_COLUMNS = ("occupation", "female_pct", "source_code", "category", "profession_en")
+DE_FORM_COLUMNS = ("occupation", "m_sg", "f_sg", "m_def", "f_def", "note")
 
 #: cpsaat11 2021: data rows run from the "Total" row (8) to the last occupation (607).
 _US_FIRST_ROW, _US_LAST_ROW = 8, 607
@@ -104,6 +106,76 @@ def derive_no_ssb(gold_csv: str | Path) -> list[CensusRow]:
     return [CensusRow(occupation=normalise_name(rec["occupations"]),
                       female_pct=float(rec["female"]))
             for rec in _records(text, gold_csv)]
+
+
+def _bec_pro_professions(tsv: str | Path) -> list[dict[str, str]]:
+    """The 60 rows of BEC-Pro's ``Professions US+DE.tsv`` (tab-separated, CRLF as shipped)."""
+    text = read_text(Path(tsv))
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t")
+    refuse_duplicate_columns(reader.fieldnames or (), path=tsv)
+    return [{k: normalise_name(v) for k, v in rec.items()} for rec in reader]
+
+
+def derive_de_bec_pro(tsv: str | Path) -> list[CensusRow]:
+    """The German table: BEC-Pro's 60 professions (Bartl et al. 2020), named by their
+    masculine German form, with ``percent_de``.
+
+    ``percent_de`` is the share of women of the profession's KldB 2010 *category* (one of
+    eight "Berufsbereiche", Bundesagentur für Arbeit), not of the profession itself: 20
+    professions share the 79.36 of category 8. The category travels with every row
+    (``source_code`` is the profession's KldB 2010 code) so the card and a reader can see it.
+    """
+    rows = []
+    for rec in _bec_pro_professions(tsv):
+        rows.append(CensusRow(occupation=rec["german_m"], female_pct=float(rec["percent_de"]),
+                              source_code=rec["kldb2010_code"]))
+    return rows
+
+
+def derive_de_rows(tsv: str | Path) -> list[dict[str, str]]:
+    """The shipped German table's rows as CSV cells: :func:`derive_de_bec_pro` plus the
+    category and the English name (``simplified_professions``) of each profession."""
+    recs = _bec_pro_professions(tsv)
+    return [{"occupation": row.occupation, "female_pct": _cell(row.female_pct),
+             "source_code": row.source_code or "", "category": rec["category_de"],
+             "profession_en": rec["simplified_professions"]}
+            for row, rec in zip(derive_de_bec_pro(tsv), recs, strict=True)]
+
+
+#: Masculine forms whose adjective declines after the definite article (strong "-er" after
+#: "ist", weak "-e" after "der"): BEC-Pro writes "der staatlich geprüfter Krankenpfleger",
+#: which is ungrammatical; the census writes the weak form. Feminine forms do not change.
+_WEAK_AFTER_DER = {"staatlich geprüfter Krankenpfleger": "staatlich geprüfte Krankenpfleger",
+                   "medizinischer Wissenschaftler": "medizinische Wissenschaftler",
+                   "Postbeamter": "Postbeamte"}
+#: Where BEC-Pro's own forms are odd, said beside the row (the forms stay as BEC-Pro has them).
+_DE_NOTES = {"Rezeptionist": "BEC-Pro gives one form for both genders (Rezeptionistin expected)",
+             "Kfz-Mechaniker": "BEC-Pro gives one form for both genders (Kfz-Mechanikerin expected)",
+             "Dachedecker": "BEC-Pro's spelling of Dachdecker"}
+
+
+def derive_de_forms(tsv: str | Path) -> list[dict[str, str]]:
+    """German occupation forms for the census templates, from BEC-Pro's ``german_m`` and
+    ``german_f``: the bare singular (``ist Friseurin``) and the definite noun phrase for
+    BEC-Pro's apposition pattern (``, die Friseurin,``), per gender, as the French file
+    has ``m_sg``/``f_sg``."""
+    out = []
+    for rec in _bec_pro_professions(tsv):
+        masculine, feminine = rec["german_m"], rec["german_f"]
+        out.append({"occupation": masculine, "m_sg": masculine, "f_sg": feminine,
+                    "m_def": "der " + _WEAK_AFTER_DER.get(masculine, masculine),
+                    "f_def": "die " + feminine, "note": _DE_NOTES.get(masculine, "")})
+    return out
+
+
+def dict_csv(rows: Iterable[dict[str, str]], columns: Sequence[str]) -> str:
+    """Rows of cells in the shipped CSV format (as :func:`census_csv`)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([row[column] for column in columns])
+    return out.getvalue()
 
 
 def census_csv(rows: Iterable[CensusRow], columns: Sequence[str]) -> str:

@@ -16,7 +16,7 @@ from .view import VIEW
 #: the ``first-token`` policy there unless the run's ``multi_token`` says otherwise.
 FIRST_TOKEN_METHODS: frozenset[str] = frozenset({"gebnlp2022"})
 #: The shipped template languages by name (a template folder of the user's shows as given).
-LANGUAGE_NAMES = {"en": "English", "fr": "French", "no": "Norwegian"}
+LANGUAGE_NAMES = {"en": "English", "fr": "French", "no": "Norwegian", "de": "German"}
 
 
 def language(census: Census) -> str:
@@ -37,7 +37,7 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
                      flags={
     "country": Flag("Shipped census table; uk needs --census (not shipped).", choices=COUNTRIES, case_sensitive=False),
     "census": Flag("Your own census CSV (columns occupation,female_pct) instead of the shipped table.", file=True),
-    "language": Flag("Template language: en | fr | no, or a folder (default: the country's)."),
+    "language": Flag("Template language: en | fr | no | de, or a folder (default: the country's)."),
     "inflections": Flag("Occupation forms CSV for --census tables (occupation,sg,pl,article for English).", file=True),
     "aggregation": Flag("How scores become a share (default mean-prob)."),
     "normalisation": Flag("auto: none for masked LMs, template for causal/seq2seq."),
