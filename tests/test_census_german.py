@@ -68,6 +68,10 @@ def test_shipped_german_files_rebuild_from_bec_pro():
         CENSUS.joinpath("tables/de_bec_pro.csv").read_text(encoding="utf-8")
     assert d.dict_csv(d.derive_de_forms(source), d.DE_FORM_COLUMNS) == \
         CENSUS.joinpath("lang/de/inflections_de.csv").read_text(encoding="utf-8")
+    assert d.dict_csv(d.derive_us_bec_pro_rows(source), d.US_BEC_PRO_COLUMNS) == \
+        CENSUS.joinpath("tables/us_bec_pro.csv").read_text(encoding="utf-8")
+    us = [(r.occupation, r.female_pct) for r in load_census("us-bec-pro")]
+    assert us == [(p["simplified_professions"], float(p["percent_us"])) for p in tsv("Professions US+DE.tsv")]
 
 
 # -- the forms, identifiers, predicates ------------------------------------------------------

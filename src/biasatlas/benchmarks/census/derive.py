@@ -26,6 +26,7 @@ FR_COLUMNS = ("occupation", "female_pct", "total_employed", "source_code")
 NO_COLUMNS = ("occupation", "female_pct")
 DE_COLUMNS = ("occupation", "female_pct", "source_code", "category", "profession_en")
 DE_FORM_COLUMNS = ("occupation", "m_sg", "f_sg", "m_def", "f_def", "note")
+US_BEC_PRO_COLUMNS = ("occupation", "female_pct", "bls_occupation")
 
 #: cpsaat11 2021: data rows run from the "Total" row (8) to the last occupation (607).
 _US_FIRST_ROW, _US_LAST_ROW = 8, 607
@@ -140,6 +141,13 @@ def derive_de_rows(tsv: str | Path) -> list[dict[str, str]]:
              "source_code": row.source_code or "", "category": rec["category_de"],
              "profession_en": rec["simplified_professions"]}
             for row, rec in zip(derive_de_bec_pro(tsv), recs, strict=True)]
+
+
+def derive_us_bec_pro_rows(tsv: str | Path) -> list[dict[str, str]]:
+    """BEC-Pro's 60 professions by their English name (``simplified_professions``, as its
+    sentences write them) with ``percent_us`` (BLS 2019, % women) and the BLS title."""
+    return [{"occupation": rec["simplified_professions"], "female_pct": _cell(float(rec["percent_us"])),
+             "bls_occupation": rec["original_professions"]} for rec in _bec_pro_professions(tsv)]
 
 
 #: Masculine forms whose adjective declines after the definite article (strong "-er" after

@@ -53,6 +53,9 @@ BUILTIN_TABLES: dict[str, BuiltinTable] = {
                        "France, DARES Portraits statistiques des métiers (FAP-2009), 2017-2019"),
     "no": BuiltinTable("no", "no_ssb.csv", "no",
                        "Norway, SSB via utdanning.no, as compiled by Touileb et al. (2022)"),
+    # BEC-Pro's English professions (the bartl2020 method's US table), BLS 2019.
+    "us-bec-pro": BuiltinTable("us-bec-pro", "us_bec_pro.csv", "en",
+                               "US, BEC-Pro (Bartl et al. 2020): BLS 2019 % women of its 60 professions"),
     # A category share, recorded per profession: see tables/SOURCES.md.
     "de": BuiltinTable("de", "de_bec_pro.csv", "de",
                        "Germany, BEC-Pro (Bartl et al. 2020): % women of each profession's KldB 2010 "
