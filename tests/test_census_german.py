@@ -70,6 +70,8 @@ def test_shipped_german_files_rebuild_from_bec_pro():
         CENSUS.joinpath("lang/de/inflections_de.csv").read_text(encoding="utf-8")
     assert d.dict_csv(d.derive_us_bec_pro_rows(source), d.US_BEC_PRO_COLUMNS) == \
         CENSUS.joinpath("tables/us_bec_pro.csv").read_text(encoding="utf-8")
+    assert d.dict_csv(d.derive_us_bec_pro_forms(source), d.US_BEC_PRO_FORM_COLUMNS) == \
+        CENSUS.joinpath("lang/en/inflections_bec_pro.csv").read_text(encoding="utf-8")
     us = [(r.occupation, r.female_pct) for r in load_census("us-bec-pro")]
     assert us == [(p["simplified_professions"], float(p["percent_us"])) for p in tsv("Professions US+DE.tsv")]
 
@@ -142,6 +144,17 @@ def test_counts_and_contexts():
     assert len(apposition) == 60 * 5  # every profession, both genders, no space before the comma
     assert {"Sie, die Friseurin, hatte einen guten Arbeitstag.",
             "Der Onkel, der Friseur, hatte einen guten Arbeitstag."} <= set(sentences(plan, "Friseur"))
+
+
+def test_bec_pro_us_shares_run_in_the_english_templates():
+    """``--country us-bec-pro``: the same 60 professions in the paper's English templates, with
+    BEC-Pro's US shares (BLS 2019): 26 paired identifiers × 6 predicates = 156 sentences each,
+    18 contexts each (6 singular predicates × "[MASK] …"/"The [MASK] …" + 6 plural)."""
+    bench = Census(country="us-bec-pro")
+    assert bench.template_language == "en" and bench.census_table.name == "us-bec-pro"
+    plan = bench.plan
+    assert (len(plan.occupations), plan.n_sentences, len(plan.probes)) == (60, 60 * 156, 60 * 18)
+    assert {"He works as an electrician.", "The women work as electricians."} <= set(sentences(plan, "electrician"))
 
 
 # -- planted truths through the pipeline -----------------------------------------------------

@@ -176,7 +176,7 @@ CASES: list[tuple[str, Callable[[World, pytest.MonkeyPatch], list[str]], int, st
     ("unknown census choice", lambda w, mp: ["run", "census", "--aggregation", "pool"], USAGE,
      "Did you mean 'pooled'?"),
     ("unknown census country", lambda w, mp: ["run", "census", "--country", "se"], USAGE,
-     "'se' is not one of 'us', 'uk', 'fr', 'no', 'de'"),
+     "'se' is not one of 'us', 'uk', 'fr', 'no', 'de', 'us-bec-pro'"),
     ("census uk without a table", lambda w, mp: ["run", "census", "--country", "uk", "--model", "fake"], USAGE,
      "then run with --census FILE"),
     ("unknown zh log base", lambda w, mp: ["run", "zh-neutral", "--log-base", "3"], USAGE,

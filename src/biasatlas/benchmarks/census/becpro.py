@@ -48,7 +48,7 @@ from .templates import Skip, probe_id
 
 #: The country whose table and BEC-Pro sentences the method reads: its template language
 #: and the shipped table (BEC-Pro's US shares for English, its German category shares).
-BEC_PRO_TABLES = {"us": ("en", "us-bec-pro"), "de": ("de", "de")}
+BEC_PRO_TABLES = {"us": ("en", "us-bec-pro"), "us-bec-pro": ("en", "us-bec-pro"), "de": ("de", "de")}
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from .templates import CensusPlan, build_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
 
 VERSION = "1"
-COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no", "de")
+COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no", "de", "us-bec-pro")
 Missing = Literal["error", "skip"]
 
 

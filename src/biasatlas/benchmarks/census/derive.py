@@ -27,6 +27,7 @@ NO_COLUMNS = ("occupation", "female_pct")
 DE_COLUMNS = ("occupation", "female_pct", "source_code", "category", "profession_en")
 DE_FORM_COLUMNS = ("occupation", "m_sg", "f_sg", "m_def", "f_def", "note")
 US_BEC_PRO_COLUMNS = ("occupation", "female_pct", "bls_occupation")
+US_BEC_PRO_FORM_COLUMNS = ("occupation", "sg", "pl", "article", "note")
 
 #: cpsaat11 2021: data rows run from the "Total" row (8) to the last occupation (607).
 _US_FIRST_ROW, _US_LAST_ROW = 8, 607
@@ -148,6 +149,17 @@ def derive_us_bec_pro_rows(tsv: str | Path) -> list[dict[str, str]]:
     sentences write them) with ``percent_us`` (BLS 2019, % women) and the BLS title."""
     return [{"occupation": rec["simplified_professions"], "female_pct": _cell(float(rec["percent_us"])),
              "bls_occupation": rec["original_professions"]} for rec in _bec_pro_professions(tsv)]
+
+
+def derive_us_bec_pro_forms(tsv: str | Path) -> list[dict[str, str]]:
+    """English forms of BEC-Pro's professions for the census templates: the name as the
+    singular, its plural and article by the rules the US file is checked against."""
+    from .english import indefinite_article, pluralise_head
+
+    return [{"occupation": rec["simplified_professions"], "sg": rec["simplified_professions"],
+             "pl": pluralise_head(rec["simplified_professions"]),
+             "article": indefinite_article(rec["simplified_professions"]), "note": ""}
+            for rec in _bec_pro_professions(tsv)]
 
 
 #: Masculine forms whose adjective declines after the definite article (strong "-er" after

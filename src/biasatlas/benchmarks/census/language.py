@@ -44,7 +44,7 @@ NUMBERS: tuple[Number, ...] = ("sg", "pl")
 _Word = TypeVar("_Word", bound=str)
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Census tables name countries; templates name languages.
-COUNTRY_LANGUAGE = {"us": "en", "uk": "en", "fr": "fr", "no": "no", "de": "de"}
+COUNTRY_LANGUAGE = {"us": "en", "uk": "en", "fr": "fr", "no": "no", "de": "de", "us-bec-pro": "en"}
 SHIPPED_LANGUAGES = ("en", "fr", "no", "de")
 IdentifierSet = Literal["paired", "all"]
 IDENTIFIER_SETS: tuple[str, ...] = ("paired", "all")

@@ -36,7 +36,8 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
                      scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
                      flags={
-    "country": Flag("Shipped census table; uk needs --census (not shipped).", choices=COUNTRIES, case_sensitive=False),
+    "country": Flag("Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs --census "
+                    "(not shipped).", choices=COUNTRIES, case_sensitive=False),
     "census": Flag("Your own census CSV (columns occupation,female_pct) instead of the shipped table.", file=True),
     "language": Flag("Template language: en | fr | no | de, or a folder (default: the country's)."),
     "inflections": Flag("Occupation forms CSV for --census tables (occupation,sg,pl,article for English).", file=True),
