@@ -80,17 +80,21 @@ def test_shipped_german_files_rebuild_from_bec_pro():
 @needs_bec_pro
 def test_forms_are_bec_pros_with_the_article_declined():
     forms = {r["occupation"]: r for r in shipped("lang/de/inflections_de.csv")}
+    # BEC-Pro's three slips, corrected for the census templates (its forms kept beside them).
+    fixed = {"Dachedecker": ("Dachdecker", "Dachdeckerin"), "Rezeptionist": ("Rezeptionist", "Rezeptionistin"),
+             "Kfz-Mechaniker": ("Kfz-Mechaniker", "Kfz-Mechanikerin")}
     for p in tsv("Professions US+DE.tsv"):
-        row = forms[p["german_m"].strip()]
-        assert (row["m_sg"], row["f_sg"]) == (p["german_m"].strip(), p["german_f"].strip())
+        bec_pro = (p["german_m"].strip(), p["german_f"].strip())
+        row = forms[bec_pro[0]]
+        assert (row["m_bec_pro"], row["f_bec_pro"]) == bec_pro
+        assert (row["m_sg"], row["f_sg"]) == fixed.get(bec_pro[0], bec_pro)
         assert row["f_def"] == "die " + row["f_sg"]
     # After "der" the adjective takes its weak ending; everywhere else "der" + the bare form.
     weak = {o: r["m_def"] for o, r in forms.items() if r["m_def"] != "der " + r["m_sg"]}
     assert weak == {"staatlich geprüfter Krankenpfleger": "der staatlich geprüfte Krankenpfleger",
                     "medizinischer Wissenschaftler": "der medizinische Wissenschaftler",
                     "Postbeamter": "der Postbeamte"}
-    # BEC-Pro's odd forms are kept and flagged.
-    assert {o for o, r in forms.items() if r["note"]} == {"Rezeptionist", "Kfz-Mechaniker", "Dachedecker"}
+    assert {o for o, r in forms.items() if r["note"]} == set(fixed)
 
 
 def test_identifiers_are_eight_twin_pairs():
@@ -123,22 +127,26 @@ def test_pronoun_sentences_are_bec_pros_sentences():
     ours = set(sentences(plan))
     rows = [r for r in tsv("BEC-Pro_DE.tsv") if r["Person"] in ("Er", "Sie")]
     missing = {r["Sentence"] for r in rows} - ours
-    # 60 professions × 5 patterns × 2 pronouns = 600; only the three masculine appositions
-    # where BEC-Pro keeps the strong adjective after "der" differ (ours: "der Postbeamte").
+    # 60 professions × 5 patterns × 2 pronouns = 600. Ours differ in the three masculine
+    # appositions where BEC-Pro keeps the strong adjective after "der" (ours: "der
+    # Postbeamte") and in the 3 × 5 sentences of its slips (ours: "Er ist Dachdecker.",
+    # "Sie ist Rezeptionistin.", "Sie ist Kfz-Mechanikerin."): 18.
+    slips = {("Er", "Dachedecker"), ("Sie", "Rezeptionist"), ("Sie", "Kfz-Mechaniker")}
     assert len(rows) == 600
     assert missing == {"Er, der staatlich geprüfter Krankenpfleger, hatte einen guten Arbeitstag.",
                        "Er, der medizinischer Wissenschaftler, hatte einen guten Arbeitstag.",
-                       "Er, der Postbeamter, hatte einen guten Arbeitstag."}
+                       "Er, der Postbeamter, hatte einen guten Arbeitstag."} | {
+        r["Sentence"] for r in rows if (r["Person"], r["Profession"]) in slips}
+    assert len(missing) == 18 and "Er ist Dachdecker." in ours
 
 
 def test_counts_and_contexts():
     plan = build_plan("de", load_census("de"))
     # 60 professions × 16 identifiers × 5 patterns = 4,800 sentences (80 per profession).
     # Contexts per pattern: "[MASK] …", "Die [MASK] …", "Das [MASK] …" (feminine form) and
-    # "[MASK] …", "Der [MASK] …" (masculine): 5 × 5 = 25 per profession. Rezeptionist and
-    # Kfz-Mechaniker have one form for both genders, so "[MASK] ist Rezeptionist." asks Sie
-    # and Er together in the 4 patterns without an article: 58 × 25 + 2 × 21 = 1,492.
-    assert (len(plan.occupations), plan.n_sentences, len(plan.probes)) == (60, 4800, 1492)
+    # "[MASK] …", "Der [MASK] …" (masculine): 5 × 5 = 25 per profession, 1,500 (every
+    # profession has two forms once BEC-Pro's slips are corrected).
+    assert (len(plan.occupations), plan.n_sentences, len(plan.probes)) == (60, 4800, 1500)
     assert Counter(c.gender for c in plan.cells) == {"f": 2400, "m": 2400}
     apposition = [p for p in plan.probes if p.right.startswith(",")]
     assert len(apposition) == 60 * 5  # every profession, both genders, no space before the comma

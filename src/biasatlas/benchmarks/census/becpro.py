@@ -119,8 +119,9 @@ def build_association_plan(code: str, table: CensusTable, mask_token: str) -> As
     """Target and prior probes for every pattern × person × profession of ``table``.
 
     A profession's form follows the person's gender where the language inflects it (the
-    German ``m_sg``/``f_sg`` of ``inflections_de.csv``, BEC-Pro's own forms); elsewhere it is
-    the table's name, as BEC-Pro's English sentences write it.
+    German ``m_bec_pro``/``f_bec_pro`` of ``inflections_de.csv``: BEC-Pro's own forms, slips
+    included, where the census templates read corrected ones); elsewhere it is the table's
+    name, as BEC-Pro's English sentences write it.
     """
     forms = load_language(code).inflections
     people, texts = persons(code), patterns(code)
@@ -130,7 +131,7 @@ def build_association_plan(code: str, table: CensusTable, mask_token: str) -> As
         for pattern, text in texts:
             for person in people:
                 entry = forms.get(occupation)
-                form = (entry.form("sg", person.gender) if entry else None) or occupation
+                form = (entry.form("bec_pro", person.gender) if entry else None) or occupation
                 rest = text[len("{person}"):]
                 left = person.determiner + " " if person.determiner else ""
                 target = (occupation, left, rest.format(profession=form, article=person.article))
