@@ -254,8 +254,8 @@ def test_usage_errors_name_the_help_of_their_command(world, capsys):
     code, _, err = run_main(["run", "census", "--method", "touileb"], capsys)
     assert code == 2
     first, hint = err.strip().splitlines()
-    assert first == ("error: invalid value for '--method': 'touileb' is not one of 'touileb2023', 'gebnlp2022'. "
-                     "Did you mean 'touileb2023'?")
+    assert first == ("error: invalid value for '--method': 'touileb' is not one of 'touileb2023', 'gebnlp2022', "
+                     "'bartl2020'. Did you mean 'touileb2023'?")
     assert hint == "hint: see 'biasatlas run census --help'"
 
 
