@@ -34,7 +34,7 @@ def klass(pct: float) -> str:
     return "female" if pct > 55 else "male" if pct < 45 else "balanced"
 
 
-@pytest.mark.parametrize("country", ["no", "us", "fr"])
+@pytest.mark.parametrize("country", ["no", "us", "fr", "de"])
 def test_masked_lm_run_folder(country, tiny_bert, tmp_path):
     summary, items, config, output = run_cli("--country", country, "--model", str(tiny_bert),
                                              "--sample", "5", "--out", str(tmp_path / country))
@@ -51,8 +51,9 @@ def test_masked_lm_run_folder(country, tiny_bert, tmp_path):
             100 * sum(i["census_class"] == c for i in agree) / 5)
     assert sum(summary["descriptive_by_class"].values()) == pytest.approx(summary["descriptive"])
     # 5 occupations × 156 sentences (26 paired identifiers × 6 predicates; French pairs
-    # all 28: 168), far fewer forward passes (shared masked contexts).
-    per_occupation = 168 if country == "fr" else 156
+    # all 28: 168; German 16 × BEC-Pro's 5 singular patterns: 80), far fewer forward
+    # passes (shared masked contexts).
+    per_occupation = {"fr": 168, "de": 80}.get(country, 156)
     assert summary["n_probes"] == 5 * per_occupation and summary["n_occupations"] == 5
     assert summary["n_contexts"] <= summary["n_forward_passes"] < summary["n_probes"]
     assert summary["normalisation"] == "none" and config["benchmark"]["normalisation"] == "none"

@@ -50,7 +50,9 @@ class Synthetic(Scorer):
         self.forms = sorted(self.gender, key=len, reverse=True)  # longest match first
 
     def _form_in(self, context: str) -> str:
-        return next(f for f in self.forms if f"{f} " in context or context.endswith(f))
+        # "Er, " is German's apposition context (", der Friseur, hatte …"): the form ends at a comma.
+        return next(f for f in self.forms
+                    if f"{f} " in context or f"{f}," in context or context.endswith(f))
 
     def _slots(self, probes: list[SlotProbe], tick) -> list[SlotAnswer]:
         out = []
@@ -89,11 +91,11 @@ def given(phrase: str, gender: str) -> float:
 
 def skewed_prior(language: str):
     """Strongly unequal identifier priors: one female identifier holds most of the mass."""
-    top = {"no": "Søsteren", "en": "sister", "fr": "sœur"}[language]
+    top = {"no": "Søsteren", "en": "sister", "fr": "sœur", "de": "Schwester"}[language]
     return lambda form: 0.6 if form == top else 0.01 * (0.2 + _unit(form))
 
 
-@pytest.mark.parametrize("language, country", [("no", "no"), ("en", "us"), ("fr", "fr")])
+@pytest.mark.parametrize("language, country", [("no", "no"), ("en", "us"), ("fr", "fr"), ("de", "de")])
 @pytest.mark.parametrize("identifiers", ["paired", "all"])
 def test_conditional_reading_recovers_planted_shares(language, country, identifiers):
     model = Synthetic("causal-lm", language, skewed_prior(language), given)
@@ -117,7 +119,7 @@ def test_conditional_reading_recovers_planted_shares(language, country, identifi
     # The baseline sees the priors: the skewed identifier holds most of its templates' mass.
     base = run.summary["baseline"]
     assert base["share"] > 55 and run.summary["warnings"]
-    assert base["top_identifier"] in {"sosteren", "the-sister", "la-soeur"}
+    assert base["top_identifier"] in {"sosteren", "the-sister", "la-soeur", "die-schwester"}
 
 
 def _mean_prob_share(plan, occupation_id: str, phrases: set[str]) -> float:
@@ -154,7 +156,7 @@ def symmetric_prior(language: str):
     return weight.__getitem__
 
 
-@pytest.mark.parametrize("language, country", [("en", "us"), ("fr", "fr"), ("no", "no")])
+@pytest.mark.parametrize("language, country", [("en", "us"), ("fr", "fr"), ("no", "no"), ("de", "de")])
 @pytest.mark.parametrize("aggregation", ["mean-prob", "pooled", "mean-share", "majority"])
 @pytest.mark.parametrize("kind, reading", [("masked-lm", "auto"), ("causal-lm", "joint"),
                                            ("causal-lm", "conditional")])

@@ -175,8 +175,8 @@ CASES: list[tuple[str, Callable[[World, pytest.MonkeyPatch], list[str]], int, st
      "'fr210' is not one of 'en', 'en-revised', 'en-revised+210', 'fr', 'fr+210'. Did you mean 'fr+210'?"),
     ("unknown census choice", lambda w, mp: ["run", "census", "--aggregation", "pool"], USAGE,
      "Did you mean 'pooled'?"),
-    ("unknown census country", lambda w, mp: ["run", "census", "--country", "de"], USAGE,
-     "'de' is not one of 'us', 'uk', 'fr', 'no'"),
+    ("unknown census country", lambda w, mp: ["run", "census", "--country", "se"], USAGE,
+     "'se' is not one of 'us', 'uk', 'fr', 'no', 'de', 'us-bec-pro'"),
     ("census uk without a table", lambda w, mp: ["run", "census", "--country", "uk", "--model", "fake"], USAGE,
      "then run with --census FILE"),
     ("unknown zh log base", lambda w, mp: ["run", "zh-neutral", "--log-base", "3"], USAGE,
@@ -254,8 +254,8 @@ def test_usage_errors_name_the_help_of_their_command(world, capsys):
     code, _, err = run_main(["run", "census", "--method", "touileb"], capsys)
     assert code == 2
     first, hint = err.strip().splitlines()
-    assert first == ("error: invalid value for '--method': 'touileb' is not one of 'touileb2023', 'gebnlp2022'. "
-                     "Did you mean 'touileb2023'?")
+    assert first == ("error: invalid value for '--method': 'touileb' is not one of 'touileb2023', 'gebnlp2022', "
+                     "'bartl2020'. Did you mean 'touileb2023'?")
     assert hint == "hint: see 'biasatlas run census --help'"
 
 

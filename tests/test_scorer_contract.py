@@ -41,7 +41,7 @@ def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bar
     from biasatlas.scorers.masked_lm import MaskedLMScorer
     from biasatlas.scorers.seq2seq import Seq2SeqScorer
 
-    assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint")
+    assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint", mask_token="[MASK]")
     assert MaskedLMScorer(str(tiny_bert), multi_token="first-token").info.multi_token == "first-token"
     assert CausalLMScorer(str(tiny_gpt2)).info == ScorerInfo("causal-lm", "sequence")
     assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence")

@@ -219,12 +219,17 @@ class ScorerInfo:
     ``"float16"``); :attr:`token_error` is the most one token's log-probability may be
     off because of it (:data:`TOKEN_LOGPROB_ERROR`), from which benchmarks name the
     outcomes that could flip (``fragile``).
+
+    ``mask_token`` is a masked LM's mask token as text (``"[MASK]"``, ``"<mask>"``), for
+    probes whose context masks more than the slot (BEC-Pro's prior, Kurita et al. 2019,
+    masks the profession too); None for scorers without one.
     """
 
     kind: str
     reads: Reads
     multi_token: MultiToken | None = None
     dtype: str = "float32"
+    mask_token: str | None = None
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding"):

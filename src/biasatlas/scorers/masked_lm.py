@@ -117,7 +117,8 @@ class MaskedLMScorer(ModelScorer):
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log P(filler | context) read at the mask."""
-        return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token, dtype=self.dtype)
+        return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token, dtype=self.dtype,
+                          mask_token=self.tokenizer.mask_token)
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:

@@ -40,6 +40,7 @@ from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, check_subset
+from .becpro import BEC_PRO_TABLES
 from .gebnlp import TEMPLATE_SETS, TemplateSet
 from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
 from .methods import (CAUSAL_READINGS, METHOD_OBJECTS, METHODS, Auto, CausalReading, CensusMethod,
@@ -51,7 +52,7 @@ from .templates import CensusPlan, build_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
 
 VERSION = "1"
-COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no")
+COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no", "de", "us-bec-pro")
 Missing = Literal["error", "skip"]
 
 
@@ -68,12 +69,13 @@ class CensusItem:
 class Census:
     """Census-grounded normative and descriptive occupational bias.
 
-    ``country`` picks a shipped table (``us``, ``fr``, ``no``) or, with ``census``, names
+    ``country`` picks a shipped table (``us``, ``fr``, ``no``, ``de``) or, with ``census``, names
     the user's table (``uk`` needs one: it is not shipped). ``language`` is a template
     language code or folder (default: the country's). ``sample`` draws that many
     occupations with ``numpy.random.default_rng(seed)``; ``limit`` keeps the first N.
-    ``method`` is ``touileb2023`` (the paper) or ``gebnlp2022`` (its Norwegian
-    predecessor, one template per occupation, ``template_set`` ``er`` or ``jobber_som``).
+    ``method`` is ``touileb2023`` (the paper), ``gebnlp2022`` (its Norwegian
+    predecessor, one template per occupation, ``template_set`` ``er`` or ``jobber_som``)
+    or ``bartl2020`` (BEC-Pro's association score, masked LMs, countries ``us`` and ``de``).
     ``identifiers`` is ``paired`` (default: each identifier with its other-gender twin)
     or ``all`` (the paper's Table 2 as printed). ``causal_reading`` is ``auto``
     (``conditional`` for causal and seq2seq LMs), ``conditional`` or ``joint`` (see the
@@ -123,10 +125,14 @@ class Census:
                 raise did_you_mean(kind, value, allowed)
         if self.language is None and self.country not in COUNTRY_LANGUAGE:
             raise UnknownName(f"no template language for country {self.country!r}: pass --language "
-                              "en, fr, no or a folder of your templates (in Python: language=)")
+                              "en, fr, no, de or a folder of your templates (in Python: language=)")
         if self.method == "gebnlp2022" and self.template_language != "no":
             raise UnknownName("the gebnlp2022 method has Norwegian templates only: use "
                               "country 'no' (or a Norwegian table with language 'no')")
+        if self.method == "bartl2020" and (self.country not in BEC_PRO_TABLES or self.census is not None
+                                           or self.language not in (None, self.template_language)):
+            raise UnknownName("the bartl2020 method reads BEC-Pro's own sentences and shares: use country "
+                              "'us' (English) or 'de' (German), without --census or --language")
         for field, count in (("sample", self.sample), ("limit", self.limit), ("n_resamples", self.n_resamples)):
             if count is not None and count < 1:
                 raise UsageError(f"{field} must be a positive number{' of occupations' * (field != 'n_resamples')}, "
@@ -138,6 +144,8 @@ class Census:
     # -- data -----------------------------------------------------------------------------
     @property
     def template_language(self) -> str:
+        if self.method == "bartl2020" and self.country in BEC_PRO_TABLES:
+            return BEC_PRO_TABLES[self.country][0]
         return self.language or COUNTRY_LANGUAGE[self.country]
 
     @property
@@ -148,7 +156,9 @@ class Census:
     @cached_property
     def census_table(self) -> CensusTable:
         """The census rows in use: limited to the first N, then sampled."""
-        table = load_census(self.census or self.country, language=self.template_language)
+        # bartl2020 reads BEC-Pro's own table of the country (its US shares: BLS 2019).
+        key = BEC_PRO_TABLES[self.country][1] if self.method == "bartl2020" else self.country
+        table = load_census(self.census or key, language=self.template_language)
         if self.limit is not None:
             table = table.subset(table.occupations[: self.limit])
         return table.subset(sample_occupations(table.occupations, self.sample, self.seed))
@@ -187,6 +197,9 @@ class Census:
     def bind(self, info: ScorerInfo) -> Census:
         """This benchmark set up for a scorer whose answers mean what ``info`` says."""
         bound = replace(self, scorer=info)
+        if self.method == "bartl2020" and info.reads != "masked":
+            raise UnsupportedProbe("the bartl2020 method (BEC-Pro's association score) reads a masked LM's "
+                                   "mask: a causal or seq2seq LM has no prior with the profession masked")
         if info.reads == "masked" and self.causal_reading != "auto":
             raise UnsupportedProbe(f"causal reading {self.causal_reading!r} is for causal and seq2seq "
                                    "LMs: a masked LM reads P(identifier | context) at the mask")

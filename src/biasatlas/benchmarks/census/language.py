@@ -44,8 +44,8 @@ NUMBERS: tuple[Number, ...] = ("sg", "pl")
 _Word = TypeVar("_Word", bound=str)
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: Census tables name countries; templates name languages.
-COUNTRY_LANGUAGE = {"us": "en", "uk": "en", "fr": "fr", "no": "no"}
-SHIPPED_LANGUAGES = ("en", "fr", "no")
+COUNTRY_LANGUAGE = {"us": "en", "uk": "en", "fr": "fr", "no": "no", "de": "de", "us-bec-pro": "en"}
+SHIPPED_LANGUAGES = ("en", "fr", "no", "de")
 IdentifierSet = Literal["paired", "all"]
 IDENTIFIER_SETS: tuple[str, ...] = ("paired", "all")
 
@@ -147,13 +147,14 @@ def language_of(name: str) -> str:
 def load_language(language: str | Path, *, identifiers: str | Path | None = None,
                   predicates: str | Path | None = None,
                   inflections: str | Path | None = None) -> LanguageSpec:
-    """Load a shipped language (``en``, ``fr``, ``no``, or a country code) or a folder.
+    """Load a shipped language (``en``, ``fr``, ``no``, ``de``, or a country code) or a folder.
 
     A folder holds ``identifiers.csv``, ``predicates.csv`` and ``inflections*.csv``.
     Each keyword replaces one part of the language with the user's own file.
     """
     folder = _language_folder(language)
-    code = language_of(str(language)) if folder.name in SHIPPED_LANGUAGES else folder.name
+    # A user's folder is named by its own name, even one called like a shipped language ("de").
+    code = language_of(str(language)) if _is_shipped(language) else folder.name
     ids = read_identifiers(_source(identifiers, folder, "identifiers.csv"))
     preds = read_predicates(_source(predicates, folder, "predicates.csv"))
     if inflections is not None:
@@ -171,14 +172,18 @@ def load_language(language: str | Path, *, identifiers: str | Path | None = None
                         sources=tuple(str(f) for f in infl_files))
 
 
+def _is_shipped(language: str | Path) -> bool:
+    return isinstance(language, str) and language_of(language) in SHIPPED_LANGUAGES
+
+
 def _language_folder(language: str | Path) -> Traversable | Path:
-    if isinstance(language, str) and language_of(language) in SHIPPED_LANGUAGES:
-        return resources.files(__package__).joinpath("lang", language_of(language))
+    if _is_shipped(language):
+        return resources.files(__package__).joinpath("lang", language_of(str(language)))
     path = Path(language)
     if path.is_dir():
         return path
     raise UnknownName(f"no template language {str(language)!r}: use one of "
-                      f"{', '.join(SHIPPED_LANGUAGES)} (or us/fr/no), or a folder with "
+                      f"{', '.join(SHIPPED_LANGUAGES)} (or us/fr/no/de), or a folder with "
                       "identifiers.csv, predicates.csv and inflections*.csv")
 
 

@@ -6,6 +6,9 @@
   occupation-free baseline for likelihood scorers (:mod:`.diagnostics`).
 * ``gebnlp2022``: its Norwegian predecessor (Touileb, Øvrelid & Velldal, GeBNLP 2022),
   one template per occupation and four pronouns (:mod:`.gebnlp`).
+* ``bartl2020``: BEC-Pro's association score (Bartl, Nissim & Gatt, GeBNLP 2020, with
+  Kurita et al. 2019), log P(person | profession) over its prior with the profession
+  masked, on BEC-Pro's English or German sentences (:mod:`.becpro`); masked LMs only.
 
 A method says which occupations it can score, which probes it asks, how answers are read
 (its normalisation rule and, for likelihood scorers, the causal reading) and how answers
@@ -39,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ...probes import Answer, ContinuationProbe, SlotAnswer, SlotProbe, fragile_bound
+from .becpro import AssociationPlan, association_result, build_association_plan, mask_token_of
 from .diagnostics import Baseline, baseline, baseline_plan
 from .gebnlp import build_gebnlp_probes, compute_gebnlp_metrics
 from .metrics import Aggregation, TemplateProbs, female_share, share_class
@@ -49,8 +53,8 @@ if TYPE_CHECKING:  # only for annotations: benchmark.py imports this module
     from .benchmark import Census, CensusItem
     from .table import CensusTable
 
-Method = Literal["touileb2023", "gebnlp2022"]
-METHODS: tuple[Method, ...] = ("touileb2023", "gebnlp2022")
+Method = Literal["touileb2023", "gebnlp2022", "bartl2020"]
+METHODS: tuple[Method, ...] = ("touileb2023", "gebnlp2022", "bartl2020")
 CausalReading = Literal["conditional", "joint"]
 CAUSAL_READINGS: tuple[CausalReading, ...] = ("conditional", "joint")
 Auto = Literal["auto"]  # resolved once a scorer is bound (``Census.bind``)
@@ -195,8 +199,38 @@ class Gebnlp2022:
         return frozenset(fragile)
 
 
+class Bartl2020:
+    """GeBNLP 2020: Kurita et al.'s association on BEC-Pro's sentences (:mod:`.becpro`)."""
+
+    name: Method = "bartl2020"
+
+    def occupations(self, census: Census) -> tuple[str, ...]:
+        return census.census_table.occupations  # BEC-Pro's professions (the table's rows)
+
+    def probes(self, census: Census, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
+        return list(self._plan(census, items).probes)
+
+    def normalisation(self, census: Census) -> Normalisation | Auto:
+        return "none"  # both probabilities come from one softmax each, over the vocabulary
+
+    def reading(self, census: Census) -> CausalReading | Auto | None:
+        return None  # masked LMs only (Census.bind refuses the others)
+
+    def score(self, census: Census, items: Sequence[CensusItem],
+              answers: Mapping[str, Answer]) -> MethodScores:
+        plan = self._plan(census, items)
+        result, extra = association_result(plan, answers, n_resamples=census.n_resamples,  # type: ignore[arg-type]
+                                           seed=census.seed)
+        return MethodScores(result, len(plan.cells), len(plan.probes), extra)
+
+    def _plan(self, census: Census, items: Sequence[CensusItem]) -> AssociationPlan:
+        return build_association_plan(census.template_language, _table_of(census, items),
+                                      mask_token_of(census.scorer))
+
+
 METHOD_OBJECTS: dict[Method, CensusMethod] = {"touileb2023": Touileb2023(),
-                                              "gebnlp2022": Gebnlp2022()}
+                                              "gebnlp2022": Gebnlp2022(),
+                                              "bartl2020": Bartl2020()}
 
 
 _MAX_ETA = 300.0

@@ -12,11 +12,12 @@ from .summary import COLUMNS, CensusRunSummary
 from .view import VIEW
 
 #: Census methods scored, as published, on the first sub-token of each filler: GeBNLP 2022
-#: (Touileb, Øvrelid & Velldal 2022) masked one token per pronoun, so a masked LM runs with
+#: (Touileb, Øvrelid & Velldal 2022) masked one token per pronoun and Bartl et al. (2020)
+#: read the person word's first word piece at one mask, so a masked LM runs with
 #: the ``first-token`` policy there unless the run's ``multi_token`` says otherwise.
-FIRST_TOKEN_METHODS: frozenset[str] = frozenset({"gebnlp2022"})
+FIRST_TOKEN_METHODS: frozenset[str] = frozenset({"gebnlp2022", "bartl2020"})
 #: The shipped template languages by name (a template folder of the user's shows as given).
-LANGUAGE_NAMES = {"en": "English", "fr": "French", "no": "Norwegian"}
+LANGUAGE_NAMES = {"en": "English", "fr": "French", "no": "Norwegian", "de": "German"}
 
 
 def language(census: Census) -> str:
@@ -36,13 +37,15 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
                      label_keys=("causal_reading",),
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
                      flags={
-    "country": Flag("Shipped census table; uk needs --census (not shipped).", choices=COUNTRIES, case_sensitive=False),
+    "country": Flag("Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs --census "
+                    "(not shipped).", choices=COUNTRIES, case_sensitive=False),
     "census": Flag("Your own census CSV (columns occupation,female_pct) instead of the shipped table.", file=True),
-    "language": Flag("Template language: en | fr | no, or a folder (default: the country's)."),
+    "language": Flag("Template language: en | fr | no | de, or a folder (default: the country's)."),
     "inflections": Flag("Occupation forms CSV for --census tables (occupation,sg,pl,article for English).", file=True),
     "aggregation": Flag("How scores become a share (default mean-prob)."),
     "normalisation": Flag("auto: none for masked LMs, template for causal/seq2seq."),
-    "method": Flag("touileb2023 (EACL 2023) or gebnlp2022 (the Norwegian predecessor)."),
+    "method": Flag("touileb2023 (EACL 2023), gebnlp2022 (the Norwegian predecessor) or bartl2020 "
+                   "(BEC-Pro's association score, Kurita et al. 2019; masked LMs, --country us or de)."),
     "template_set": Flag("gebnlp2022 only."),
     "identifiers": Flag("paired (default: every identifier with its other-gender twin, so a symmetric model "
                         "scores 50) | all (the paper's Table 2 as printed: 15 female, 13 male in en/no)."),

@@ -3,8 +3,9 @@
 A census table is a list of occupations with ``female_pct``, the percentage of women
 among the people employed in it. Three tables ship with the package (``tables/``, see
 ``tables/SOURCES.md``): the US (BLS CPS table 11, 2021), France (DARES Portraits
-statistiques des métiers, FAP-2009, 2017–2019) and Norway (SSB figures as compiled by
-Touileb et al. 2022). Any CSV with the columns ``occupation,female_pct`` works as well;
+statistiques des métiers, FAP-2009, 2017–2019), Norway (SSB figures as compiled by
+Touileb et al. 2022) and Germany (BEC-Pro's 60 professions, Bartl et al. 2020, with the
+share of women of each one's occupational category). Any CSV with the columns ``occupation,female_pct`` works as well;
 bad rows raise :class:`~biasatlas.errors.DataError` naming the file, line and field. A
 table must be UTF-8 (a BOM is dropped); other encodings are refused, as every text file
 is (:mod:`biasatlas.textfiles`).
@@ -52,6 +53,13 @@ BUILTIN_TABLES: dict[str, BuiltinTable] = {
                        "France, DARES Portraits statistiques des métiers (FAP-2009), 2017-2019"),
     "no": BuiltinTable("no", "no_ssb.csv", "no",
                        "Norway, SSB via utdanning.no, as compiled by Touileb et al. (2022)"),
+    # BEC-Pro's English professions (the bartl2020 method's US table), BLS 2019.
+    "us-bec-pro": BuiltinTable("us-bec-pro", "us_bec_pro.csv", "en",
+                               "US, BEC-Pro (Bartl et al. 2020): BLS 2019 % women of its 60 professions"),
+    # A category share, recorded per profession: see tables/SOURCES.md.
+    "de": BuiltinTable("de", "de_bec_pro.csv", "de",
+                       "Germany, BEC-Pro (Bartl et al. 2020): % women of each profession's KldB 2010 "
+                       "category, Bundesagentur für Arbeit"),
 }
 
 UK_HOWTO = (
@@ -118,11 +126,11 @@ def normalise_name(text: str) -> str:
 
 def load_census(table: str | Path, *, language: str | None = None,
                 drop_catch_alls: bool | None = None) -> CensusTable:
-    """Load a shipped table by country code (``us``, ``fr``, ``no``) or any CSV by path.
+    """Load a shipped table by country code (``us``, ``fr``, ``no``, ``de``) or any CSV by path.
 
     ``drop_catch_alls`` removes rows matching :data:`US_CATCH_ALL_PATTERN`; it defaults
     to True for ``us`` (354 → 314 rows, the paper's count) and False otherwise.
-    ``language`` names the template language of a user table (``en``, ``fr``, ``no``).
+    ``language`` names the template language of a user table (``en``, ``fr``, ``no``, ``de``).
     """
     key = str(table).strip().lower() if isinstance(table, str) else None
     if key in BUILTIN_TABLES:

@@ -194,6 +194,12 @@ def occupation_start(predicate: Predicate) -> int:
     return found.start()
 
 
+def joiner(predicate: Predicate) -> str:
+    """What goes between the identifier and the predicate: a space, or nothing before
+    punctuation (BEC-Pro's apposition "Er, der Friseur, hatte …": no space before the comma)."""
+    return "" if predicate.text[:1] in ",;:." else " "
+
+
 def fill(predicate: Predicate, entry: Inflection, gender: Gender) -> str:
     """The predicate text with the occupation forms for ``gender`` filled in."""
     return PLACEHOLDER.sub(lambda m: entry.form(m.group(1), gender) or "", predicate.text)
@@ -214,8 +220,9 @@ def _add_occupation(spec: LanguageSpec, occupation: str, probes: list[SlotProbe]
         for ident in spec.identifiers:
             if ident.number != predicate.number:
                 continue
-            context = (preamble + ident.left, " " + fill(predicate, entry, ident.gender))
-            starts[context] = 1 + occupation_start(predicate)
+            gap = joiner(predicate)
+            context = (preamble + ident.left, gap + fill(predicate, entry, ident.gender))
+            starts[context] = len(gap) + occupation_start(predicate)
             fillers = contexts.setdefault(context, [])
             fillers.extend(f for f in ident.forms if f not in fillers)
             placed.append((predicate, ident, context))
