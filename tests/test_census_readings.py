@@ -119,7 +119,8 @@ def test_conditional_reading_recovers_planted_shares(language, country, identifi
     # The baseline sees the priors: the skewed identifier holds most of its templates' mass.
     base = run.summary["baseline"]
     assert base["share"] > 55 and run.summary["warnings"]
-    assert base["top_identifier"] in {"sosteren", "the-sister", "la-soeur", "die-schwester"}
+    # named by its form as identifiers.csv writes it (ids sosteren, the-sister, la-soeur, die-schwester)
+    assert base["top_identifier"] in {"Søsteren", "sister", "sœur", "Schwester"}
 
 
 def _mean_prob_share(plan, occupation_id: str, phrases: set[str]) -> float:

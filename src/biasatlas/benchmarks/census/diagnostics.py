@@ -86,7 +86,19 @@ def baseline(plan: CensusPlan, answers: Mapping[str, SlotAnswer],
     share = female_share(templates.get(BASELINE, []), aggregation)
     masses = identifier_masses(plan, answers)
     top = max(masses, key=lambda k: masses[k]) if masses else None
-    return Baseline(share, top, masses[top] if top else None)
+    return Baseline(share, identifier_names(plan).get(top, top) if top else None, masses[top] if top else None)
+
+
+def identifier_names(plan: CensusPlan) -> dict[str, str]:
+    """Each identifier's id (``sostrene``, ASCII for file names and keys) → its first form as
+    identifiers.csv writes it and the sentences carry it (``Søstrene``; the prefix, "The", is
+    not part of it): what a person reads in a warning."""
+    fillers = {p.id: p.fillers for p in plan.probes if isinstance(p, SlotProbe)}
+    names: dict[str, str] = {}
+    for cell in plan.cells:
+        if cell.identifier not in names and cell.probe_id in fillers and cell.filler_indices:
+            names[cell.identifier] = fillers[cell.probe_id][cell.filler_indices[0]].strip()
+    return names
 
 
 def identifier_masses(plan: CensusPlan, answers: Mapping[str, SlotAnswer]) -> dict[str, float]:
