@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from .run import _Commands, benchmark_parameters, benchmark_values, plain_placeholders
+from .run import _Commands, benchmark_parameters, benchmark_values, click_command
 
 
 class LintGroup(TyperGroup):
@@ -45,15 +45,9 @@ def build_lint_command(name: str) -> Any:
     def command(**values: Any) -> None:
         _lint(spec, values)
 
-    command.__signature__ = inspect.Signature([*benchmark_parameters(spec), *extra])  # type: ignore[attr-defined]
-    command.__doc__ = f"Per-item data findings for {name}: identical texts, edits beyond one span, brackets, " \
-                      "encoding damage, duplicates."
-    single = typer.Typer(add_completion=False)
-    single.command(name)(command)
-    built = typer.main.get_command(single)
-    built.name = name
-    plain_placeholders(built)
-    return built
+    return click_command(name, command, [*benchmark_parameters(spec), *extra],
+                         f"Per-item data findings for {name}: identical texts, edits beyond one span, brackets, "
+                         "encoding damage, duplicates.")
 
 
 def _lint(spec: Any, values: dict[str, Any]) -> None:

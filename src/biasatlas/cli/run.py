@@ -86,10 +86,16 @@ def build_command(name: str) -> Any:
     def command(**values: Any) -> None:
         _run(spec, options, values)
 
-    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]  # read by typer
-    command.__doc__ = spec.description or name
+    return click_command(name, command, parameters, spec.description or name)
+
+
+def click_command(name: str, function: Any, parameters: list[inspect.Parameter], doc: str) -> Any:
+    """``function`` as the click command ``name``, its flags the typer ``parameters`` (a
+    signature built at run time), with its help ``doc`` and plain placeholders."""
+    function.__signature__ = inspect.Signature(parameters)  # read by typer
+    function.__doc__ = doc
     single = typer.Typer(add_completion=False)
-    single.command(name)(command)
+    single.command(name)(function)
     built = typer.main.get_command(single)
     built.name = name
     plain_placeholders(built)
