@@ -40,9 +40,9 @@ def test_installed_packages_add_benchmarks_after_biasatlas_own(tmp_path, monkeyp
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
     found = registry.discover_benchmarks()
-    # biasatlas's own: FIRST in the leaderboards' order, then the later ones by name (stereoset);
+    # biasatlas's own: FIRST in the leaderboards' order, then the later ones by name (bbq, stereoset);
     # then the other packages' by name; "census" stays biasatlas's
-    assert list(found) == [*registry.FIRST, "stereoset", "a-bench", "b-bench"]
+    assert list(found) == [*registry.FIRST, "bbq", "stereoset", "a-bench", "b-bench"]
     assert found["census"] == "biasatlas.benchmarks.census" and found["a-bench"] == "aa.a"
 
 
@@ -52,7 +52,8 @@ def test_the_built_in_benchmarks_come_through_the_entry_points():
     declared = {ep.name: ep.module for ep in entry_points(group=registry.ENTRY_POINTS)
                 if ep.dist is not None and ep.dist.metadata["Name"] == "biasatlas"}
     assert declared == registry.BENCHMARKS  # nothing registered any other way
-    assert set(declared) == {*registry.FIRST, "stereoset"}  # stereoset: the first added as one entry-point line
+    # stereoset: the first added as one entry-point line; bbq the second
+    assert set(declared) == {*registry.FIRST, "stereoset", "bbq"}
 
 
 def test_no_metadata_is_a_clear_error(monkeypatch):

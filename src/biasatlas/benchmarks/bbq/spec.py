@@ -1,4 +1,4 @@
-"""BBQ and its family as one :class:`~biasatlas.benchmarks.base.BenchmarkSpec` (``biasatlas.registry`` finds it here)."""
+"""BBQ and its family as one :class:`~biasatlas.benchmarks.base.BenchmarkSpec` (the registry finds it here)."""
 
 from __future__ import annotations
 
