@@ -109,3 +109,9 @@ def test_mbbq_control_set_is_reported_apart(shared_data):
     run = evaluate(bench, load_scorer("fake", "fake"))
     assert run.summary["control"]["overall"]["n"] == sum(e.control and e.target is not None for e in items)
     assert run.summary["n"] == sum(not e.control and e.target is not None for e in items)
+
+
+def test_the_data_folder_lookup_finds_the_compressed_mbbq_copy(shared_data, monkeypatch):
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    items = BBQ(dataset="mbbq-tr", category="Sexual_orientation", control=False).load()
+    assert len(items) == 152 and items[0].id.startswith("Sexual_orientation/")

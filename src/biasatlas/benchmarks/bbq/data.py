@@ -26,6 +26,7 @@ import csv
 import gzip
 import io
 import json
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,13 +84,17 @@ class Example:
 
 def find(spec: DataFile, folder: Path | None) -> tuple[Path, bool]:
     """The file ``spec`` names and whether it is gzip-compressed: under ``folder`` (searched
-    recursively, the plain name or ``name.gz``) when one is given, else the shared lookup."""
+    recursively, the plain name or ``name.gz``) when one is given, else the shared lookup
+    (:func:`~..fetch.locate`), which a ``name.gz`` under ``$BIASATLAS_DATA_DIR`` precedes
+    (the shared MBBQ copy is compressed)."""
     if folder is None:
-        return locate(spec), False
-    for name, packed in ((spec.name, False), (spec.name + ".gz", True)):
+        data_dir = os.environ.get("BIASATLAS_DATA_DIR")
+        packed = sorted(Path(data_dir).rglob(spec.name + ".gz")) if data_dir else []
+        return (packed[0], True) if packed else (locate(spec), False)
+    for name, is_packed in ((spec.name, False), (spec.name + ".gz", True)):
         found = sorted(Path(folder).rglob(name))
         if found:
-            return found[0], packed
+            return found[0], is_packed
     raise MissingInput(f"no {spec.name} (or {spec.name}.gz) under this folder", path=folder)
 
 
