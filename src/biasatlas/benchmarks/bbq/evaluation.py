@@ -20,7 +20,7 @@ The unit of the bootstrap is the template (all variants of one question move tog
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,11 +157,3 @@ def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int) -> di
     regular = [o for o in outcomes if not o.example.control]
     control = [o for o in outcomes if o.example.control]
     return {"sets": table(regular), "control": table(control)}
-
-
-def by_group(records: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
-    """Records by their ``group`` field, in order of first appearance (the view's pairing)."""
-    out: dict[str, list[Mapping[str, Any]]] = {}
-    for r in records:
-        out.setdefault(str(r["group"]), []).append(r)
-    return out
