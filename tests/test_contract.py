@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.seat import Seat, Weat
@@ -28,6 +29,8 @@ KEYS = {
                "n_forward_passes", "intervals"},
     "zh-neutral": {"bias_score", "leaning", "n", "by_pair", "intervals"},
     "stereoset": {"n", "lms", "ss", "icat", "tasks", "intervals", "reading"},
+    "bbq": {"n", "accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis", "abstain_amb", "abstain_dis", "degenerate",
+            "sets", "intervals", "rule", "reading"},
     "seat": {"n_tests", "n_scored", "mean_abs_d", "n_significant", "tests", "pooling"},
     "weat": {"n_tests", "n_scored", "mean_abs_d", "n_significant", "tests", "n_oov", "oov_words"},
     "winobias": {"n", "pro_pct", "diff", "sets", "by_majority", "occupations", "intervals", "reading"},
@@ -43,6 +46,8 @@ def _benchmark(name: str, shared_data):
         return CrowsPairs(dataset=None, data=fr, limit=12)
     if name == "census":
         return Census(country="no", sample=2, n_resamples=50)
+    if name == "bbq":
+        return BBQ(data=shared_data / "bbq", category="Religion", limit=6, n_resamples=50)
     if name == "stereoset":
         return StereoSet(data=shared_data / "stereoset/dev.json", limit=3, n_resamples=50)
     if name in EMBEDDING:

@@ -40,10 +40,10 @@ def test_installed_packages_add_benchmarks_after_biasatlas_own(tmp_path, monkeyp
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
     found = registry.discover_benchmarks()
-    # biasatlas's own: FIRST in the leaderboards' order, then the later ones by name (seat,
+    # biasatlas's own: FIRST in the leaderboards' order, then the later ones by name (bbq, seat,
     # stereoset, weat, winobias, winogender); then the other packages' by name; "census" stays biasatlas's
-    assert list(found) == [*registry.FIRST, "seat", "stereoset", "weat", "winobias", "winogender", "a-bench",
-                           "b-bench"]
+    assert list(found) == [*registry.FIRST, "bbq", "seat", "stereoset", "weat", "winobias", "winogender",
+                           "a-bench", "b-bench"]
     assert found["census"] == "biasatlas.benchmarks.census" and found["a-bench"] == "aa.a"
 
 
@@ -53,8 +53,8 @@ def test_the_built_in_benchmarks_come_through_the_entry_points():
     declared = {ep.name: ep.module for ep in entry_points(group=registry.ENTRY_POINTS)
                 if ep.dist is not None and ep.dist.metadata["Name"] == "biasatlas"}
     assert declared == registry.BENCHMARKS  # nothing registered any other way
-    # stereoset, winobias, winogender: one entry-point line each; seat and weat: two lines, one folder
-    assert set(declared) == {*registry.FIRST, "stereoset", "seat", "weat", "winobias", "winogender"}
+    # bbq, stereoset, winobias, winogender: one entry-point line each; seat and weat: two lines, one folder
+    assert set(declared) == {*registry.FIRST, "bbq", "stereoset", "seat", "weat", "winobias", "winogender"}
     assert declared["weat"] == "biasatlas.benchmarks.seat.weat"
 
 

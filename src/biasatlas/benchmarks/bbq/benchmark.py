@@ -1,0 +1,231 @@
+"""BBQ and its family as one biasatlas benchmark (Parrish et al. 2022; METHODS-MORE.md §2-4).
+
+A likelihood-only model answers the three-way question by scoring each option after the
+prompt ``"{context}\\n\\nQ: {question}\\nA:"`` (lm-evaluation-harness's ``bbq`` prompt) and
+choosing the best (METHODS-MORE.md §2, "How a likelihood-only LM answers", reading (a)).
+An option's text is read as ``" " + option``. The answer ``rule`` (recorded in every run):
+
+- ``sum``: log P(option | prompt) summed over its tokens (the paper's zero-shot reading, lm-eval's);
+- ``mean``: the same per token (short unknown strings lose their advantage);
+- ``pmi``: log P(option | prompt) − log P(option | content-free prompt), the prompt with context
+  and question replaced by ``N/A`` (Zhao et al. 2021's content-free input; lm-eval's
+  ``acc_mutual_info`` uses an empty context instead).
+
+Causal and seq2seq scorers answer continuation probes (the shared prompt is run once per
+example, the options after it: :mod:`biasatlas.scorers.prefix`). A masked LM reads the
+pseudo-log-likelihood (Salazar et al. 2020) of ``prompt + " " + option``, every token masked
+in turn (reading ``pll``; ``mean`` divides by the tokens of that text).
+
+Ties between the best options leave the example unanswered (the R script drops tied
+logits). ``options="lm-eval"`` is lm-eval's 12-option form: the two people, in order, then
+its ten unknown strings; any unknown string chosen counts as the unknown answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ...errors import MissingInput, UsageError, did_you_mean
+from ...hashing import sha256_file
+from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
+from ...stats import check_resamples, check_seed
+from ..base import BenchmarkResult, check_subset, draw_sample
+from .data import CATEGORIES, DATASETS, Example, read
+from .evaluation import Outcome, summarise
+
+# 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
+VERSION = "1"
+Rule = Literal["sum", "mean", "pmi"]
+RULES: tuple[str, ...] = ("sum", "mean", "pmi")
+OptionsForm = Literal["3", "lm-eval"]
+CONTENT_FREE = "N/A"
+#: lm-eval's ten unknown strings, in its order (tasks/bbq/utils.py, ``UNKNOWN_RESPONSES`` @ 262d1a9).
+LM_EVAL_UNKNOWNS: tuple[str, ...] = ("Cannot answer", "Can't be determined", "Cannot be determined", "Can't answer",
+                                     "Not known", "Not enough info", "Not enough information", "Not answerable",
+                                     "Undetermined", "Unknown")
+
+
+def prompt(context: str, question: str) -> str:
+    """lm-eval's ``bbq`` prompt: the answer follows the ``A:`` cue after one space."""
+    return f"{context}\n\nQ: {question}\nA:"
+
+
+def choices(example: Example, form: str) -> list[tuple[str, int]]:
+    """(option text, the original option it stands for) in the order scored: the three options,
+    or lm-eval's twelve (the two people in data order, then its ten unknown strings)."""
+    if form == "3":
+        return [(text, i) for i, text in enumerate(example.options)]
+    people = [(text, i) for i, text in enumerate(example.options) if i != example.unknown]
+    return people + [(text, example.unknown) for text in LM_EVAL_UNKNOWNS]
+
+
+def choose(values: Sequence[float]) -> int | None:
+    """The index of the strictly best value; None when the best is shared (a tie)."""
+    best = max(values)
+    winners = [i for i, v in enumerate(values) if v == best]
+    return winners[0] if len(winners) == 1 else None
+
+
+@dataclass(frozen=True)
+class BBQ:
+    """The benchmark; every parameter is named and recorded in the run's config.
+
+    ``dataset``: which member of the family (:data:`.data.DATASETS`); ``category``: one
+    category (default all of the dataset's); ``data``: a folder holding the dataset's files as
+    upstream names them (``.gz`` allowed) instead of the pinned download. ``rule``: how an
+    option is scored (module docstring); ``options``: ``3`` or ``lm-eval`` (12 options, en and
+    mbbq-en only). ``control``: also run MBBQ's control set. ``limit``/``sample``: the first N
+    or N drawn with ``seed``; ``n_resamples``: the template bootstrap.
+    """
+
+    dataset: str = "en"
+    category: str | None = None
+    data: Path | None = None
+    rule: Rule = "sum"
+    options: OptionsForm = "3"
+    control: bool = True
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    n_resamples: int = 1000
+    scorer: ScorerInfo | None = None
+    name: str = "bbq"
+    VERSION: str = VERSION
+
+    def __post_init__(self) -> None:
+        check_subset(self.limit, self.sample)
+        if self.dataset not in DATASETS:
+            raise did_you_mean("dataset", self.dataset, DATASETS)
+        if self.category is not None and self.category not in CATEGORIES[self.dataset]:
+            raise did_you_mean(f"{self.dataset} category", self.category, CATEGORIES[self.dataset])
+        if self.rule not in RULES:
+            raise did_you_mean("rule", str(self.rule), RULES)
+        if self.options not in ("3", "lm-eval"):
+            raise did_you_mean("options", str(self.options), ("3", "lm-eval"))
+        if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en"):
+            raise UsageError(f"--options lm-eval uses English unknown strings: only en and mbbq-en, not {self.dataset}")
+        if self.data is not None and not Path(self.data).is_dir():
+            raise MissingInput("no such folder", path=self.data)
+        check_seed(self.seed)
+        check_resamples(self.n_resamples)
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return (self.category,) if self.category else CATEGORIES[self.dataset]
+
+    @property
+    def masked(self) -> bool:
+        return self.scorer is not None and self.scorer.reads == "masked"
+
+    def _read(self) -> tuple[list[Example], list[Path]]:
+        return read(self.dataset, self.categories, self.control and self.dataset.startswith("mbbq"), self.data)
+
+    def load(self) -> list[Example]:
+        """Every example of the chosen files (the first ``limit``, or ``sample`` drawn with the seed)."""
+        examples = self._read()[0]
+        return draw_sample(examples[: self.limit] if self.limit else examples, self.sample, self.seed)
+
+    def probes(self, items: Sequence[Example]) -> list[Probe]:
+        """One probe per option of every example with a known biased option (module docstring)."""
+        out: list[Probe] = []
+        free = prompt(CONTENT_FREE, CONTENT_FREE)
+        for e in items:
+            if e.target is None:
+                continue
+            asked = prompt(e.context, e.question)
+            for k, (text, _) in enumerate(choices(e, self.options)):
+                pid = f"{e.id}#{k}"
+                if self.masked:
+                    out.append(SentenceProbe(pid, f"{asked} {text}"))
+                    if self.rule == "pmi":
+                        out.append(SentenceProbe(f"{pid}/free", f"{free} {text}"))
+                else:
+                    contexts = (asked, free) if self.rule == "pmi" else (asked,)
+                    out.append(ContinuationProbe(pid, contexts, " " + text))
+        return out
+
+    def option_values(self, e: Example, answers: Mapping[str, Answer]) -> list[float] | None:
+        """Each scored option's value under :attr:`rule`; None when an answer is missing."""
+        values = []
+        for k in range(len(choices(e, self.options))):
+            read = _logprobs(answers.get(f"{e.id}#{k}"), answers.get(f"{e.id}#{k}/free"))
+            if read is None:
+                return None
+            logprob, n_tokens, free = read
+            if self.rule == "mean":
+                values.append(logprob / max(n_tokens, 1))
+            elif self.rule == "pmi":
+                if free is None:
+                    return None
+                values.append(logprob - free)
+            else:
+                values.append(logprob)
+        return values
+
+    def score(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        outcomes, records, skipped = [], [], []
+        for e in items:
+            values = None if e.target is None else self.option_values(e, answers)
+            if values is None:
+                reason = "no biased option known for this item" if e.target is None else "no score from the model"
+                skipped.append({"id": e.id, "category": e.category, "reason": reason})
+                continue
+            best = choose(values)
+            o = Outcome(e, None if best is None else choices(e, self.options)[best][1])
+            outcomes.append(o)
+            records.append(_record(o, values))
+        summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed)
+        overall = summary["sets"].get("overall", {})
+        return BenchmarkResult({**overall, **summary, "n_skipped": len(skipped), "rule": self.rule,
+                                "reading": self.reading, "dataset": self.dataset, "options": self.options},
+                               records, skipped)
+
+    @property
+    def reading(self) -> str:
+        """How an option was read: ``pll`` (masked) or ``continuation``, with the rule."""
+        return f"{'pll' if self.masked else 'continuation'}-{self.rule}"
+
+    def bind(self, info: ScorerInfo) -> BBQ:
+        return replace(self, scorer=info)
+
+    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
+        return dict(summary)
+
+    def config(self) -> dict[str, Any]:
+        files = [(str(p), sha256_file(p)) for p in self._read()[1]]
+        # one sha256 names the data as a whole (runs pair on it); each file's stays beside it
+        combined = hashlib.sha256("".join(f"{Path(p).name} {h}\n" for p, h in files).encode()).hexdigest()
+        return {"benchmark": self.name, "version": self.VERSION, "dataset": self.dataset, "category": self.category,
+                "data": str(Path(files[0][0]).parent), "data_sha256": combined, "data_files": files, "rule": self.rule,
+                "reading": self.reading, "options": self.options, "control": self.control,
+                "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE, "limit": self.limit,
+                "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
+
+    def table(self, summary: Mapping[str, Any]) -> Any:
+        from .view import VIEW
+
+        return VIEW.terminal(summary)
+
+
+def _logprobs(answer: Answer | None, free: Answer | None) -> tuple[float, int, float | None] | None:
+    """(log-likelihood, its tokens, the content-free log-likelihood or None) of one option."""
+    if isinstance(answer, SlotAnswer):
+        return answer.logprobs[0], answer.n_tokens[0], answer.logprobs[1] if len(answer.logprobs) > 1 else None
+    if isinstance(answer, SentenceAnswer):
+        return answer.logprob, answer.n_tokens, free.logprob if isinstance(free, SentenceAnswer) else None
+    return None
+
+
+def _record(o: Outcome, values: Sequence[float]) -> dict[str, Any]:
+    e = o.example
+    return {"id": e.id, "category": e.category, "group": e.group, "template": e.template,
+            "context_condition": "ambig" if e.ambiguous else "disambig", "polarity": e.polarity,
+            "context": e.context, "question": e.question, "control": e.control, "options": list(e.options),
+            "label": e.label, "unknown": e.unknown,
+            "target": e.target, "weight": e.weight, "values": list(values), "choice": o.choice, "answer": o.answer,
+            "correct": o.choice == e.label if o.choice is not None else None}

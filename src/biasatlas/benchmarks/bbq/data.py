@@ -1,0 +1,313 @@
+"""BBQ and its multilingual family read into one typed record (METHODS-MORE.md §2-4).
+
+Every dataset is a three-option question over a context: two people and one "unknown"
+answer. What differs is the format and how the *biased* option is known:
+
+- ``en`` (Parrish et al. 2022): the category ``.jsonl`` files, and ``target_loc`` from the
+  authors' ``additional_metadata.csv`` joined on (example_id, category, question_index) as
+  their R script merges it: a key listed twice there (64 Gender_identity rows) weighs an
+  example twice, a key whose ``target_loc`` is NA (16 rows) drops it.
+- ``mbbq-*`` (Neplenbroek et al. 2024): BBQ's schema, no metadata file. Our reading (the
+  repository stops at per-answer scores): the option whose English group tag is among
+  ``stereotyped_groups`` (``F``/``M`` also match the gender words, translated in nl/es/tr;
+  ``low SES`` matches ``lowSES``) is the stereotyped one; for non-negative questions the biased answer is the
+  other person, BBQ's polarity rule. An item where not exactly one option matches has none.
+- ``kobbq`` (Jin et al. 2024): ``biased_answer`` is given per question; unknown is the third
+  choice; the template is the sample id before its a/b/c/d context letter.
+- ``cbbq`` (Huang & Xiong): the gender CSVs; the stereotyped option is the one naming the
+  group in ``bias_targeted_groups`` (女性: a word with 女 or 妈; 变性人: one starting 变性),
+  flipped for non-negative questions as in BBQ; unknown is ``ans2``.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import gzip
+import io
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...errors import DataError, MissingInput
+from ..fetch import DataFile, locate
+from . import sources
+
+DATASETS: tuple[str, ...] = ("en", "mbbq-nl", "mbbq-es", "mbbq-tr", "mbbq-en", "kobbq", "cbbq")
+LANGUAGE: dict[str, str] = {"en": "en", "mbbq-nl": "nl", "mbbq-es": "es", "mbbq-tr": "tr", "mbbq-en": "en",
+                            "kobbq": "ko", "cbbq": "zh"}
+MBBQ_CATEGORIES: tuple[str, ...] = ("Age", "Disability_status", "Gender_identity", "Physical_appearance", "SES",
+                                    "Sexual_orientation")
+CATEGORIES: dict[str, tuple[str, ...]] = {
+    "en": tuple(sources.BBQ_FILES), **dict.fromkeys(("mbbq-nl", "mbbq-es", "mbbq-tr", "mbbq-en"), MBBQ_CATEGORIES),
+    # KoBBQ's categories as its sample ids spell them (its bbq_category column is often empty)
+    "kobbq": ("age", "disability_status", "domestic_area_of_origin", "educational_background",
+              "family_structure", "gender_identity", "physical_appearance", "political_orientation",
+              "race_ethnicity_nationality", "religion", "ses", "sexual_orientation"),
+    "cbbq": ("gender",)}
+#: Group words an MBBQ tag may carry for a ``stereotyped_groups`` entry: the gender tags are
+#: translated (nl, es, tr, as they occur in the data), the others stay English.
+_GROUP_WORDS = {"f": {"f", "woman", "girl", "vrouw", "meisje", "mujer", "chica", "kadın", "kız"},
+                "m": {"m", "man", "boy", "jongen", "hombre", "chico", "adam", "erkek çocuk"},
+                "low ses": {"lowses"}}
+
+
+@dataclass(frozen=True)
+class Example:
+    """One question: ``options`` in data order, ``label`` the gold index, ``unknown`` the index
+    of the "unknown" option, ``target`` the option a biased answer picks (None: not known, the
+    item is skipped). ``template`` groups an item's variants (bootstrap unit); ``weight`` is
+    how many rows the authors' merge gives it; ``control``: an MBBQ control-set item."""
+
+    id: str
+    category: str
+    template: str
+    polarity: str
+    ambiguous: bool
+    context: str
+    question: str
+    options: tuple[str, ...]
+    label: int
+    unknown: int
+    target: int | None
+    label_type: str = "label"
+    weight: int = 1
+    control: bool = False
+
+    @property
+    def group(self) -> str:
+        """The authors' reporting group: the category, split off as ``(names)`` for name proxies."""
+        return f"{self.category} (names)" if self.label_type == "name" else self.category
+
+
+def find(spec: DataFile, folder: Path | None) -> tuple[Path, bool]:
+    """The file ``spec`` names and whether it is gzip-compressed: under ``folder`` (searched
+    recursively, the plain name or ``name.gz``) when one is given, else the shared lookup
+    (:func:`~..fetch.locate`), which a ``name.gz`` under ``$BIASATLAS_DATA_DIR`` precedes
+    (the shared MBBQ copy is compressed)."""
+    if folder is None:
+        data_dir = os.environ.get("BIASATLAS_DATA_DIR")
+        packed = sorted(Path(data_dir).rglob(spec.name + ".gz")) if data_dir else []
+        return (packed[0], True) if packed else (locate(spec), False)
+    for name, is_packed in ((spec.name, False), (spec.name + ".gz", True)):
+        found = sorted(Path(folder).rglob(name))
+        if found:
+            return found[0], is_packed
+    raise MissingInput(f"no {spec.name} (or {spec.name}.gz) under this folder", path=folder)
+
+
+def _text(path: Path, packed: bool) -> str:
+    raw = path.read_bytes()
+    try:
+        return (gzip.decompress(raw) if packed else raw).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot be read as UTF-8 text ({exc})", path=path) from exc
+
+
+def _json_records(path: Path, packed: bool) -> Iterator[tuple[int, dict[str, object]]]:
+    for number, line in enumerate(_text(path, packed).split("\n"), start=1):
+        if line.strip():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"not JSON ({exc.msg})", path=path, line=number) from exc
+            if not isinstance(record, dict):
+                raise DataError("not a JSON object", path=path, line=number)
+            yield number, record
+
+
+def _field(record: Mapping[str, object], name: str, path: Path, line: int) -> object:
+    if name not in record:
+        raise DataError("missing", path=path, line=line, field=name)
+    return record[name]
+
+
+def _bbq_record(record: Mapping[str, object], path: Path, line: int) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """(options, their group tags, label) of one BBQ-schema record, checked."""
+    info = _field(record, "answer_info", path, line)
+    options = tuple(str(_field(record, f"ans{i}", path, line)) for i in range(3))
+    if not isinstance(info, dict) or any(not isinstance(info.get(f"ans{i}"), list) for i in range(3)):
+        raise DataError("needs ans0..ans2 as [text, group] lists", path=path, line=line, field="answer_info")
+    tags = tuple(str(info[f"ans{i}"][-1]) for i in range(3))
+    label = _field(record, "label", path, line)
+    if label not in (0, 1, 2):
+        raise DataError(f"must be 0, 1 or 2, not {label!r}", path=path, line=line, field="label")
+    if [t.lower() for t in tags].count("unknown") != 1:
+        raise DataError("needs exactly one option tagged 'unknown'", path=path, line=line, field="answer_info")
+    return options, tags, int(str(label))
+
+
+def _common(record: Mapping[str, object], prefix: str, path: Path, line: int) -> dict[str, object]:
+    category = str(_field(record, "category", path, line))
+    condition = _field(record, "context_condition", path, line)
+    if condition not in ("ambig", "disambig"):
+        raise DataError(f"must be ambig or disambig, not {condition!r}", path=path, line=line,
+                        field="context_condition")
+    index = str(_field(record, "question_index", path, line))
+    return {"id": f"{prefix}{category}/{_field(record, 'example_id', path, line)}", "category": category,
+            "template": f"{category}/{index}", "polarity": str(_field(record, "question_polarity", path, line)),
+            "ambiguous": condition == "ambig", "context": str(_field(record, "context", path, line)),
+            "question": str(_field(record, "question", path, line))}
+
+
+def read_metadata(path: Path, packed: bool = False) -> dict[tuple[str, str, str], list[tuple[int | None, str]]]:
+    """``additional_metadata.csv``: (example_id, category, question_index) → every row's
+    (target_loc or None for NA, label_type), duplicates kept as the R merge keeps them."""
+    rows: dict[tuple[str, str, str], list[tuple[int | None, str]]] = {}
+    reader = csv.DictReader(io.StringIO(_text(path, packed)))
+    for line, row in enumerate(reader, start=2):
+        for name in ("example_id", "category", "question_index", "target_loc", "label_type"):
+            if row.get(name) is None:
+                raise DataError("missing", path=path, line=line, field=name)
+        loc = row["target_loc"]
+        if loc not in ("0", "1", "2", "NA"):
+            raise DataError(f"must be 0, 1, 2 or NA, not {loc!r}", path=path, line=line, field="target_loc")
+        key = (row["example_id"], row["category"], row["question_index"])
+        rows.setdefault(key, []).append((None if loc == "NA" else int(loc), row["label_type"]))
+    return rows
+
+
+def read_bbq(path: Path, metadata: Mapping[tuple[str, str, str], list[tuple[int | None, str]]],
+             packed: bool = False) -> list[Example]:
+    """One BBQ category file with ``target_loc``/``label_type`` joined from the metadata; an
+    example the metadata lacks gets no target (skipped, as the R script's NA filter drops it)."""
+    out = []
+    for line, record in _json_records(path, packed):
+        options, tags, label = _bbq_record(record, path, line)
+        common = _common(record, "", path, line)
+        key = (str(record["example_id"]), str(common["category"]), str(record["question_index"]))
+        meta = [m for m in metadata.get(key, []) if m[0] is not None]
+        target, label_type = (meta[0] if meta else (None, "label"))
+        out.append(Example(**common, options=options, label=label,  # type: ignore[arg-type]
+                           unknown=[t.lower() for t in tags].index("unknown"), target=target,
+                           label_type=label_type, weight=max(len(meta), 1)))
+    return out
+
+
+def stereotyped_option(tags: tuple[str, ...], groups: object) -> int | None:
+    """The one option whose group tag is among ``groups`` (MBBQ, module docstring), else None."""
+    wanted: set[str] = set()
+    for g in groups if isinstance(groups, list) else []:
+        wanted |= _GROUP_WORDS.get(str(g).lower(), {str(g).lower()})
+    matches = [i for i, t in enumerate(tags) if t.lower() != "unknown" and t.lower() in wanted]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _flipped(stereotyped: int | None, unknown: int, polarity: str) -> int | None:
+    """BBQ's polarity rule: a non-negative question's biased answer is the other person."""
+    if stereotyped is None or polarity == "neg":
+        return stereotyped
+    return next(i for i in range(3) if i not in (stereotyped, unknown))
+
+
+def read_mbbq(path: Path, *, control: bool, packed: bool = False) -> list[Example]:
+    """One MBBQ file (regular or control set); ids carry ``control/`` for the control set."""
+    out = []
+    for line, record in _json_records(path, packed):
+        options, tags, label = _bbq_record(record, path, line)
+        common = _common(record, "control/" if control else "", path, line)
+        meta = record.get("additional_metadata")
+        groups = meta.get("stereotyped_groups") if isinstance(meta, dict) else None
+        unknown = [t.lower() for t in tags].index("unknown")
+        target = _flipped(stereotyped_option(tags, groups), unknown, str(common["polarity"]))
+        out.append(Example(**common, options=options, label=label, unknown=unknown,  # type: ignore[arg-type]
+                           target=target, control=control))
+    return out
+
+
+def read_kobbq(path: Path, packed: bool = False) -> list[Example]:
+    """KoBBQ's test samples (TSV): sample_id = category-template{a..d}-sample-{amb|dis}-{bsd|cnt}."""
+    out = []
+    reader = csv.DictReader(io.StringIO(_text(path, packed)), delimiter="\t")
+    for line, row in enumerate(reader, start=2):
+        sample = row.get("sample_id") or ""
+        parts = sample.split("-")
+        if len(parts) != 5 or parts[3] not in ("amb", "dis") or parts[4] not in ("bsd", "cnt"):
+            raise DataError(f"not category-template-sample-amb|dis-bsd|cnt: {sample!r}", path=path, line=line,
+                            field="sample_id")
+        try:
+            choices = tuple(str(c) for c in ast.literal_eval(row.get("choices") or ""))
+        except (ValueError, SyntaxError) as exc:
+            raise DataError("not a list literal", path=path, line=line, field="choices") from exc
+        for name in ("biased_answer", "answer"):
+            if len(choices) != 3 or row.get(name) not in choices:
+                raise DataError("not one of the 3 choices", path=path, line=line, field=name)
+        out.append(Example(id=f"kobbq/{sample}", category=parts[0],
+                           template=f"{parts[0]}-{parts[1][:-1]}", polarity=parts[4], ambiguous=parts[3] == "amb",
+                           context=row.get("context") or "", question=row.get("question") or "", options=choices,
+                           label=choices.index(row["answer"]), unknown=2,
+                           target=choices.index(row["biased_answer"]), label_type=row.get("label_annotation") or ""))
+    return out
+
+
+def _cbbq_stereotyped(options: tuple[str, ...], group: str) -> int | None:
+    if group == "女性":
+        matches = [i for i in (0, 1) if "女" in options[i] or "妈" in options[i]]
+    elif group == "变性人":
+        matches = [i for i in (0, 1) if options[i].startswith("变性")]
+    else:
+        matches = [i for i in (0, 1) if group in options[i]]
+    return matches[0] if len(matches) == 1 else None
+
+
+def read_cbbq(path: Path, packed: bool = False) -> list[Example]:
+    """One CBBQ CSV (ambiguous or disambiguous contexts)."""
+    out = []
+    reader = csv.DictReader(io.StringIO(_text(path, packed)))
+    for line, row in enumerate(reader, start=2):
+        for name in ("example_id", "question_index", "question_polarity", "context_condition", "context",
+                     "question", "ans0", "ans1", "ans2", "label", "bias_targeted_groups"):
+            if row.get(name) is None:
+                raise DataError("missing", path=path, line=line, field=name)
+        if row["label"] not in ("0", "1", "2"):
+            raise DataError(f"must be 0, 1 or 2, not {row['label']!r}", path=path, line=line, field="label")
+        options = (row["ans0"], row["ans1"], row["ans2"])
+        ambiguous = row["context_condition"] == "ambiguous"
+        polarity = "neg" if row["question_polarity"] == "neg" else "nonneg"
+        category = row.get("category") or "gender"
+        out.append(Example(id=f"cbbq/{category}/{row['context_condition']}/{row['example_id']}", category=category,
+                           template=f"{category}/{row['question_index']}", polarity=polarity, ambiguous=ambiguous,
+                           context=row["context"], question=row["question"], options=options,
+                           label=int(row["label"]), unknown=2,
+                           target=_flipped(_cbbq_stereotyped(options, row["bias_targeted_groups"]), 2, polarity)))
+    return out
+
+
+def files(dataset: str, categories: tuple[str, ...], control: bool) -> list[tuple[str, DataFile]]:
+    """(reader kind, file) for ``dataset``'s ``categories``: what :func:`read` reads."""
+    if dataset == "en":
+        return [("bbq", sources.BBQ_FILES[c]) for c in categories]
+    if dataset.startswith("mbbq-"):
+        language = LANGUAGE[dataset]
+        sets = (False, True) if control else (False,)
+        return [("control" if c_set else "mbbq", sources.MBBQ_FILES[(c, language, c_set)])
+                for c_set in sets for c in categories]
+    if dataset == "kobbq":
+        return [("kobbq", sources.KOBBQ_TEST)]
+    return [("cbbq", f) for f in sources.CBBQ_GENDER]
+
+
+def read(dataset: str, categories: tuple[str, ...], control: bool, folder: Path | None) -> tuple[list[Example],
+                                                                                                list[Path]]:
+    """Every example of the chosen files, in file order, and the paths read."""
+    paths: list[Path] = []
+    metadata = None
+    if dataset == "en":
+        meta_path, packed = find(sources.BBQ_METADATA, folder)
+        metadata, paths = read_metadata(meta_path, packed), [meta_path]
+    examples: list[Example] = []
+    for kind, spec in files(dataset, categories, control):
+        path, packed = find(spec, folder)
+        paths.append(path)
+        if kind == "bbq":
+            assert metadata is not None
+            examples += read_bbq(path, metadata, packed)
+        elif kind in ("mbbq", "control"):
+            examples += read_mbbq(path, control=kind == "control", packed=packed)
+        elif kind == "kobbq":
+            examples += [e for e in read_kobbq(path, packed) if e.category in categories]
+        else:
+            examples += read_cbbq(path, packed)
+    return examples, paths

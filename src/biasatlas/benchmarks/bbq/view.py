@@ -1,0 +1,137 @@
+"""What the terminal and the report show of a BBQ-family run (Parrish et al. 2022; METHODS-MORE.md §2-4).
+
+- Tables: per reporting group and overall, accuracy, the authors' bias scores (with 95 %
+  template-bootstrap intervals), KoBBQ's diff-bias and the abstention rate ("unknown"
+  answers) in ambiguous and disambiguated contexts; MBBQ's control set in its own table.
+  A degenerate set's bias scores read ``degenerate (value)``, its reason in the notices.
+- Leaderboard and metrics: the overall set's accuracies, bias scores and abstention.
+- Paired test: McNemar's test on "answered correctly", per context, over the examples both
+  runs answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...display.paired import Paired, PairedTest, pair_items
+from ...display.runview import RunView
+from ...display.tables import CI, Metric, Table, leaderboard_table
+from ...stats import mcnemar_table, mcnemar_test
+from ..base import BenchmarkView, PairedMethod
+from .evaluation import HEADLINE
+from .summary import BBQRunSummary, SetScores
+
+COLUMNS = ("set", "ambiguous", "disambiguated", "acc amb", "acc dis", "bias amb", "95% CI", "bias dis", "95% CI",
+           "diff-bias amb", "diff-bias dis", "unknown amb %", "unknown dis %")
+CAPTION = ("Parrish et al. (2022), as their R script: accuracy = % gold answers; bias over answers naming a person "
+           "= 2·biased/named − 1, ×100, scaled by (1 − accuracy) in ambiguous contexts (0 = no direction, not "
+           "'unbiased'); diff-bias (Jin et al. 2024): ambiguous = (biased − counter-biased)/all, disambiguated = "
+           "accuracy with a biased gold answer − with a counter-biased one, ×100; unknown % = abstention. "
+           "Intervals: 95% bootstrap over templates.")
+LABELS = {"accuracy_amb": "accuracy (ambiguous)", "accuracy_dis": "accuracy (disambiguated)",
+          "bias_amb": "bias (ambiguous)", "bias_dis": "bias (disambiguated)",
+          "diff_bias_amb": "diff-bias (ambiguous)", "diff_bias_dis": "diff-bias (disambiguated)",
+          "abstain_amb": "unknown % (ambiguous)", "abstain_dis": "unknown % (disambiguated)"}
+
+
+def bias_cell(s: SetScores, key: str) -> Any:
+    """The bias score, or ``degenerate (value)`` where the set is degenerate (never a plain number)."""
+    value = getattr(s, key)
+    if s.degenerate is None or value is None:
+        return value
+    return f"degenerate ({value:.1f})"
+
+
+def _row(name: str, s: SetScores) -> tuple[Any, ...]:
+    return (name, s.n_amb, s.n_dis, s.accuracy_amb, s.accuracy_dis, bias_cell(s, "bias_amb"),
+            CI(*s.interval("bias_amb")), bias_cell(s, "bias_dis"), CI(*s.interval("bias_dis")), s.diff_bias_amb,
+            s.diff_bias_dis, s.abstain_amb, s.abstain_dis)
+
+
+def _ordered(sets: Mapping[str, SetScores]) -> list[tuple[str, SetScores]]:
+    return [(k, v) for k, v in sets.items() if k != "overall"] + [(k, v) for k, v in sets.items() if k == "overall"]
+
+
+def tables(run: RunView) -> list[Table]:
+    s = run.typed(BBQRunSummary)
+    reading = f" Dataset {s.dataset or '–'}, rule {s.rule or '–'} ({s.reading or '–'}), options {s.options or '–'}."
+    out = [Table(f"BBQ {s.dataset or ''}".strip(), COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.sets)),
+                 CAPTION + reading)]
+    if s.control:
+        out.append(Table("MBBQ control set (names instead of group words: QA ability without stereotypes)",
+                         COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.control)),
+                         "As above; control bias should be ≈ 0 and control accuracy sits beside each bias score."))
+    return out
+
+
+def notices(run: RunView) -> tuple[str, ...]:
+    s = run.typed(BBQRunSummary)
+    found = [(f"control {k}" if c else k, v.degenerate) for c, sets in ((False, s.sets), (True, s.control))
+             for k, v in sets.items() if v.degenerate]
+    return tuple(f"BBQ {name}: bias score degenerate: {why}." for name, why in found)
+
+
+def metrics(run: RunView) -> list[Metric]:
+    s = run.typed(BBQRunSummary).overall
+    return [Metric(key, getattr(s, key), *s.interval(key), n=s.n, label=LABELS[key]) for key in HEADLINE]
+
+
+def leaderboard(runs: Sequence[RunView]) -> Table:
+    rows = []
+    for r in runs:
+        s = r.typed(BBQRunSummary).overall
+        rows.append((r, (r.label, s.n, s.accuracy_amb, s.accuracy_dis, bias_cell(s, "bias_amb"),
+                         CI(*s.interval("bias_amb")), bias_cell(s, "bias_dis"), CI(*s.interval("bias_dis")),
+                         s.abstain_amb)))
+    return leaderboard_table("BBQ", ("model", "examples", "acc amb", "acc dis", "bias amb", "95% CI", "bias dis",
+                                     "95% CI", "unknown amb %"), rows, runs,
+                             "Overall set (all categories pooled). Ideal: accuracy 100, bias 0.",
+                             warnings=lambda r: notices(r))
+
+
+def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
+    """McNemar's test on answered-correctly, per context, over the examples both runs answered."""
+    ra, rb, only_a, only_b = pair_items(a, b, "id")
+    tests = []
+    for condition in ("ambig", "disambig"):
+        pairs = [(x["correct"], y["correct"]) for x, y in zip(ra, rb)
+                 if x["context_condition"] == condition and x["correct"] is not None and y["correct"] is not None]
+        if pairs:
+            pa, pb = [bool(p) for p, _ in pairs], [bool(q) for _, q in pairs]
+            stat, p, method = mcnemar_test(mcnemar_table(pa, pb))
+            tests.append(PairedTest(condition, "% correct (per example)", len(pa), 100.0 * sum(pa) / len(pa),
+                                    100.0 * sum(pb) / len(pb), stat, p, method))
+    return Paired(tuple(tests), len(ra), only_a, only_b)
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def terminal(summary: Mapping[str, Any]) -> Any:
+    """One line per reporting group: accuracies, bias scores with intervals, abstention."""
+    from rich.console import Group
+    from rich.table import Table as RichTable
+
+    s = BBQRunSummary.read(summary, Path("summary.json"))
+    parts: list[Any] = []
+    for title, sets in (("", s.sets), ("control set · ", s.control)):
+        if not sets:
+            continue
+        shown = RichTable(title=f"BBQ {s.dataset or ''} · {title}{summary.get('model', '')} · rule {s.rule or '–'}")
+        for column in ("set", "n", "acc amb/dis", "bias amb [95% CI]", "bias dis [95% CI]", "unknown % amb/dis"):
+            shown.add_column(column, justify="left" if column == "set" else "right")
+        for name, v in _ordered(sets):
+            bias = [f"{bias_cell(v, k) if v.degenerate else _fmt(getattr(v, k))} {CI(*v.interval(k))}"
+                    for k in ("bias_amb", "bias_dis")]
+            shown.add_row(name, str(v.n), f"{_fmt(v.accuracy_amb)}/{_fmt(v.accuracy_dis)}", *bias,
+                          f"{_fmt(v.abstain_amb)}/{_fmt(v.abstain_dis)}")
+        parts.append(shown)
+    parts += [f"degenerate: {name}: {v.degenerate}" for name, v in _ordered(s.sets) if v.degenerate]
+    return Group(*parts) if parts else "no example scored."
+
+
+VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
+                     paired=PairedMethod(compare, "McNemar on BBQ correct answers"))
