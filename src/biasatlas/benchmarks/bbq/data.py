@@ -26,7 +26,6 @@ import csv
 import gzip
 import io
 import json
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,12 +84,11 @@ class Example:
 def find(spec: DataFile, folder: Path | None) -> tuple[Path, bool]:
     """The file ``spec`` names and whether it is gzip-compressed: under ``folder`` (searched
     recursively, the plain name or ``name.gz``) when one is given, else the shared lookup
-    (:func:`~..fetch.locate`), which a ``name.gz`` under ``$BIASATLAS_DATA_DIR`` precedes
-    (the shared MBBQ copy is compressed)."""
+    (:func:`~..fetch.locate`), where a ``name.gz`` under ``$BIASATLAS_DATA_DIR`` serves too (the
+    shared MBBQ copy is compressed)."""
     if folder is None:
-        data_dir = os.environ.get("BIASATLAS_DATA_DIR")
-        packed = sorted(Path(data_dir).rglob(spec.name + ".gz")) if data_dir else []
-        return (packed[0], True) if packed else (locate(spec), False)
+        shared = locate(spec, gzip_ok=True)
+        return shared, shared.name == spec.name + ".gz"
     for name, is_packed in ((spec.name, False), (spec.name + ".gz", True)):
         found = sorted(Path(folder).rglob(name))
         if found:
