@@ -17,7 +17,8 @@ measured on this code (no GPU was lent when it was written):
    300 sentences (bench_causal_gemma_shape.py). Census is host-bound (~0.15 PFLOP, 0.2 s
    of the bf16 peak; its dry run alone takes 4.4 s of Python here): 4 × 5–10 s + dry runs
    and references: about 60 s.
-3. StereoSet and BBQ: one line, skipped while biasatlas has neither benchmark.
+3. StereoSet and BBQ: one line each, saying whether the benchmark has landed (both have) and
+   that this check has no timing section for it yet.
 4. The whole atlas (census US/FR/NO, CrowS-Pairs EN/FR+210, zh-neutral: 162k sentences,
    1.54M row tokens of which 0.59M distinct prefixes' tokens, 0.71M read positions) on a
    7B-shaped Llama in bfloat16 drawn on the GPU (bench_atlas.py): 7.8 PFLOP needed, 10 s
