@@ -50,7 +50,7 @@ def test_each_rule_fires_on_its_flaw_and_nothing_fires_on_a_clean_pair():
     assert dup.detail == "the same texts as item clean" and dup.line == 2
     assert next(f for f in found if f.id == "control").detail == "control character U+0007"
     assert counts(found) == {"identical": 1, "edit-spans": 1, "edit-tokens": 1, "brackets": 2, "encoding": 3,
-                             "duplicate": 1}
+                             "duplicate": 1, "option-absent": 0}
     assert list(counts(found)) == list(RULES) and len(flagged(found)) == 9
 
 
@@ -97,3 +97,32 @@ def test_lint_lists_only_benchmarks_that_can_lint():
     assert done.exit_code == 0
     for name in BENCHMARKS:
         assert (f" {name} " in done.output) == (benchmark_spec(name).lint_items is not None), name
+
+
+def test_choice_items_check_their_group_options_against_the_context():
+    item = LintItem("q1", None, {"context": "A grandson and his grandfather met the managers.", "question": "Who?",
+                                 "option 0": "The grandfather", "option 1": "The manager", "option 2": "The nurse",
+                                 "option 3": "Cannot be determined"}, "choice",
+                    ("option 0", "option 1", "option 2"))
+    found = lint([item])
+    # "grandfather" is there, "manager" is found inside "managers", "nurse" is absent; "the" is
+    # under 4 letters; the unknown option is not checked
+    assert [(f.rule, f.field, f.detail) for f in found] == [("option-absent", "option 2", "not in the context: nurse")]
+    chinese = LintItem("z", None, {"context": "周末，孩子的妈妈和孩子的妈妈一起去看望了老人们。",
+                                   "option 0": "孩子的妈妈", "option 1": "孩子的爸爸"},
+                       "choice", ("option 0", "option 1"))
+    assert [(f.rule, f.field) for f in lint([chinese])] == [("option-absent", "option 1")]  # one run, two+ chars
+    same = LintItem("s", None, {"context": "x", "question": "x", "option 0": "A b", "option 1": "A b"}, "choice",
+                    ("option 0", "option 1"))
+    # options of one letter have no word to look for; context == question is no finding (not an option)
+    assert [(f.rule, f.field) for f in lint([same])] == [("identical", "option 1")]
+
+
+def test_bbq_lint_finds_the_stray_brace_checked_by_hand(monkeypatch, shared_data):
+    # BBQ-en Nationality/2641's context reads "… the {Mozambican man looked horrified …" (checked by hand)
+    from biasatlas.benchmarks.bbq import BBQ
+    from biasatlas.benchmarks.bbq.spec import lint_items
+
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    items = [i for i in lint_items(BBQ(dataset="en", category="Nationality")) if i.id == "Nationality/2641"]
+    assert [(f.rule, f.field, f.detail) for f in lint(items)] == [("brackets", "context", "unbalanced {}")]

@@ -18,6 +18,11 @@ Rules (each a name a finding carries):
 - ``encoding``: U+FFFD, a control character, or UTF-8 read as Latin-1 (``Ã©``, ``â€™``).
 - ``duplicate``: an item whose texts are those of an earlier item (compared after collapsing
   whitespace); the finding names the earlier one.
+- ``option-absent`` (multiple choice with a context, BBQ): an answer option naming a group whose
+  words are not in the context. A word is a lower-cased ``\\w+`` run of 4 or more characters, or
+  of 2 or more outside ASCII (Korean, Chinese: a Chinese option is one run); it is looked for as
+  a substring, so "manager" finds "managers". A paraphrase ("the gay woman" for "the other who's
+  gay") is flagged too: a finding to look at, not a defect.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: Every rule, in the order a summary lists them.
-RULES: tuple[str, ...] = ("identical", "edit-spans", "edit-tokens", "brackets", "encoding", "duplicate")
+RULES: tuple[str, ...] = ("identical", "edit-spans", "edit-tokens", "brackets", "encoding", "duplicate",
+                          "option-absent")
 #: More changed tokens than this is an ``edit-tokens`` finding (the issue's "more than three").
 DEFAULT_MAX_TOKENS = 3
 
@@ -45,12 +51,15 @@ _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 class LintItem:
     """One item as the lint reads it: its id and the line of its file (``None`` if the data has
     no lines), its texts by field, and its kind: a ``pair`` (two sentences meant to differ in
-    the group only: ``texts`` holds exactly two) or a ``choice`` (options of one item)."""
+    the group only: ``texts`` holds exactly two) or a ``choice`` (options of one item, and any
+    context; ``identical`` compares only the fields of ``in_context`` then, when it names any)."""
 
     id: str
     line: int | None
     texts: Mapping[str, str]
     kind: Literal["pair", "choice"] = "pair"
+    #: Fields of ``texts`` whose words the ``context`` field should hold (BBQ's group answers).
+    in_context: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,7 @@ def lint(items: Sequence[LintItem], *, max_tokens: int = DEFAULT_MAX_TOKENS) -> 
     found: list[Finding] = []
     for item in items:
         mine = [*_identical(item), *(_edits(item, max_tokens) if item.kind == "pair" else []),
-                *_texts(item), *_duplicate(item, seen)]
+                *_texts(item), *_duplicate(item, seen), *_absent(item)]
         found += sorted(mine, key=lambda f: RULES.index(f.rule))
     return found
 
@@ -105,7 +114,8 @@ def _finding(item: LintItem, rule: str, field: str, detail: str) -> Finding:
 def _identical(item: LintItem) -> list[Finding]:
     by_text: dict[str, str] = {}
     out = []
-    for field, text in item.texts.items():
+    compared = item.in_context or tuple(item.texts)
+    for field, text in ((f, t) for f, t in item.texts.items() if f in compared):
         if text in by_text:
             out.append(_finding(item, "identical", field, f"the same text as {by_text[text]}"))
         by_text.setdefault(text, field)
@@ -157,3 +167,18 @@ def _duplicate(item: LintItem, seen: dict[tuple[str, ...], str]) -> list[Finding
         return [_finding(item, "duplicate", "", f"the same texts as item {seen[key]}")]
     seen[key] = item.id
     return []
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _absent(item: LintItem) -> list[Finding]:
+    context = item.texts.get("context", "").lower()
+    out = []
+    for field in item.in_context:
+        words = [w for w in _WORD.findall(item.texts[field].lower())
+                 if len(w) >= 4 or (len(w) >= 2 and not w.isascii())]
+        missing = [w for w in words if w not in context]
+        if missing:
+            out.append(_finding(item, "option-absent", field, "not in the context: " + ", ".join(missing)))
+    return out
