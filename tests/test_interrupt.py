@@ -31,19 +31,19 @@ def test_an_interrupted_run_keeps_its_finished_chunks_and_resumes_there(isolated
     from biasatlas.api import execute
     from biasatlas.request import EngineOptions, ModelOptions, RunRequest
 
-    # census NO, 3 occupations: 3 × 16 = 48 fake-scored probes → chunks of 5 (ceil 48 / 10)
+    # census NO, 3 occupations: 3 × 16 = 48 fake-scored probes → chunks of 16 (a tenth, 5, is under 16)
     def request():
         return RunRequest("census", {"country": "no", "sample": 3}, ModelOptions(model="fake"),
                           EngineOptions())
     cache = ScoreCache(isolated_run / "cache.sqlite")
-    monkeypatch.setattr(EngineOptions, "build", lambda self, model: _StopAfter(3))
+    monkeypatch.setattr(EngineOptions, "build", lambda self, model: _StopAfter(2))
     with pytest.raises(RunInterrupted) as stopped:
         execute(request(), cache=cache, progress=False)
-    assert (stopped.value.kept, stopped.value.total) == (15, 48)  # three chunks of 5
-    assert str(stopped.value) == "interrupted: 15 of 48 answers kept; rerun the same command to resume"
+    assert (stopped.value.kept, stopped.value.total) == (32, 48)  # two chunks of 16
+    assert str(stopped.value) == "interrupted: 32 of 48 answers kept; rerun the same command to resume"
     monkeypatch.undo()
     resumed = execute(request(), cache=cache, progress=False)
-    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (15, 33)
+    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (32, 16)
     clean = execute(request(), cache=False, progress=False)
     assert resumed.records == clean.records and resumed.summary_dict == clean.summary_dict
 

@@ -119,9 +119,9 @@ def _assert_identical(root: Path) -> None:
 
 # -- without Ray: the engine contract ----------------------------------------------------------
 @pytest.mark.parametrize("n,sizes", [
-    (0, []), (9, [1] * 9),
-    (100, [10] * 10),  # at most two chunks of the 128 minimum: cut in tenths instead, so Ctrl-C keeps some
-    (108, [11] * 9 + [9]), (256, [26] * 9 + [22]),  # ceil(n / 10) each
+    (0, []), (9, [9]), (16, [16]), (17, [16, 1]),  # at least 16 (pipeline.MIN_SMALL_CHUNK)
+    (100, [16] * 6 + [4]),  # at most two chunks of the 128 minimum: cut in tenths (10), at least 16
+    (108, [16] * 6 + [12]), (256, [26] * 9 + [22]),  # ceil(n / 10) each once that is over 16
     (257, [128, 128, 1]),  # over two minimum chunks: the minimum again
     (300, [128, 128, 44]),  # a tenth (30) is under the minimum: chunks of 128
     (2000, [200] * 10),  # a tenth

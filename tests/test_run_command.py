@@ -29,14 +29,15 @@ def _invoke(*args: str) -> None:
 
 def test_each_flag_reaches_its_field(requests):
     _invoke("census", "--country", "NO", "--skip-missing", "--method", "gebnlp2022", "--model", "fake",
-            "--batch-size", "auto", "--multi-token", "joint", "--engine", "ray", "--workers", "3", "--out", "o")
+            "--batch-size", "auto", "--multi-token", "joint", "--engine", "ray", "--workers", "3", "--out", "o",
+            "--label", "NorBERT, mine")
     request, out, kw = requests[-1]
     assert request.benchmark == "census" and out == Path("o")
     assert request.options["country"] == "no"  # the case-insensitive choice, as the library spells it
     assert request.options["missing"] == "skip" and request.options["method"] == "gebnlp2022"
     assert request.model == ModelOptions(model="fake", batch_size="auto", multi_token="joint")
     assert request.engine == EngineOptions(engine="ray", workers=3)
-    assert kw == {"no_cache": False, "refresh": False, "force": False}
+    assert kw == {"no_cache": False, "refresh": False, "force": False, "label": "NorBERT, mine"}
 
 
 def test_defaults_are_the_factorys_and_the_records(requests):
