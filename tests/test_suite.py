@@ -5,6 +5,7 @@ the same run folders, report and leaderboard as one that was never interrupted.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -186,6 +187,8 @@ def test_fake_suite_runs_then_skips_then_refuses_other_settings(tmp_path):
     assert (out / "suite.toml").read_text(encoding="utf-8") == FAKE_SUITE
     board = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert "CrowS-Pairs leaderboard" in board and "Census leaderboard" in board
+    assert "| fake-a |" in board and "| fake-b |" in board  # each [[model]]'s label names its runs
+    assert json.loads((out / cells[0] / "summary.json").read_text(encoding="utf-8"))["label"] == "fake-a"
     assert (out / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert "CrowS-Pairs leaderboard" in first.stdout  # printed too
     before = {cell: (out / cell / "summary.json").read_bytes() for cell in cells}
@@ -289,3 +292,11 @@ def test_a_packaged_model_whose_package_is_missing_fails_the_dry_run(tmp_path, m
     assert isinstance(result.exception, SuiteError), result.output
     assert "[[model]] 2 (smollm2-135m)" in str(result.exception)
     assert packaged.PACKAGED_MODELS["smollm2-135m"].install_command in str(result.exception)
+
+
+def test_each_cell_carries_its_models_label_and_a_blank_label_is_refused(tmp_path):
+    suite = read_suite(_write(tmp_path, 'out = "o"\n' + FAKE_SUITE))
+    assert [c.label for c in suite.cells] == ["fake-a", "fake-b", "fake-a", "fake-b"]
+    text = 'out = "o"\n[[benchmark]]\nname = "crows-pairs"\n[[model]]\nid = "fake"\nlabel = "  "\n'
+    with pytest.raises(SuiteError, match="key 'label'.*one line of text"):
+        read_suite(_write(tmp_path, text))

@@ -85,3 +85,11 @@ def test_compare_warns_on_one_folder_given_twice_and_one_folder_is_a_usage_error
     with pytest.raises(SystemExit) as exited:
         main(["compare", str(a)])
     assert exited.value.code == 2
+
+
+def test_folding_that_would_leave_names_alone_folds_nothing():
+    # two runs of a fake model agree on every number: folding would leave the model column only
+    same = Table("CrowS-Pairs leaderboard", ("model", "n", "metric", "ties"), (("a", 12, 50.0, 1), ("b", 12, 50.0, 1)))
+    assert fold_constant_columns(same) == same
+    text = _shown(to_rich(same, width=18), 200)
+    assert "model: a" in text and "CrowS-Pairs leaderboard" in text  # stacked, its title whole

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import BiasAtlasError, DataError, did_you_mean
-from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, literal_values
+from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label, literal_values
 from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder, finished_cell
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
@@ -79,6 +79,7 @@ class Cell:
     folder: str
     request: RunRequest
     kind: str = ""  # the scorer kind its model's architecture calls for, found by the check
+    label: str | None = None  # its [[model]]'s label: the run's name in reports
 
     def plan(self) -> list[str]:
         """What ``suite --dry-run`` shows of the cell: the options it sets (those not at their
@@ -156,10 +157,10 @@ def read_suite(path: Path | str) -> Suite:
     return Suite(path, out, cells)
 
 
-def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOptions, str]) -> Cell:
+def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOptions, str, str | None]) -> Cell:
     """The cell of ``bench`` on a checked model, once the benchmark accepts that model's scorer
     (census refuses an explicit causal reading of a masked LM before any model loads)."""
-    model, engine, kind = run
+    model, engine, kind, label = run
     if len(os.fsencode(folder)) > NAME_MAX:  # else [Errno 36] once the cell's turn comes
         raise SuiteError(path, f"cell {folder[:40]}…", f"the folder name is {len(os.fsencode(folder))} bytes, over "
                          f"the {NAME_MAX} a file name may have: give the [[benchmark]] or [[model]] a shorter label")
@@ -168,7 +169,7 @@ def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOp
         request.scorer_options.check_fits(bench, kind)
     except BiasAtlasError as exc:
         raise SuiteError(path, f"cell {folder}", str(exc)) from None
-    return Cell(folder, request, kind)
+    return Cell(folder, request, kind, label)
 
 
 def _parse(path: Path) -> dict[str, Any]:
@@ -255,9 +256,10 @@ def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tup
 
 
 def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str, Any],
-           base: Path) -> tuple[str, tuple[ModelOptions, EngineOptions, str]]:
+           base: Path) -> tuple[str, tuple[ModelOptions, EngineOptions, str, str | None]]:
     """The folder slug, the model and engine options of ``[[model]] index`` (over
-    ``[defaults]``), checked by the request's own checks, and the scorer kind they resolve to."""
+    ``[defaults]``), checked by the request's own checks, the scorer kind they resolve to, and
+    its ``label`` (the runs' name in reports; None: the model's own)."""
     where = f"[[model]] {index}"
     model_id = entry.get("id")
     if not isinstance(model_id, str) or not model_id:
@@ -267,6 +269,11 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
     label = entry.get("label")
     if label is not None and not isinstance(label, str):
         raise SuiteError(path, f"{where}, key 'label'", "expected a string")
+    if label is not None:
+        try:
+            label = check_label(label)
+        except BiasAtlasError as exc:
+            raise SuiteError(path, f"{where}, key 'label'", str(exc)) from None
     hints = {**typing.get_type_hints(ModelOptions), **typing.get_type_hints(EngineOptions)}
     settings: dict[str, Any] = {}
     for key, value in {**defaults, **{k: v for k, v in entry.items() if k in RUN_OPTIONS}}.items():
@@ -284,7 +291,7 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
         engine.build(model_options).preflight()  # Ray's address and resources, Ray not started
     except BiasAtlasError as exc:
         raise SuiteError(path, where, str(exc)) from None
-    return _slug(label or (Path(model).name if is_path else model_id)), (model_options, engine, kind)
+    return _slug(label or (Path(model).name if is_path else model_id)), (model_options, engine, kind, label)
 
 
 class _Mismatch(Exception):
@@ -386,7 +393,8 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
                 skipped.append(cell.folder)
                 continue
             say(where)
-            execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say)
+            execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say,
+                    label=cell.label)
             ran.append(cell.folder)
     finally:
         cache.close()

@@ -221,7 +221,8 @@ def _rich_table(table: Table, *, wrap_headers: bool) -> Any:
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption else None)
+    out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption else None,
+                    min_width=len(table.title) + 4)  # a title is never broken to fit a narrow table
     rows = table.text_rows()
     for i, (name, num) in enumerate(zip(table.columns, table.numeric)):
         widest = max((len(row[i]) for row in rows), default=0)
@@ -246,7 +247,9 @@ def _stacked_words(header: str, widest: int) -> str:
 
 def fold_constant_columns(table: Table) -> Table:
     """``table`` without the columns whose cell is the same on every row (of two or more),
-    each said once at the head of the caption instead: "quantity: % sent_more preferred"."""
+    each said once at the head of the caption instead: "quantity: % sent_more preferred".
+    Unchanged when that would leave fewer than two columns beside the first: a table of names
+    alone says nothing (rows of a fake model agree on every number)."""
     rows = table.text_rows()
     if len(rows) < 2:
         return table
@@ -254,6 +257,8 @@ def fold_constant_columns(table: Table) -> Table:
     if not constant:
         return table
     kept = [i for i in range(len(table.columns)) if i not in constant]
+    if len(kept) < 3:
+        return table
     said = "; ".join(f"{table.columns[i]}: {rows[0][i]}" for i in constant)
     return Table(table.title, tuple(table.columns[i] for i in kept),
                  tuple(tuple(row[i] for i in kept) for row in table.rows),
