@@ -87,6 +87,7 @@ def bbq_sample(shared_data):
     return records, metadata
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_bias_scores_equal_the_r_script_on_a_fixed_prediction_file(shared_data, bbq_sample):
     records, metadata = bbq_sample
     rng = np.random.default_rng(24)

@@ -27,6 +27,7 @@ def _one_by_one(model, tokenizer, start: int, context: str, text: str) -> float:
     return sum(float(logp[i - 1, ids[i]]) for i in range(first, len(ids)))
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 @pytest.mark.parametrize("options", ["3", "lm-eval"])
 def test_causal_option_scores_equal_one_option_per_forward(tiny_gpt2, shared_data, options):
     bench = BBQ(data=shared_data / "bbq", sample=4, seed=3, options=options, rule="pmi")
@@ -59,6 +60,7 @@ def test_probes_per_reader(shared_data):
     assert masked.reading == "pll-pmi" and bench.reading == "continuation-sum"
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_a_masked_lm_reads_the_pseudo_likelihood(tiny_bert, shared_data):
     run = evaluate(BBQ(data=shared_data / "bbq", category="Religion", limit=4, n_resamples=20, rule="mean"),
                    load_scorer(str(tiny_bert), "masked-lm"))

@@ -111,6 +111,7 @@ def reference_associations(model_dir: Path, rows: list[dict[str, str]]) -> list[
     return out
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 @needs_bec_pro
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_association_parity_with_a_reference(language, tiny_bert):

@@ -128,6 +128,7 @@ def occupation_cut(bench: Census) -> dict[tuple[str, str], int]:
     return {(p.left, p.right): bench.plan.occupation_at[p.id] for p in bench.plan.probes}
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_causal_lm_conditional_reading_is_full_minus_cut_sentence(tiny_gpt2):
     """The issue's definition, computed the long way: log P(filled sentence) − log P(the
     same sentence cut just before the occupation phrase), two forwards per sentence."""
@@ -149,6 +150,7 @@ def test_causal_lm_conditional_reading_is_full_minus_cut_sentence(tiny_gpt2):
     check_run(run, reference_shares(bench, conditional, normalise=True))
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_seq2seq_joint_reading_matches_one_sentence_per_forward(tiny_bart):
     model = AutoModelForSeq2SeqLM.from_pretrained(tiny_bart).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bart)
@@ -163,6 +165,7 @@ def test_seq2seq_joint_reading_matches_one_sentence_per_forward(tiny_bart):
     assert run.summary["n_encoder_passes"] < run.summary["n_forward_passes"]
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_seq2seq_conditional_reading_scores_the_occupation_with_it_masked(tiny_bart):
     """log P(occupation phrase | encoder: context + <mask>, decoder: the context), one
     forward per sentence; the phrase is the decoder tokens after the context's own."""

@@ -88,6 +88,7 @@ def test_sentence_scorers_normalise_per_template(fixture, scorer, request, tmp_p
     assert len(items) == 2
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_uk_without_a_table_explains_how_to_get_one():
     done = subprocess.run([sys.executable, "-m", "biasatlas", "run", "census", "--country", "uk",
                            "--model", "fake"], capture_output=True, text=True, timeout=120)

@@ -177,6 +177,7 @@ def fake_answers(plan, prob, n_tokens=1):
     (0.001, 0.2, 0.0, 100 * 229 / 417),
     (0.2, 0.001, 0.0, 100 * 142 / 417),
 ])
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_norwegian_oracles_end_to_end(no_plan, f, m, normative, descriptive):
     answers = fake_answers(no_plan, lambda g, p: f if g == "f" else m)
     for normalisation in ("none", "template"):

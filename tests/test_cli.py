@@ -72,6 +72,7 @@ def test_cli_outcomes_equal_the_reference_algorithm(fr_run, tiny_bert, shared_da
         assert items[pair.id]["sent_more_score"] == pytest.approx(more, abs=2e-3)
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_unknown_dataset_and_bad_file_are_clear_errors(tmp_path, shared_data):
     done = _cli("run", "crows-pairs", "--dataset", "fr210", "--model", "fake", env_data=shared_data)
     assert done.returncode == 2 and "Did you mean 'fr+210'" in done.stderr
@@ -81,6 +82,7 @@ def test_unknown_dataset_and_bad_file_are_clear_errors(tmp_path, shared_data):
     assert done.returncode == 1 and "bad.csv" in done.stderr and "line 1" in done.stderr  # contents: run time
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_list_shows_everything(shared_data):
     done = _cli("list", env_data=shared_data)
     assert done.returncode == 0
@@ -129,6 +131,7 @@ def test_the_sample_is_recorded_only_when_drawn(shared_data):
     assert "sample" not in ZhNeutral().config() and ZhNeutral(sample=2).config()["sample"] == 2
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 @pytest.mark.parametrize("command", ["crows-pairs", "zh-neutral"])
 def test_run_commands_write_the_sample_into_the_run_folder(command, shared_data, tmp_path, monkeypatch):
     from biasatlas.cli import main

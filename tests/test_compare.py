@@ -186,6 +186,7 @@ def test_compare_refuses_cased_against_lower_cased(tmp_path):
     assert "lowercase: A yes, B no" in done.stderr and "--force" in done.stderr
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_compare_force_pairs_them_with_a_visible_warning(tmp_path):
     a = crows_paper_run(tmp_path / "lower", hub_scorer("camembert-base"), n_pairs=40)
     b = crows_paper_run(tmp_path / "cased", hub_scorer("camembert-base"), n_pairs=40, lowercase=False)

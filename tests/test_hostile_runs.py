@@ -56,6 +56,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 # -- 1–3: run folders are owned ------------------------------------------------------------------
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_out_at_a_model_folder_is_refused_and_the_model_untouched(tiny_bert, pairs, tmp_path):
     model = tmp_path / "model"
     shutil.copytree(tiny_bert, model)
@@ -128,6 +129,7 @@ BAD_ARGS = [
 ]
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 @pytest.mark.parametrize("name,args,option", BAD_ARGS, ids=[b[0] for b in BAD_ARGS])
 def test_non_positive_counts_are_usage_errors(pairs, name, args, option):
     data = ("--data", str(pairs)) if args[0] == "crows-pairs" else ()
@@ -135,6 +137,7 @@ def test_non_positive_counts_are_usage_errors(pairs, name, args, option):
     one_line_error(done, option, status=2)
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_fraction_scale_census_is_refused(tmp_path):
     table = tmp_path / "uk.csv"
     table.write_text("occupation,female_pct\nNurses,0.89\nCivil engineers,0.14\n", encoding="utf-8")
@@ -149,6 +152,7 @@ def test_header_only_crows_file_is_an_error(tmp_path):
     one_line_error(done, "no pairs", str(path))
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_duplicate_id_near_the_end_of_a_large_file_is_found_in_seconds(tmp_path):
     from biasatlas.benchmarks.crows_pairs import read_pairs
     from biasatlas.errors import DataError
@@ -242,6 +246,7 @@ def test_damaged_model_folders_are_one_line_errors(tiny_bert, pairs, tmp_path, n
 
 
 # -- inputs that used to end in a traceback -----------------------------------------------------
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_skip_missing_with_no_matching_occupation_is_an_error(tmp_path):
     table = tmp_path / "uk.csv"
     table.write_text("occupation,female_pct\nAstronaut of the sea,40\nCloud painter,60\n", encoding="utf-8")

@@ -118,6 +118,7 @@ def test_choice_items_check_their_group_options_against_the_context():
     assert [(f.rule, f.field) for f in lint([same])] == [("identical", "option 1")]
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_bbq_lint_finds_the_stray_brace_checked_by_hand(monkeypatch, shared_data):
     # BBQ-en Nationality/2641's context reads "… the {Mozambican man looked horrified …" (checked by hand)
     from biasatlas.benchmarks.bbq import BBQ

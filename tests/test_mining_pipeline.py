@@ -160,6 +160,7 @@ def test_small_corpus_end_to_end(tmp_path):
     assert report.card["stages"]["dedupe"]["dropped"]["duplicate"] == 13
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_interrupted_run_resumes_without_redoing_finished_work(tmp_path, monkeypatch):
     corpus = _small_corpus(tmp_path)
     config = MiningConfig(shard_bytes=300)
@@ -217,6 +218,7 @@ def test_vocab_coverage(tmp_path):
     assert stats["vocab_coverage"] == pytest.approx(3 / 6)
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_typer_command(tmp_path):
     import typer
     from typer.testing import CliRunner

@@ -118,6 +118,7 @@ def test_markdown_holds_no_raw_html(hostile_runs):
         assert len({len(re.findall(r"(?<!\\)\|", line)) for line in rows}) <= 1, block
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_compare_markdown_escapes_model_names(hostile_runs, tmp_path):
     other = crows_run(tmp_path / "other", model=f"other {XSS}")
     done = _cli("compare", hostile_runs[0], other, "--format", "md", "--force")

@@ -165,6 +165,7 @@ def test_compare_command_prints_paired_tests(tmp_path):
     assert "McNemar exact" in result.output and "0.688" in result.output  # 44/64 = 0.6875
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_compare_command_terminal_table(tmp_path):
     a, b = zh_run(tmp_path / "a"), zh_run(tmp_path / "b", model="m2", bs=[0.1] * 12)
     result = CliRunner().invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "160"})

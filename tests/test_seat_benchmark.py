@@ -113,6 +113,7 @@ def test_lowercase_fallback_is_recorded(tmp_path, isolated_run):
     assert fallback["lowercased"]["targ1"] == ["X0"] and fallback["n_targ1"] == 2 and fallback["oov"]["targ1"] == ["zz"]
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_glove_and_word2vec_binary_read_the_same_vectors(tmp_path, isolated_run):
     folder, vectors, rows = _planted_folder(tmp_path, [5, 10, 20], [60, 70, 80, 85])
     glove = tmp_path / "glove.txt"

@@ -69,6 +69,7 @@ def test_dev_counts_match_provenance(dev: list[data.Example]) -> None:
     assert set(data.terms(intra)) == set(data.terms(inter)) and len(data.terms(dev)) == 79
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_test_split_reads_compressed(tmp_path: Path) -> None:
     examples = data.read_split(FOLDER / "test.json.gz")
     intra = sum(e.task == "intrasentence" for e in examples)
@@ -76,6 +77,7 @@ def test_test_split_reads_compressed(tmp_path: Path) -> None:
     assert len(data.terms(examples)) == 242
 
 
+@pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_split_test_finds_the_shared_compressed_copy(monkeypatch) -> None:
     # `--split test` under BIASATLAS_DATA_DIR: the shared tree holds test.json.gz, not test.json
     from biasatlas.benchmarks.stereoset import StereoSet
