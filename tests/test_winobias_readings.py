@@ -52,3 +52,16 @@ def test_causal_reading_is_the_sentence_log_likelihood(tiny_gpt2: Path, shared_d
                 logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), dim=-1)
             reference = sum(float(logp[i - 1, ids[i]]) for i in range(1, len(ids)))
             assert r[f"logprob_{version}"] == pytest.approx(reference, abs=2e-4)
+
+
+def test_a_data_folder_missing_one_file_names_it(tmp_path):
+    # --data names a folder: each file must be there (fetch.locate_all, shared with Winogender)
+    from biasatlas.benchmarks.winobias import WinoBias
+    from biasatlas.benchmarks.winogender import Winogender
+    from biasatlas.errors import MissingInput
+
+    (tmp_path / "male_occupations.txt").write_text("carpenter\n", encoding="utf-8")
+    with pytest.raises(MissingInput, match="female_occupations.txt.*holding the WinoBias files"):
+        WinoBias(data=tmp_path).paths()
+    with pytest.raises(MissingInput, match="holding the authors' three files"):
+        Winogender(data=tmp_path).paths()

@@ -11,12 +11,17 @@ from __future__ import annotations
 import hashlib
 import os
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ..atomic import atomic_write
-from ..errors import DataError
+from ..errors import DataError, MissingInput
 from ..paths import cache_dir
+
+
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,19 @@ def locate(spec: DataFile, *, gzip_ok: bool = False) -> Path:
     if cached.is_file():
         return cached
     return _download(spec, cached)
+
+
+def locate_all(specs: Mapping[K, DataFile], folder: Path | str | None, holding: str) -> dict[K, Path]:
+    """Each of ``specs`` by key: through :func:`locate`, or, when the user names a ``folder``
+    (``--data``), the file of that name in it, which must exist (``holding`` says what the
+    folder should hold, in the error)."""
+    if folder is None:
+        return {key: locate(spec) for key, spec in specs.items()}
+    out = {key: Path(folder) / spec.name for key, spec in specs.items()}
+    for path in out.values():
+        if not path.is_file():
+            raise MissingInput(f"no such file (--data names a folder holding {holding})", path=path)
+    return out
 
 
 def _download(spec: DataFile, target: Path) -> Path:

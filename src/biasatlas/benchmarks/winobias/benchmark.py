@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ...errors import MissingInput, did_you_mean
+from ...errors import did_you_mean
 from ...hashing import sha256_file
 from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
 from ..base import BenchmarkResult, draw_sample
-from ..fetch import locate
+from ..fetch import locate_all
 from ..winogender.benchmark import check_counts, reading_of
 from .analysis import PairScore
 from .data import FILES, SPLITS, TYPES, Pair, pair_files, read_all
@@ -79,13 +79,7 @@ class WinoBias:
     def paths(self) -> dict[str, Path]:
         """The files in use, by name: both lists and each set's pro and anti file."""
         names = ["male_occupations.txt", "female_occupations.txt", *(n for k, s in self.sets for n in pair_files(k, s))]
-        if self.data is None:
-            return {n: locate(FILES[n]) for n in names}
-        out = {n: Path(self.data) / n for n in names}
-        for path in out.values():
-            if not path.is_file():
-                raise MissingInput("no such file (--data names a folder holding the WinoBias files)", path=path)
-        return out
+        return locate_all({n: FILES[n] for n in names}, self.data, "the WinoBias files")
 
     def load(self) -> list[Pair]:
         """The pairs in use: per type and split the first ``limit``, then ``sample`` drawn with the seed."""

@@ -21,12 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ...errors import MissingInput
 from ...hashing import sha256_file
 from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
 from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, check_subset, draw_sample
-from ..fetch import locate
+from ..fetch import locate_all
 from .analysis import ContextScore
 from .data import FILES, GENDERS, Context, read_contexts
 
@@ -80,14 +79,7 @@ class Winogender:
 
     def paths(self) -> dict[str, Path]:
         """The three files in use, by role."""
-        if self.data is None:
-            return {role: locate(spec) for role, spec in FILES.items()}
-        folder = Path(self.data)
-        out = {role: folder / spec.name for role, spec in FILES.items()}
-        for path in out.values():
-            if not path.is_file():
-                raise MissingInput("no such file (--data names a folder holding the authors' three files)", path=path)
-        return out
+        return locate_all(FILES, self.data, "the authors' three files")
 
     def load(self) -> list[Context]:
         p = self.paths()
