@@ -176,7 +176,7 @@ class ModelOptions:
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
         from .registry import SCORERS, VARIANTS, check_variant
-        from .scorers.preflight import canonical_dtype, check_dtype
+        from .scorers.preflight import canonical_dtype
 
         if not isinstance(self.model, str) or not self.model:
             raise UsageError("option 'model' takes a hub id, a folder, a packaged model's name or 'fake'")
@@ -192,7 +192,6 @@ class ModelOptions:
                 raise did_you_mean("variant", self.variant, known)
         else:
             check_variant(self.scorer, self.variant)
-        check_dtype(self.dtype)
         if self.multi_token is not None and self.multi_token not in MULTI_TOKEN_POLICIES:
             raise did_you_mean("multi-token policy", self.multi_token, MULTI_TOKEN_POLICIES)
 

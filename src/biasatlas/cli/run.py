@@ -74,17 +74,16 @@ class _Commands(Mapping[str, Any]):
 def build_command(name: str) -> Any:
     """The click command of ``biasatlas run NAME``, from the spec registered as ``name``."""
     from ..registry import benchmark_spec
-    from ..request import EngineOptions, ModelOptions, benchmark_options
+    from ..request import EngineOptions, ModelOptions
 
     spec = benchmark_spec(name)
-    options = benchmark_options(spec.factory)
     parameters = [*benchmark_parameters(spec),
                   *(_record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
                   *(_record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
                   *(_parameter(option, annotation, default, RUN_PANEL) for option, annotation, default in RUN_FLAGS)]
 
     def command(**values: Any) -> None:
-        _run(spec, options, values)
+        _run(spec, values)
 
     return click_command(name, command, parameters, spec.description or name)
 
@@ -163,7 +162,7 @@ def option_choices(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
     return out
 
 
-def _run(spec: Any, options: Mapping[str, Any], values: dict[str, Any]) -> None:
+def _run(spec: Any, values: dict[str, Any]) -> None:
     """The request the command line asked for, run through :func:`.options.execute`."""
     from ..request import EngineOptions, ModelOptions, RunRequest
 

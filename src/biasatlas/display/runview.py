@@ -283,10 +283,10 @@ def with_labels(views: Sequence[RunView]) -> list[RunView]:
     """Label runs by the label they were given (``--label``), else by model, a local folder by its
     base name, followed by the settings their benchmark names (``label_keys``: CrowS-Pairs'
     variant; none for zh-neutral); the run folder's name follows where two would read alike."""
-    counts = Counter((v.benchmark, v.dataset, run_label(v)) for v in views)
+    own = [run_label(v) for v in views]
+    counts = Counter((v.benchmark, v.dataset, label) for v, label in zip(views, own))
     labelled = []
-    for v in views:
-        label = run_label(v)
+    for v, label in zip(views, own):
         if counts[(v.benchmark, v.dataset, label)] > 1:
             label = f"{label} [{v.path.name}]"
         labelled.append(replace(v, label=label))

@@ -92,8 +92,8 @@ def check_model_reachable(name: str, revision: str | None = None) -> None:
 
     A packaged name passes when its package is installed (else the error names the command
     that installs it: a suite's dry run then fails, not its second cell), an existing folder at
-    once (its own contents are checked when it loads). A hub id passes when its ``config.json`` is cached (the hub is
-    then not asked) or the hub endpoint answers.
+    once (its own contents are checked when it loads). A hub id passes when its ``config.json``
+    is cached (the hub is then not asked) or the hub endpoint answers.
     """
     from .encoder import PACKAGED_ENCODERS
 
