@@ -60,6 +60,27 @@ def crows_records(outcomes: list[str]) -> list[dict[str, Any]]:
     return records
 
 
+def paired_interval(a: list[float], b: list[float], n_resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """B − A's 95 % percentile interval, written out plainly: ``n_resamples`` draws of len(a) item
+    indices with numpy's ``default_rng(seed)``, one draw at a time (the report draws them as one
+    matrix, the same stream), both runs' values of an item moving together."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    diff = [y - x for x, y in zip(a, b)]
+    means = []
+    for _ in range(n_resamples):
+        picked = rng.integers(0, len(diff), size=len(diff))
+        means.append(sum(diff[i] for i in picked) / len(diff))
+    low, high = np.quantile(means, [0.025, 0.975])
+    return float(low), float(high)
+
+
+def crows_preferred(outcomes: list[str]) -> list[float]:
+    """Per pair, 100 where sent_more is preferred, else 0: the values CrowS-Pairs' paired rows average."""
+    return [100.0 * (o == "more") for o in outcomes]
+
+
 def crows_run(folder: Path, model: str = "almanach/camembert-base", outcomes: list[str] = CROWS_A) -> Path:
     from biasatlas.benchmarks.crows_pairs import summarise
 

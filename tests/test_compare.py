@@ -254,3 +254,13 @@ def test_report_compares_a_subset_run_with_a_visible_warning(tmp_path):
     page = render_html(build_report(runs, n_resamples=50))
     assert ('<p class="warn" role="alert">Not like-for-like: camembert-base (nangia) vs '
             'flaubert/flaubert_base_cased (nangia) differ in limit: A none, B 80.') in page
+
+
+def test_difference_interval_of_a_constant_shift_is_that_shift():
+    from biasatlas.display.paired import difference_interval
+
+    a = [1.0, 4.0, 2.0, 8.0, 5.0]
+    assert difference_interval(a, a, 200, 0) == (0.0, 0.0)  # the same run twice: no spread
+    # every item moves by exactly +10, so every resample's mean difference is 10
+    assert difference_interval(a, [x + 10 for x in a], 200, 0) == pytest.approx((10.0, 10.0))
+    assert difference_interval([], [], 200, 0) == (None, None)

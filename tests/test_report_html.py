@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from biasatlas.cli import app
 from biasatlas.errors import DataError
 from biasatlas.report import build_report, load_runs, render, render_html
-from report_fixtures import CROWS_B, XSS, XSS_IMG, census_run, crows_run, zh_run
+from report_fixtures import (CROWS_A, CROWS_B, XSS, XSS_IMG, census_run, crows_preferred, crows_run, paired_interval,
+                             zh_run)
 
 
 class _Tags(HTMLParser):
@@ -161,8 +162,28 @@ def test_compare_command_prints_paired_tests(tmp_path):
     assert "CrowS-Pairs leaderboard" in result.output
     assert "crows-pairs: almanach/camembert-base vs m2" in result.output
     # the headline: B − A = 66.67 − 50.00 on all pairs; McNemar exact on 2 vs 4 discordant pairs
-    assert "B − A = +16.67 (% sent_more preferred, all pairs), McNemar exact p = 0.688." in result.output
+    low, high = paired_interval(crows_preferred(CROWS_A), crows_preferred(CROWS_B))
+    assert f"B − A = +16.67 [{low:.2f}, {high:.2f}] (% sent_more preferred, all pairs), McNemar exact p = 0.688." \
+        in result.output
+    assert f"| 16.67 | \\[{low:.2f}, {high:.2f}] |" in result.output  # B − A, then its interval in its own column
     assert "McNemar exact" in result.output and "0.688" in result.output  # 44/64 = 0.6875
+
+
+def test_compare_csv_has_one_row_per_test_with_the_difference_interval(tmp_path):
+    import csv
+    import io
+
+    a, b = crows_run(tmp_path / "a"), crows_run(tmp_path / "b", model="m2", outcomes=CROWS_B)
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert [r["scope"] for r in rows] == ["all pairs", "gender", "race-color", "religion"]
+    gender = [i for i, c in enumerate(["gender"] * 4 + ["race-color"] * 4 + ["religion"] * 4) if c == "gender"]
+    for row, keep in ((rows[0], range(12)), (rows[1], gender)):
+        low, high = paired_interval([crows_preferred(CROWS_A)[i] for i in keep],
+                                    [crows_preferred(CROWS_B)[i] for i in keep])
+        assert (float(row["ci_low"]), float(row["ci_high"])) == pytest.approx((low, high))
+    assert float(rows[0]["difference"]) == pytest.approx(200 / 12)  # (8 − 6) of 12 pairs, in points
 
 
 @pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not

@@ -67,10 +67,12 @@ def test_census_run_with_a_collapsed_bootstrap_reads_no_spread_everywhere(tmp_pa
 
 def test_paired_bootstrap_of_identical_runs_has_no_spread(tmp_path):
     from biasatlas.report import compare_runs
+    from biasatlas.report.compare import comparison_table
 
     a, b = load_runs([census_run(tmp_path / "a"), census_run(tmp_path / "b", model="other")])
-    details = [t.detail for t in compare_runs(a, b, n_resamples=50).tests]
-    assert details and all(d == "B − A 95% CI no spread" for d in details)
+    tests = compare_runs(a, b, n_resamples=50).tests
+    assert tests and all(t.ci_low == t.ci_high == 0.0 for t in tests)
+    assert all(str(row[6]) == "no spread" for row in comparison_table(compare_runs(a, b, n_resamples=50)).rows)
 
 
 # -- terminal tables at 80 columns --------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from biasatlas.cli import app, main
 from biasatlas.display.tables import CI, Table, fold_constant_columns, rich_width, to_rich
-from report_fixtures import CROWS_B, crows_run
+from report_fixtures import CROWS_A, CROWS_B, crows_preferred, crows_run, paired_interval
 
 
 def _shown(renderable, width: int) -> str:
@@ -71,8 +71,11 @@ def test_compare_reads_a_vs_b_with_a_headline_and_fits_110_columns(tmp_path):
     done = CliRunner().invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "110"}, terminal_width=110)
     assert done.exit_code == 0, done.output
     # A = camembert (50.00 %), B = m2 (66.67 %): B − A = +16.67; McNemar exact on 2 vs 4 discordant: p = 0.6875
-    assert "almanach/camembert-base vs m2: B − A = +16.67 (% sent_more preferred, all pairs), McNemar exact " \
-           "p = 0.688." in done.output
+    low, high = paired_interval(crows_preferred(CROWS_A), crows_preferred(CROWS_B))
+    assert f"almanach/camembert-base vs m2: B − A = +16.67 [{low:.2f}, {high:.2f}] (% sent_more preferred, " \
+           "all pairs), McNemar exact p = 0.688." in " ".join(done.output.split())
+    # the 122-character headline wraps between words, never inside its interval
+    assert any(f"[{low:.2f},\u00a0{high:.2f}]" in line for line in done.output.splitlines())
     assert "crows-pairs: almanach/camembert-base vs m2" in done.output
     assert "model: " not in done.output  # tables, not blocks of rows
     assert max(len(line) for line in done.output.splitlines()) <= 110

@@ -116,8 +116,9 @@ def report_command(
 
 def compare_command(
     runs: Runs,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json",
-                                     metavar="<terminal|md|html|json>")] = "terminal",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json | csv (one row per "
+                                     "test, B − A with its interval)",
+                                     metavar="<terminal|md|html|json|csv>")] = "terminal",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
     all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Pair runs that differ in data, subset or "
@@ -154,6 +155,11 @@ def compare_command(
     if fmt == "terminal" and out is None:
         _print_terminal(tables, warnings, [f"{c.label_a} vs {c.label_b}: {headline(c)}" for c in comparisons])
         return
+    if fmt == "csv":
+        from ..report.compare import comparisons_csv
+
+        _emit(comparisons_csv(comparisons), out, "comparison")
+        return
     _emit(_render_tables(tables, fmt, warnings), out, "comparison")
 
 
@@ -171,10 +177,18 @@ def _print_terminal(tables: list, warnings: list[str], headlines: list[str]) -> 
     leaders = len(tables) - len(headlines)
     for i, table in enumerate(tables):
         if i >= leaders:
-            console.print(escape(headlines[i - leaders]), style="bold", soft_wrap=True)
+            console.print(escape(_whole_intervals(headlines[i - leaders])), style="bold")
         console.print(to_rich(table, width=console.width))  # narrowed or stacked, never a cell wrapped
     for line in headlines if len(headlines) > 1 else ():
-        console.print(escape(line), soft_wrap=True)
+        console.print(escape(_whole_intervals(line)))
+
+
+def _whole_intervals(line: str) -> str:
+    """``line`` with a no-break space inside each "[low, high]", so a headline wrapped to the
+    terminal breaks between words but never inside an interval ("[-25.00," / "50.00]" misreads)."""
+    import re
+
+    return re.sub(r"(\[[^\]]*?,) ", "\\1\u00a0", line)
 
 
 def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
@@ -197,7 +211,7 @@ def _render_tables(tables: list, fmt: str, warnings: list[str]) -> str:
         return render_tables_page(tables, "biasatlas comparison", warnings)
     from ..errors import did_you_mean
 
-    raise did_you_mean("compare format", fmt, ("terminal", "md", "html", "json"))
+    raise did_you_mean("compare format", fmt, ("terminal", "md", "html", "json", "csv"))
 
 
 def _plain(cell: object) -> object:

@@ -6,23 +6,29 @@ benchmark's view compares them item by item (``compare`` in its ``view.py``, wit
 tests of :mod:`biasatlas.stats`) rather than as two independent samples. Items are
 matched by a key (:func:`pair_items`); items present in one run only are counted and
 left out. Rows inside one family (per category, per keyword pair) get Holm-adjusted p
-(:func:`with_holm`).
+(:func:`with_holm`). Every row carries the 95 % interval of B − A from a paired bootstrap over
+its items (:func:`difference_interval`), whatever test gives its p, so a comparison reads as
+an effect with its uncertainty rather than a p alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
-from ..stats import holm
+from ..stats import holm, paired_bootstrap
 from .runview import RunView
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
 class PairedTest:
-    """One paired comparison; ``p_holm`` is set for rows inside a Holm family."""
+    """One paired comparison; ``p_holm`` is set for rows inside a Holm family; ``ci_low`` and
+    ``ci_high`` bound B − A (95 %, paired bootstrap over the row's items)."""
 
     scope: str
     quantity: str
@@ -34,6 +40,8 @@ class PairedTest:
     method: str
     p_holm: float | None = None
     detail: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
 
     @property
     def difference(self) -> float | None:
@@ -62,6 +70,20 @@ def pair_items(a: RunView, b: RunView, key: str
     if not shared:
         raise DataError(f"runs {a.path} and {b.path} share no items: compare runs of the same dataset")
     return [ia[k] for k in shared], [ib[k] for k in shared], len(ia) - len(shared), len(ib) - len(shared)
+
+
+def difference_interval(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, n_resamples: int,
+                        seed: int) -> tuple[float | None, float | None]:
+    """The 95 % interval of mean(b) − mean(a) over paired per-item values (``a[i]`` and ``b[i]``
+    are one item's values in runs A and B): the percentile interval of
+    :func:`~biasatlas.stats.paired_bootstrap`, resampling items (both runs' values of an item
+    move together). ``(None, None)`` for no items."""
+    if len(a) == 0:
+        return None, None
+    import numpy as np
+
+    _, low, high = paired_bootstrap(np.asarray(b, dtype=float) - np.asarray(a, dtype=float), n_resamples, seed)
+    return low, high
 
 
 def with_holm(tests: Sequence[PairedTest], family: Callable[[PairedTest], bool]) -> tuple[PairedTest, ...]:

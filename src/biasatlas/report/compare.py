@@ -21,7 +21,7 @@ from typing import Any
 from ..benchmarks.base import PairedMethod
 from ..display.paired import PairedTest
 from ..display.runview import RunView
-from ..display.tables import PValue, Table, cell_text
+from ..display.tables import CI, PValue, Table, cell_text, interval_text, to_csv
 from ..errors import DataError, did_you_mean
 from ..registry import BENCHMARKS, find_spec
 
@@ -177,25 +177,39 @@ def comparison_pairs(runs: Sequence[RunView], all_pairs: bool = False,
 
 def comparison_table(c: Comparison) -> Table:
     """The comparison as a report :class:`~biasatlas.display.tables.Table` (A and B named in the title)."""
-    rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, PValue(t.p),
-                  PValue(t.p_holm), _test_text(t)) for t in c.tests)
+    rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, CI(t.ci_low, t.ci_high, digits=2),
+                  PValue(t.p), PValue(t.p_holm), t.method, _detail_text(t)) for t in c.tests)
     caption = f"WARNING: {c.warning} " if c.warning else ""
     caption += (f"{headline(c)} A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
                 "Holm-adjusted p within the per-category rows. " + " ".join(c.notes)).strip()
     return Table(f"{c.benchmark}: {c.label_a} vs {c.label_b}",
-                 ("scope", "quantity", "n", "A", "B", "B − A", "p", "p (Holm)", "test"), rows, caption)
+                 ("scope", "quantity", "n", "A", "B", "B − A", "B − A 95% CI", "p", "p (Holm)", "test", "detail"),
+                 rows, caption)
 
 
 def headline(c: Comparison) -> str:
-    """The comparison in one sentence, from its first (overall) test: "B − A = +16.67 (% sent_more
-    preferred), McNemar exact p = 0.688." (empty when nothing was tested)."""
+    """The comparison in one sentence, from its first (overall) test: "B − A = +16.67 [−8.33, 41.67]
+    (% sent_more preferred, all pairs), McNemar exact p = 0.688." (empty when nothing was tested)."""
     if not c.tests:
         return ""
     t = c.tests[0]
     difference = "–" if t.difference is None else f"{t.difference:+.2f}"
-    return f"B − A = {difference} ({t.quantity}, {t.scope}), {t.method} p = {cell_text(PValue(t.p))}."
+    interval = "" if t.ci_low is None else f" {interval_text(t.ci_low, t.ci_high, digits=2)}"
+    return (f"B − A = {difference}{interval} ({t.quantity}, {t.scope}), "
+            f"{t.method} p = {cell_text(PValue(t.p))}.")
 
 
-def _test_text(t: PairedTest) -> str:
+def comparisons_csv(comparisons: Sequence[Comparison]) -> str:
+    """Long form: one row per paired test, with both runs' labels, B − A and its 95 % interval."""
+    return to_csv({"benchmark": c.benchmark, "a": c.label_a, "b": c.label_b, "scope": t.scope,
+                   "quantity": t.quantity, "n": t.n, "value_a": t.value_a, "value_b": t.value_b,
+                   "difference": t.difference, "ci_low": t.ci_low, "ci_high": t.ci_high, "p": t.p,
+                   "p_holm": t.p_holm, "method": t.method, "detail": t.detail, "warning": c.warning}
+                  for c in comparisons for t in c.tests)
+
+
+def _detail_text(t: PairedTest) -> str:
+    """The test's statistic and detail: a column of its own, so that the test's name, the same on
+    every row of a comparison, can move into the caption of a narrow terminal table."""
     stat = "" if t.statistic is None else f"stat {t.statistic:.3g}"
-    return "; ".join(x for x in (t.method, stat, t.detail) if x)
+    return "; ".join(x for x in (stat, t.detail) if x)

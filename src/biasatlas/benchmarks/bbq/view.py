@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...display.paired import Paired, PairedTest, pair_items
+from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...display.runview import RunView
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
@@ -92,7 +92,8 @@ def leaderboard(runs: Sequence[RunView]) -> Table:
 
 
 def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
-    """McNemar's test on answered-correctly, per context, over the examples both runs answered."""
+    """McNemar's test on answered-correctly, per context, over the examples both runs answered;
+    B − A's interval from a paired bootstrap over those examples."""
     ra, rb, only_a, only_b = pair_items(a, b, "id")
     tests = []
     for condition in ("ambig", "disambig"):
@@ -101,8 +102,9 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
         if pairs:
             pa, pb = [bool(p) for p, _ in pairs], [bool(q) for _, q in pairs]
             stat, p, method = mcnemar_test(mcnemar_table(pa, pb))
+            low, high = difference_interval([100.0 * x for x in pa], [100.0 * y for y in pb], n_resamples, seed)
             tests.append(PairedTest(condition, "% correct (per example)", len(pa), 100.0 * sum(pa) / len(pa),
-                                    100.0 * sum(pb) / len(pb), stat, p, method))
+                                    100.0 * sum(pb) / len(pb), stat, p, method, ci_low=low, ci_high=high))
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 

@@ -29,7 +29,7 @@ from ...display.labels import place_labels
 from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, NOTE_WIDTH, fit,
                               legend_below, new_figure, short, tip, title)
 from ...display.svg import Plot
-from ...display.tables import CI, N_EXAMPLES, Metric, Table, interval_text, leaderboard_table
+from ...display.tables import CI, N_EXAMPLES, Metric, Table, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .render import render
@@ -210,7 +210,7 @@ def census_compare(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int
         scope = name.split(": ")[1] if ": " in name else "all occupations"
         tests.append(PairedTest(scope, name.split(":")[0], len(va), float(va.mean()), float(vb.mean()),
                                 None, p, f"paired bootstrap ({n_resamples}, seed {seed})",
-                                detail=f"B − A 95% CI {interval_text(low, high)}"))
+                                ci_low=low, ci_high=high))
     return Paired(with_holm(tests, lambda t: t.scope != "all occupations"), len(ra), only_a, only_b)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ...display.cite import Reference
-from ...display.paired import Paired, PairedTest, pair_items, with_holm
+from ...display.paired import Paired, PairedTest, difference_interval, pair_items, with_holm
 from ...display.runview import RunView
 from ...display.style import (INK, LABEL_WIDTH, TICK_WIDTH, DATASET_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
@@ -194,24 +194,27 @@ def _ci(ci: Any, side: int, value: Any) -> float:
 
 # -- paired test ------------------------------------------------------------------------------------
 def crows_compare(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int = 0) -> Paired:
-    """McNemar on all pairs, then per bias category with Holm across the categories."""
+    """McNemar on all pairs, then per bias category with Holm across the categories; B − A's
+    interval from a paired bootstrap over each row's pairs."""
     ra, rb, only_a, only_b = pair_items(a, b, "id")
-    tests = [_mcnemar_row("all pairs", ra, rb)]
+    tests = [_mcnemar_row("all pairs", ra, rb, n_resamples, seed)]
     for cat in sorted({r["bias_type"] for r in ra}):
         keep = [i for i, r in enumerate(ra) if r["bias_type"] == cat]
-        tests.append(_mcnemar_row(cat, [ra[i] for i in keep], [rb[i] for i in keep]))
+        tests.append(_mcnemar_row(cat, [ra[i] for i in keep], [rb[i] for i in keep], n_resamples, seed))
     return Paired(with_holm(tests, lambda t: t.scope != "all pairs"), len(ra), only_a, only_b)
 
 
-def _mcnemar_row(scope: str, ra: Sequence[Mapping[str, Any]], rb: Sequence[Mapping[str, Any]]) -> PairedTest:
+def _mcnemar_row(scope: str, ra: Sequence[Mapping[str, Any]], rb: Sequence[Mapping[str, Any]],
+                 n_resamples: int, seed: int) -> PairedTest:
     x = [r["outcome"] == "more" for r in ra]
     y = [r["outcome"] == "more" for r in rb]
     table = mcnemar_table(x, y)
     stat, p, method = mcnemar_test(table)
+    low, high = difference_interval([100.0 * v for v in x], [100.0 * v for v in y], n_resamples, seed)
     # the exact test's statistic is just min(A only, B only): show the counts instead
     return PairedTest(scope, "% sent_more preferred", len(ra), 100.0 * float(np.mean(x)),
                       100.0 * float(np.mean(y)), None if method == "McNemar exact" else stat, p, method,
-                      detail=f"discordant: A {table[0, 1]}, B {table[1, 0]}")
+                      detail=f"discordant: A {table[0, 1]}, B {table[1, 0]}", ci_low=low, ci_high=high)
 
 
 # -- references --------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...display.paired import Paired, PairedTest, pair_items
+from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...display.runview import RunView
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
@@ -64,7 +64,8 @@ def leaderboard(runs: Sequence[RunView]) -> Table:
 
 
 def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
-    """McNemar's test on the stereotype-preferred outcomes of the examples both runs scored, per task."""
+    """McNemar's test on the stereotype-preferred outcomes of the examples both runs scored, per task;
+    B − A's interval from a paired bootstrap over those examples."""
     ra, rb, only_a, only_b = pair_items(a, b, "id")
     tests = []
     for task in TASKS:
@@ -72,8 +73,9 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
         pb = [bool(r["stereotype_preferred"]) for x, r in zip(ra, rb) if x["task"] == task]
         if pa:
             stat, p, method = mcnemar_test(mcnemar_table(pa, pb))
+            low, high = difference_interval([100.0 * x for x in pa], [100.0 * y for y in pb], n_resamples, seed)
             tests.append(PairedTest(task, "% stereotype preferred (per example)", len(pa), 100.0 * sum(pa) / len(pa),
-                                    100.0 * sum(pb) / len(pb), stat, p, method))
+                                    100.0 * sum(pb) / len(pb), stat, p, method, ci_low=low, ci_high=high))
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 

@@ -22,7 +22,7 @@ from ...display.paired import Paired, PairedTest, pair_items
 from ...display.runview import RunView
 from ...display.style import FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
-from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, interval_text, leaderboard_table
+from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .summary import Preference, WinoBiasRunSummary
@@ -105,7 +105,7 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
         p, low, high = paired_bootstrap(vb - va, n_resamples, seed)
         tests.append(PairedTest(name, "% pro preferred", len(va), float(va.mean()), float(vb.mean()), None, p,
                                 f"paired bootstrap ({n_resamples}, seed {seed})",
-                                detail=f"B − A 95% CI {interval_text(low, high)}"))
+                                ci_low=low, ci_high=high))
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 

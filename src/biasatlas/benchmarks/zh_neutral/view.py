@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...display.cite import Reference
-from ...display.paired import Paired, PairedTest, pair_items, with_holm
+from ...display.paired import Paired, PairedTest, difference_interval, pair_items, with_holm
 from ...display.runview import RunView
 from ...display.style import (FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, TICK_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
@@ -153,24 +153,29 @@ def _gid_bars(ax: Any, pairs: Sequence[Any]) -> None:
 
 # -- paired test ------------------------------------------------------------------------------------
 def zh_compare(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int = 0) -> Paired:
-    """Wilcoxon on |b| and on signed b over all sentences, then on |b| per pair (Holm across pairs)."""
+    """Wilcoxon on |b| and on signed b over all sentences, then on |b| per pair (Holm across pairs);
+    B − A's interval from a paired bootstrap over each row's sentences."""
     ra, rb, only_a, only_b = pair_items(a, b, "id")
     keep = [i for i in range(len(ra)) if ra[i].get("b") is not None and rb[i].get("b") is not None]
     ra, rb = [ra[i] for i in keep], [rb[i] for i in keep]
     ba, bb = np.array([float(r["b"]) for r in ra]), np.array([float(r["b"]) for r in rb])
-    tests = [_wilcoxon_row("all sentences", "mean |b|", np.abs(ba), np.abs(bb)),
-             _wilcoxon_row("all sentences", "mean b (signed)", ba, bb)]
+    resampling = (n_resamples, seed)
+    tests = [_wilcoxon_row("all sentences", "mean |b|", np.abs(ba), np.abs(bb), resampling),
+             _wilcoxon_row("all sentences", "mean b (signed)", ba, bb, resampling)]
     pairs = np.array([str(r["pair"]) for r in ra])
     for pair in sorted(set(pairs)):
         mask = pairs == pair
-        tests.append(_wilcoxon_row(pair, "mean |b|", np.abs(ba[mask]), np.abs(bb[mask])))
+        tests.append(_wilcoxon_row(pair, "mean |b|", np.abs(ba[mask]), np.abs(bb[mask]), resampling))
     return Paired(with_holm(tests, lambda t: t.scope != "all sentences"), len(ra), only_a, only_b)
 
 
-def _wilcoxon_row(scope: str, quantity: str, a: np.ndarray, b: np.ndarray) -> PairedTest:
+def _wilcoxon_row(scope: str, quantity: str, a: np.ndarray, b: np.ndarray, resampling: tuple[int, int]
+                  ) -> PairedTest:
     stat, p, detail = wilcoxon_test(a, b)
+    low, high = difference_interval(a, b, *resampling)
     return PairedTest(scope, quantity, len(a), float(a.mean()) if len(a) else None,
-                      float(b.mean()) if len(b) else None, stat, p, "Wilcoxon signed-rank", detail=detail)
+                      float(b.mean()) if len(b) else None, stat, p, "Wilcoxon signed-rank", detail=detail,
+                      ci_low=low, ci_high=high)
 
 
 # -- references --------------------------------------------------------------------------------------
