@@ -153,3 +153,16 @@ def test_an_unknown_antecedent_names_file_line_and_field(tmp_path: Path) -> None
     with pytest.raises(DataError, match="wizard") as error:
         WinoBias(data=tmp_path).load()
     assert error.value.line == line and error.value.field == "antecedent" and name in str(error.value)
+
+
+def test_the_pinned_checksums_are_of_the_shared_lines_with_lf_line_ends():
+    """The canonical URL serves LF line ends; the shared copy has CRLF and the same lines. A
+    checksum of the shared bytes as they are would refuse every download of the real files."""
+    import hashlib
+
+    from biasatlas.benchmarks.winobias.data import FILES
+
+    for name, spec in FILES.items():
+        assert "/master/" not in spec.url and "0bce984dd081bbc10b0622f326727a024c607895" in spec.url
+        lf = (DATA / name).read_bytes().replace(b"\r\n", b"\n")
+        assert hashlib.sha256(lf).hexdigest() == spec.sha256, name

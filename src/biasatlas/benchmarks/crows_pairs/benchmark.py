@@ -48,7 +48,8 @@ VERSION = "2"
 _GITLAB = ("https://gitlab.inria.fr/french-crows-pairs/acl-2022-paper-data-and-code/-/raw/main/data/")
 DATASETS: dict[str, DataFile] = {
     "en": DataFile("crows_pairs_anonymized.csv",
-                   "https://raw.githubusercontent.com/nyu-mll/crows-pairs/master/data/crows_pairs_anonymized.csv",
+                   "https://raw.githubusercontent.com/nyu-mll/crows-pairs/8aaac11c485473159ec9328a65253a5be9a479dc/"
+                   "data/crows_pairs_anonymized.csv",
                    "dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c"),
     "en-revised": DataFile("crows_pairs_EN_revised.csv", _GITLAB + "crows_pairs_EN_revised.csv",
                            "1f28318b4ce7a940cf48ffaad0b00796a2163556ed585a144b9ed42aeeff6764"),

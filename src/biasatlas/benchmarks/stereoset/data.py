@@ -32,13 +32,16 @@ Task = Literal["intrasentence", "intersentence"]
 TASKS: tuple[Task, ...] = ("intrasentence", "intersentence")
 DOMAINS: tuple[str, ...] = ("gender", "profession", "race", "religion")
 LABELS: tuple[str, ...] = ("stereotype", "anti-stereotype", "unrelated")
-#: The canonical copies: dev from the authors' repository, test (with gold labels) from
-#: bias-bench, which the authors' README points to; sha256 of the uncompressed JSON.
+#: The canonical copies, each at a pinned commit (a branch may move; the sha256 would then refuse
+#: it): dev from the authors' repository, test (with gold labels) from bias-bench, which the
+#: authors' README points to; sha256 of the uncompressed JSON.
 SPLITS: dict[str, DataFile] = {
-    "dev": DataFile("dev.json", "https://raw.githubusercontent.com/moinnadeem/StereoSet/master/data/dev.json",
+    "dev": DataFile("dev.json", "https://raw.githubusercontent.com/moinnadeem/StereoSet/ead7d086a64a192a1eca88e0dd2fd163de375218/"
+                    "data/dev.json",
                     "73a0f31b711688112602e4c3ac6ab1e1a7cadcdd67df6c6fd55501c889676c90"),
     "test": DataFile("test.json",
-                     "https://raw.githubusercontent.com/McGill-NLP/bias-bench/main/data/stereoset/test.json",
+                     "https://raw.githubusercontent.com/McGill-NLP/bias-bench/291426aab926f78ecfc7bd040b531429ee8123e0/"
+                     "data/stereoset/test.json",
                      "f3f70d1880b443388744958d192c25364d68c2b8ae7aeb9174903bcf415c394e"),
 }
 _DELETE_PUNCTUATION = str.maketrans("", "", string.punctuation)

@@ -34,22 +34,24 @@ PRONOUN_GENDER: Mapping[str, Majority] = {
     "she": "female", "her": "female", "hers": "female", "herself": "female"}
 _SPAN = re.compile(r"\[([^\]]*)\]")
 _DETERMINER = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
-# uclanlp/corefBias (METHODS-MORE.md §7 read it at 0bce984); the shared bytes come from a compilation that
-# reproduces it, not checked blob by blob: a download that differs is refused by its sha256
-_BASE = "https://raw.githubusercontent.com/uclanlp/corefBias/master/WinoBias/wino/data/"
+# uclanlp/corefBias at the commit METHODS-MORE.md §7 read (0bce984), pinned: a branch may move. The
+# sha256 are of those bytes (LF line ends). The shared copy comes from a compilation with CRLF line
+# ends, the same lines otherwise (checked file by file against that commit); either reads alike.
+_BASE = ("https://raw.githubusercontent.com/uclanlp/corefBias/0bce984dd081bbc10b0622f326727a024c607895/"
+         "WinoBias/wino/data/")
 _SHA256 = {
-    "pro_stereotyped_type1.txt.dev": "2e6135c63fa48999e840d1ff1e039449d128adbce6be2ca1eef5dc3d82fde520",
-    "pro_stereotyped_type1.txt.test": "f841a7c49571ffee1ea56334eaffcb99cfd9ebdc2b21fbf6861788710c066af6",
-    "pro_stereotyped_type2.txt.dev": "c531bb0f968f7ff283dfa7dcb2bb681fa12c155b49db19435a80baea81b6c9bb",
-    "pro_stereotyped_type2.txt.test": "644b797eeb945efdb6a8e31a016bae9c63ab0eec2ea7c013234fa694a2ca6f33",
-    "anti_stereotyped_type1.txt.dev": "8602da0b6473082cfefc31ca8abff732504d2b12177393e67d3ecb0ec31529ac",
-    "anti_stereotyped_type1.txt.test": "d82fe16230c9f3648f90cf632db09673b607aea04b1ed6d030752aa61bc1be6a",
-    "anti_stereotyped_type2.txt.dev": "fb18b67dd296385aa9b5741e41fe7e8a974173421c868846563d420734c670cd",
-    "anti_stereotyped_type2.txt.test": "b0cbaa97ff98fd2d74d681144a0c3dea5bce3e1105d9fc815e4070733efca76e",
-    "male_occupations.txt": "abcd7f38c2f58775eb05d30bd5aa0cb33ccd229fd004f429f93168ddadcb6558",
-    "female_occupations.txt": "ff8ca2f3bd9392c753135ba215c670450baaccb4e96678e39910280f15cd48c3",
+    "pro_stereotyped_type1.txt.dev": "dd55a0d220fe4c0ceb63dd4648223fb4fe1a58d5ad95c116a002ad24b0e292a5",
+    "pro_stereotyped_type1.txt.test": "db7838907238a758eeb5779e48f38c013b892910d6fe864456c59f04245c6689",
+    "pro_stereotyped_type2.txt.dev": "8f0250de723cea9328e3eaf7169e07936f01aa5909ce7aa580db66eb803f4e86",
+    "pro_stereotyped_type2.txt.test": "ea1c1fd94fa612e3cc44d7fa3cc4cb76021bb63fdf94f9826f430051e9052438",
+    "anti_stereotyped_type1.txt.dev": "a4e0ebae344e78b56f657a42e8ae684b9db7747d177c5e7149c0907ebb7f3bf6",
+    "anti_stereotyped_type1.txt.test": "331db5bd74bfefebf146a60b67645152a4a1991570d2a56f57154103ac361dd2",
+    "anti_stereotyped_type2.txt.dev": "763ad829ad724f9a85ead689ba8ca69072020cb1238def6210f0fc6a47b97e59",
+    "anti_stereotyped_type2.txt.test": "336571ac1ea8c06cd2aba8e5dd2bd98e00acc0c48da3e4ec5ec7e54eb2633a8f",
+    "male_occupations.txt": "6b82d88847b69d56d207a0c396e9830b031890de585e916e6b4e9bc50672657e",
+    "female_occupations.txt": "693bff12286c2c1d46c7d4d45a44a631574710c30b39c1a3001bb7bdebb44ed8",
 }
-#: Every file, by name, with its canonical URL and sha256 (the bytes of the shared copy).
+#: Every file, by name, with its canonical URL and sha256 (the bytes at that URL).
 FILES: Mapping[str, DataFile] = {name: DataFile(name, _BASE + name, digest) for name, digest in _SHA256.items()}
 
 
