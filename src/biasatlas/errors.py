@@ -74,6 +74,13 @@ class UnsupportedProbe(BiasAtlasError):
     """A scorer was asked a probe kind or variant it cannot answer."""
 
 
+class UnscorableProbe(UnsupportedProbe):
+    """One probe this scorer cannot answer, though it answers its kind: a text longer than the
+    model's maximum, a filler with no token of its own, a word outside its vocabulary. The
+    probe is skipped with this reason, however many of its neighbours share it; only a run in
+    which no probe at all could be answered stops."""
+
+
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during scoring, with what was kept: ``kept`` of ``total`` answers are in the score
     cache (every finished chunk is committed as it arrives), so the same command resumes there.

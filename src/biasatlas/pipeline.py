@@ -21,7 +21,7 @@ from typing import Any
 from .version import __version__
 from .benchmarks.base import Benchmark
 from .cache import ScoreCache
-from .errors import ModelError, RunInterrupted
+from .errors import ModelError, RunInterrupted, UnsupportedProbe
 from .probes import Answer, Probe, Scored
 from .results import Run
 from .scorers.base import Scorer
@@ -151,6 +151,9 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
     for index in sorted(done):  # chunk order, whichever chunk finished first
         answers.update(done[index])
         unscorable.update(done[index].unscorable)
+    if probes and not answers:  # every probe skipped: the run, not a batch, says it cannot be read
+        first = next(iter(unscorable.values()), "no answers")
+        raise UnsupportedProbe(f"none of the {len(probes)} probes could be scored by this model; the first: {first}")
     return answers, unscorable, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
                                  "cache_rejected": rejected}, _summed(counted)
 

@@ -82,6 +82,7 @@ def list_command() -> None:
     from rich.table import Table
 
     from ..registry import VARIANTS, benchmark_specs
+    from ..scorers.encoder import PACKAGED_ENCODERS, encoder_install_state
     from ..scorers.packaged import install_state
 
     table = Table(title="biasatlas")
@@ -96,6 +97,9 @@ def list_command() -> None:
     for name, note in PACKAGED_NOTES.items():
         table.add_row(f"packaged model {name}", f"{note}; 4-bit quantised GGUF, dequantised once on first use; "
                       + install_state(name))
+    for name in PACKAGED_ENCODERS:
+        table.add_row(f"packaged encoder {name}", "sentence encoder (no MLM head) for seat --scorer encoder; "
+                      + encoder_install_state(name))
     Console().print(table)
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, TypeVar
 
-from ..errors import UnsupportedProbe, UsageError
+from ..errors import UnscorableProbe, UnsupportedProbe, UsageError
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, PairProbe, Probe, Scored, ScorerInfo,
                       SentenceProbe, SlotProbe)
 
@@ -67,27 +67,36 @@ def _finite(answer: Answer) -> bool:
 def each_alone(attempt: Callable[[list[P]], None], group: list[P]) -> dict[str, str]:
     """Run ``attempt`` on ``group``; if a probe of it is unsupported, on each probe alone.
 
-    Returns probe id → why, for the probes that failed alone. If every probe fails, the
-    kind itself is unsupported and the first error stands. Shared by :meth:`Scorer.score`
-    and :meth:`ModelScorer.plan`, so a plan isolates failures exactly as a run does (and
-    counts the work a failing group did before it stopped, which a run does too).
+    Returns probe id → why, for the probes that failed alone. A probe that is unscorable
+    on its own (:class:`~biasatlas.errors.UnscorableProbe`: too long, no token of its own) is
+    always just skipped, even when every probe of the group is one: a batch of long sentences
+    says nothing about the run, which decides for itself (it stops only when no probe of it
+    was answered). If every probe fails and a failure is of the kind or variant itself
+    (a plain :class:`~biasatlas.errors.UnsupportedProbe`), the first such error stands.
+    Shared by :meth:`Scorer.score` and :meth:`ModelScorer.plan`, so a plan isolates failures
+    exactly as a run does (and counts the work a failing group did before it stopped, which
+    a run does too).
     """
     try:
         attempt(group)
         return {}
+    except UnscorableProbe as exc:
+        if len(group) == 1:
+            return {group[0].id: str(exc)}
     except UnsupportedProbe:
         if len(group) == 1:
             raise
     failures: dict[str, str] = {}
-    answered = 0
+    of_the_kind: UnsupportedProbe | None = None
     for probe in group:
         try:
             attempt([probe])
-            answered += 1
         except UnsupportedProbe as exc:
             failures[probe.id] = str(exc)
-    if not answered:
-        raise UnsupportedProbe(next(iter(failures.values())))
+            if not isinstance(exc, UnscorableProbe):
+                of_the_kind = of_the_kind or exc
+    if of_the_kind is not None and len(failures) == len(group):
+        raise of_the_kind
     return failures
 
 

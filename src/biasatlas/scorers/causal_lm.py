@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..errors import ModelError, UnsupportedProbe
+from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
@@ -160,7 +160,7 @@ class CausalLMScorer(ModelScorer):
         scored = list(range(len(ids))) if scored is None else scored
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit and len(ids) + 1 > limit:
-            raise UnsupportedProbe(f"{len(ids) + 1} tokens exceed the model's {limit}")
+            raise UnscorableProbe(f"{len(ids) + 1} tokens exceed the model's {limit}")
         return Row((self.prefix_id, *ids), tuple(scored)), tuple(ids[i] for i in scored)
 
     def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:

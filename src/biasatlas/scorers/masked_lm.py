@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
-from ..errors import ModelError, UnsupportedProbe
+from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, Probe, ScorerInfo,
                       SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
@@ -230,7 +230,7 @@ class MaskedLMScorer(ModelScorer):
             ids = self.tokenizer(text, add_special_tokens=True)["input_ids"]
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit and len(ids) > limit:
-            raise UnsupportedProbe(f"{len(ids)} tokens exceed the model's {limit}: {text[:60]!r}")
+            raise UnscorableProbe(f"{len(ids)} tokens exceed the model's {limit}: {text[:60]!r}")
         return list(ids)
 
     def _encode_ahead(self, texts: Iterable[str]) -> None:

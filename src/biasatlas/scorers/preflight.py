@@ -95,12 +95,17 @@ def check_model_reachable(name: str, revision: str | None = None) -> None:
     once (its own contents are checked when it loads). A hub id passes when its ``config.json``
     is cached (the hub is then not asked) or the hub endpoint answers.
     """
-    from .encoder import PACKAGED_ENCODERS
+    from .encoder import PACKAGED_ENCODERS, encoder_install_state
 
     if is_packaged_model(name):
         check_installed(name)
         return
-    if name in PACKAGED_ENCODERS or (name, revision) in _reachable:
+    if name in PACKAGED_ENCODERS:
+        state = encoder_install_state(name)
+        if state != "installed":
+            raise ModelNotFound(f"packaged encoder {name} is {state}")
+        return
+    if (name, revision) in _reachable:
         return
     path = Path(name).expanduser()
     if path.exists():

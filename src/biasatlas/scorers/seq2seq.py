@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..errors import ModelError, UnsupportedProbe
+from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
 from .inmemory import InMemoryModel
@@ -169,7 +169,7 @@ class Seq2SeqScorer(ModelScorer):
     def _check_length(self, n: int, text: str) -> None:
         limit = getattr(self.model.config, "max_position_embeddings", None)
         if limit and n > limit:
-            raise UnsupportedProbe(f"{n} tokens exceed the model's {limit}: {text[:60]!r}")
+            raise UnscorableProbe(f"{n} tokens exceed the model's {limit}: {text[:60]!r}")
 
     # -- engine -------------------------------------------------------------------------
     def _model_input(self, request: Seq2SeqRow) -> Seq2SeqRow:

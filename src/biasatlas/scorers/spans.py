@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UnsupportedProbe
+from ..errors import UnscorableProbe
 from .alignment import shared_positions
 
 
@@ -32,9 +32,9 @@ def filler_positions(tokenizer: Any, left: str, filler: str, right: str) -> tupl
         keep = set(shared)
         positions = [i for i in range(len(ids)) if i not in keep]
     if not positions:
-        raise UnsupportedProbe(f"filler {filler!r} has no token of its own in {text!r}")
+        raise UnscorableProbe(f"filler {filler!r} has no token of its own in {text!r}")
     if positions != list(range(positions[0], positions[-1] + 1)):
-        raise UnsupportedProbe(f"filler {filler!r} is not one contiguous token span in {text!r}")
+        raise UnscorableProbe(f"filler {filler!r} is not one contiguous token span in {text!r}")
     return ids, positions
 
 
@@ -60,5 +60,5 @@ def continuation_positions(full: list[int], context: list[int], specials: set[in
     while stop > start and full[stop - 1] in specials:
         stop -= 1
     if stop == start:
-        raise UnsupportedProbe("the continuation has no token of its own")
+        raise UnscorableProbe("the continuation has no token of its own")
     return list(range(start, stop))

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import DataError, MissingInput, UnsupportedProbe
+from ..errors import DataError, MissingInput, UnscorableProbe, UnsupportedProbe
 from ..hashing import sha256_file
 from ..probes import EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
 from .base import Progress, Scorer
@@ -59,7 +59,7 @@ class WordVectorScorer(Scorer):
         found = self._read[1] if words <= self._read[0] else dict(_words(self.path, words, self.binary))
         missing = [p.text for p in probes if p.text not in found]
         if missing:
-            raise UnsupportedProbe(f"{missing[0]!r}: {OOV}")
+            raise UnscorableProbe(f"{missing[0]!r}: {OOV}")
         tick(len(probes))
         return [EmbeddingAnswer(p.id, found[p.text], 1) for p in probes]
 

@@ -227,6 +227,13 @@ class Seat(AssociationBenchmark):
     def pooling_used(self) -> str:
         return self.pooling
 
+    def bind(self, info: ScorerInfo) -> AssociationBenchmark:
+        """Refuse word vectors too: they would look SEAT's sentences up as single words."""
+        if info.kind == "word-vectors":
+            raise UnsupportedProbe("seat pools sentences with a sentence encoder (--scorer encoder); static word "
+                                   "vectors are WEAT's: biasatlas run weat --scorer word-vectors --model FILE")
+        return super().bind(info)
+
 
 @dataclass(frozen=True)
 class Weat(AssociationBenchmark):
@@ -241,6 +248,15 @@ class Weat(AssociationBenchmark):
     @property
     def pooling_used(self) -> str:
         return "word"  # a word-vector scorer reads the word itself
+
+    def bind(self, info: ScorerInfo) -> AssociationBenchmark:
+        """Refuse a sentence encoder: WEAT reads one static vector per word, which no pooling of an
+        encoder is. An encoder on WEAT's word lists is SEAT's word-level tests (``weat1`` …)."""
+        if info.kind == "encoder":
+            raise UnsupportedProbe("weat reads static word vectors (--scorer word-vectors --model FILE); a sentence "
+                                   "encoder on WEAT's word lists is SEAT's word-level tests: biasatlas run seat "
+                                   "--tests weat1,weat2,... --scorer encoder")
+        return super().bind(info)
 
     def _ids(self, base: str, text: str) -> tuple[str, ...]:
         return (base, base + ":lower") if self.lowercase and text.lower() != text else (base,)
