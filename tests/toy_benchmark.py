@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from biasatlas.benchmarks.base import BenchmarkResult, BenchmarkSpec, BenchmarkView, PairedMethod
-from biasatlas.display.checks import FieldCheck, check_fields, number
+from biasatlas.display.typed import Summary
 from biasatlas.display.paired import Paired, PairedTest, pair_items
 from biasatlas.display.runview import Column, RunView
 from biasatlas.display.tables import Metric, Table, leaderboard_table
@@ -80,19 +79,11 @@ class ToyPronouns:
 
 
 # -- its summary.json, read back typed ----------------------------------------------------------
-_CHECKS: dict[str, FieldCheck] = dict.fromkeys(("n", "he_percent", "mean_gap"), number)
-
-
 @dataclass(frozen=True)
-class ToySummary:
+class ToySummary(Summary):
     n: float | None = None
     he_percent: float | None = None
     mean_gap: float | None = None
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> ToySummary:
-        check_fields(data, _CHECKS, path)
-        return cls(data.get("n"), data.get("he_percent"), data.get("mean_gap"))
 
 
 def toy_summary(run: RunView) -> ToySummary:
