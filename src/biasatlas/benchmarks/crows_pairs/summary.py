@@ -37,12 +37,6 @@ PAIR_SCORES = {"nangia": "pseudo-log-likelihood of the shared tokens (sum)",
                "shared-ll": "log-likelihood of the shared tokens (sum)"}
 
 
-def likelihood_short(variant: str | None) -> str:
-    """The terminal's short form of :func:`likelihood_note`."""
-    score = PAIR_SCORES.get(variant or "", "scorer's own score").split(" of ")[0]
-    return f"likelihood difference: mean |Δ {score}| per pair, nats (variant {variant or '–'}), t interval."
-
-
 def likelihood_note(variant: str | None) -> str:
     """The caption sentence that says what the likelihood difference is a difference of."""
     score = PAIR_SCORES.get(variant or "", "scorer's own sentence score")
