@@ -232,7 +232,7 @@ def test_likelihood_difference_is_beside_the_metric_everywhere(tmp_path):
 
     from rich.console import Console
 
-    from biasatlas.benchmarks.crows_pairs.view import VIEW
+    from biasatlas.report.sections import run_terminal
     from biasatlas.report import build_report, load_runs, render
     from report_fixtures import crows_run
 
@@ -261,7 +261,7 @@ def test_likelihood_difference_is_beside_the_metric_everywhere(tmp_path):
     names = [m["metric"] for m in doc["runs"][0]["metrics"]]
     assert names[:2] == ["metric_score", "likelihood_difference"]
     console = Console(width=80, record=True, file=io.StringIO())
-    console.print(VIEW.terminal(runs[0].summary))
+    console.print(run_terminal(runs[0]))
     text = console.export_text()
     assert "likelihood difference" in text and f"[{3 - half:.2f}, {3 + half:.2f}]" in text
 

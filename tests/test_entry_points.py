@@ -99,7 +99,8 @@ def test_an_installed_package_benchmark_runs_end_to_end(installed, tmp_path):
     listed = _biasatlas(installed, tmp_path, "list")
     assert NAME in listed.stdout
     ran = _biasatlas(installed, tmp_path, "run", NAME, "--model", "fake", "--out", "single")
-    assert "Toy pronouns" in ran.stdout and (tmp_path / "single" / "summary.json").is_file()
+    # the table its view gives the report, printed by `run`
+    assert "Toy pronoun preference" in ran.stdout and (tmp_path / "single" / "summary.json").is_file()
     suite = tmp_path / "suite.toml"
     suite.write_text(f'[[benchmark]]\nname = "{NAME}"\n\n[[model]]\nid = "fake"\n\n[[model]]\nid = "fake"\n'
                      'label = "again"\n', encoding="utf-8")

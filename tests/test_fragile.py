@@ -29,11 +29,16 @@ def _info(dtype: str, reads: str = "sequence") -> ScorerInfo:
     return ScorerInfo(kind="planted", reads=reads, dtype=dtype)  # type: ignore[arg-type]
 
 
-def _text(table) -> str:
+def _text(run) -> str:
+    """What ``biasatlas run`` prints for a pipeline run (its report tables and notices)."""
     from rich.console import Console
 
+    from biasatlas.api import EvaluationRun
+
+    shown = EvaluationRun.of(run.summary["benchmark"], run.summary, run.records, run.skipped, run.config,
+                             run.timing, path=None).table()
     console = Console(file=StringIO(), width=200)
-    console.print(table)
+    console.print(shown)
     return " ".join(console.file.getvalue().split())  # captions wrap at the table's width
 
 
@@ -129,7 +134,7 @@ def test_crows_pairs_run_counts_fragile_pairs_and_caption_says_so(tmp_path, dtyp
     run = evaluate(bench, _PlantedPairs(dtype, {"0": 0.5, "1": 1.0, "2": 2.0}))
     assert run.summary["n_fragile"] == n_fragile
     assert [r["fragile"] for r in run.records] == [n_fragile > 0] * 3
-    caption = _text(bench.table(run.summary))
+    caption = _text(run)
     assert (f"fragile: {n_fragile} of 3 pairs ({dtype})" in caption) is shown
 
 
@@ -199,7 +204,7 @@ def test_census_run_flags_occupations_near_a_threshold(dtype, share, fragile):
         assert record["fragile"] is (len(classes) > 1) is fragile
     assert run.summary["n_fragile"] == (4 if fragile else 0)
     assert run.summary["fragile_bound"]["dtype"] == dtype
-    caption = _text(bench.table(run.summary))
+    caption = _text(run)
     assert ("fragile: 4 of 4 occupations" in caption) is fragile
 
 
@@ -253,7 +258,7 @@ def test_zh_run_counts_fragile_sentences(dtype, b, n_fragile_all):
     assert len(run.records) == 5
     assert run.summary["n_fragile"] == (5 if n_fragile_all else 0)
     assert all(r["fragile"] is n_fragile_all for r in run.records)
-    caption = _text(bench.table(run.summary))
+    caption = _text(run)
     assert (f"fragile: {run.summary['n_fragile']} of 5 sentences ({dtype})" in caption) is (dtype != "float32"
                                                                                             or n_fragile_all)
 

@@ -2,8 +2,9 @@
 
 - A collapsed interval (low = high) reads "no spread", never "[0.0, 0.0]", and the table
   that shows one explains it in its caption.
-- Terminal tables fit 80 columns without wrapping a cell (an interval cut into "[8.3,"
-  and "58.3]" misreads); a table that cannot fit is stacked, one row per block.
+- Terminal tables (the report's own tables, ``biasatlas run``'s output) fit 80 columns
+  without wrapping a cell (an interval cut into "[8.3," and "58.3]" misreads); a table
+  that cannot fit is stacked, one row per block.
 - Census point labels sit inside the plot area and never overlap one another; a label
   with no free place is left out (its point keeps its tooltip).
 - Every text of every figure (titles above all) lies inside the figure.
@@ -23,6 +24,7 @@ from rich.console import Console
 
 from biasatlas.display.tables import CI, NO_SPREAD, NO_SPREAD_NOTE, Table, to_markdown, to_rich
 from biasatlas.report import build_report, load_run, load_runs, render
+from biasatlas.report.sections import run_tables, run_terminal
 from report_fixtures import CENSUS, census_run, crows_run, zh_run
 
 CATEGORIES = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age", "sexual-orientation",
@@ -49,8 +51,6 @@ def test_a_collapsed_interval_says_no_spread_and_the_caption_explains():
 
 def test_census_run_with_a_collapsed_bootstrap_reads_no_spread_everywhere(tmp_path):
     """No occupation balanced under any resample: the normative interval is [0, 0]."""
-    from biasatlas.benchmarks.census.view import VIEW
-
     folder = census_run(tmp_path / "c", scores={"normative": 0.0, "descriptive": 40.0,
                                                  "descriptive_by_class": {"female": 10.0, "male": 30.0,
                                                                           "balanced": 0.0}})
@@ -61,7 +61,7 @@ def test_census_run_with_a_collapsed_bootstrap_reads_no_spread_everywhere(tmp_pa
     md = render(build_report([run]), "md")
     assert "[0.0, 0.0]" not in md and "| 95% CI | no spread | \\[10.0, 70.0] |" in md
     assert NO_SPREAD_NOTE in md
-    text = _terminal(VIEW.terminal(run.summary))
+    text = _terminal(run_terminal(run))
     assert "[0.0, 0.0]" not in text and "no spread" in text
 
 
@@ -76,54 +76,22 @@ def test_paired_bootstrap_of_identical_runs_has_no_spread(tmp_path):
 
 
 # -- terminal tables at 80 columns --------------------------------------------------------------------
-def _crows_summary() -> dict:
-    """The widest CrowS-Pairs summary: 1,677 pairs, every category, a causal LM's likelihood difference."""
-    cats = {c: {"n": 1677 // 10, "score": 55.55, "ci": [48.12, 62.91], "binomial_p": 0.0001234} for c in CATEGORIES}
-    return {"dataset": "fr+210", "model": "organisation/a-rather-long-model-name-7b", "variant": "sentence-ll",
-            "n": 1677, "metric_score": 60.05, "stereo_score": 61.11, "antistereo_score": 48.33, "n_stereo": 1450,
-            "n_antistereo": 210, "neutral": 17, "neutral_percent": 1.01, "likelihood_difference": 12.3456,
-            "n_likelihood_difference": 1677, "by_category": cats,
-            "intervals": {"metric_score": [57.68, 62.37], "stereo_score": [58.55, 63.6],
-                          "antistereo_score": [41.66, 55.07], "likelihood_difference": [11.9876, 12.7036]},
-            "tests": {k: {"binomial_p": 1.6e-16} for k in ("metric_score", "stereo_score", "antistereo_score")}}
+WIDE_MODEL = "organisation/a-rather-long-model-name-7b"
 
 
-def _census_summary() -> dict:
-    return {"country": "no", "language": "no", "method": "touileb2023", "n_occupations": 417,
-            "model": "almanach/camembert-base-with-a-long-suffix", "normative": 12.95, "descriptive": 58.33,
-            "descriptive_by_class": {"balanced": 0.0, "female": 25.0, "male": 33.33},
-            "intervals": {"normative": [8.29, 58.31], "descriptive": [33.12, 83.33], "confidence": 0.95},
-            "pearson": 0.681, "pearson_p": 0.015, "spearman": 0.804, "spearman_p": 0.0016}
-
-
-def _zh_summary() -> dict:
-    pair = {"n": 20000, "bias_score": 12.3456, "bias_score_ci": [11.2341, 13.4567],
-            "leaning": {"male": 16024, "female": 16743, "neutral": 17223}}
-    return {"dataset": "slguset", "model": "hfl/chinese-roberta-wwm-ext-large", "log_base": "e", "threshold": 0.3,
-            "n": 20000, "bias_score": 1.4360, "leaning": {"male": 6024, "female": 6743, "neutral": 7223},
-            "intervals": {"bias_score": [1.4212, 1.4501], "male_percent": [29.5, 30.8]},
-            "by_pair": {"他/她": pair, "男朋友/女朋友": pair, "一位很长的关键词/另一位很长的关键词": pair}}
-
-
-@pytest.mark.parametrize("benchmark, summary, cells", [
-    ("crows-pairs", _crows_summary(), ["[57.7, 62.4]", "[11.99, 12.70]", "[48.1, 62.9]", "physical-appearance",
-                                       "likelihood difference", "1.6e-16"]),
-    ("census", _census_summary(), ["[8.3, 58.3]", "[33.1, 83.3]", "12.95", "58.33"]),
-    ("zh-neutral", _zh_summary(), ["[1.42, 1.45]", "[11.23, 13.46]", "16024", "17223", "他/她", "男朋友/女朋友",
-                                   "neutral"]),
-])
-def test_terminal_tables_fit_80_columns_without_wrapping_a_cell(benchmark, summary, cells):
-    from biasatlas.registry import benchmark_spec
-
-    table = benchmark_spec(benchmark).view.terminal(summary)
-    text = _terminal(table)
+@pytest.mark.parametrize("make", [crows_run, census_run, zh_run], ids=["crows-pairs", "census", "zh-neutral"])
+def test_terminal_tables_fit_80_columns_without_wrapping_a_cell(tmp_path, make):
+    run = load_run(make(tmp_path / "run", model=WIDE_MODEL))
+    tables = run_tables(run)
+    text = _terminal(run_terminal(run))
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines), max(lines, key=len)
-    body = [line for line in lines if line.startswith("│")]
-    assert len(body) == table.row_count, text  # one line per row: no cell wrapped
-    assert len([line for line in lines if line.startswith("┃")]) == 1, text  # nor a header
-    for cell in cells:  # every cell (and header) whole, on one line
-        assert any(cell in line for line in lines if line.startswith(("│", "┃"))), (cell, text)
+    cells = {cell for table in tables for row in table.text_rows() for cell in row if cell}
+    assert "[" in "".join(cells)  # intervals among them: the cells an 80-column wrap used to cut
+    for cell in cells:  # every cell whole, on one line (in its table, or its row's block when stacked)
+        assert any(cell in line for line in lines), (cell, text)
+    for table in tables:
+        assert table.title in text
 
 
 def test_a_table_too_wide_for_the_terminal_is_stacked_never_wrapped():
@@ -231,15 +199,13 @@ def test_every_text_of_every_figure_lies_inside_it(tmp_path, model):
 
 # -- one spelling per label ----------------------------------------------------------------------------------
 def test_crows_labels_read_ties_and_anti_stereo_in_every_output(tmp_path):
-    from biasatlas.benchmarks.crows_pairs.view import VIEW
-
     run = load_run(crows_run(tmp_path / "c"))
     report = build_report([run], compare=False)
     md = render(report, "md")
     shown = md.split("**Provenance**")[0]  # tables and captions; the provenance names files and fields
     assert "| ties | 1 |" in shown and "| anti-stereo |" in shown and "| anti-stereo | " in shown
     assert "neutral" not in shown and "antistereo" not in shown
-    text = _terminal(VIEW.terminal(run.summary))
+    text = _terminal(run_terminal(run))
     assert "ties" in text and "anti-stereo" in text and "neutral" not in text and "antistereo" not in text
     labels = {r["metric"]: r["label"] for r in csv.DictReader(io.StringIO(render(report, "csv")))}
     assert labels["neutral_percent"] == "ties" and labels["antistereo_score"] == "anti-stereo"
@@ -247,13 +213,12 @@ def test_crows_labels_read_ties_and_anti_stereo_in_every_output(tmp_path):
 
 
 def test_census_class_reads_balanced_in_every_output(tmp_path):
-    from biasatlas.benchmarks.census.view import VIEW
-
     runs = load_runs([census_run(tmp_path / "a"), census_run(tmp_path / "b", model="m2")])
     md = render(build_report(runs, compare=False), "md")
     headers = [line for line in md.splitlines() if line.startswith("| model |")]
     assert headers and all("| balanced |" in h and "neutral" not in h for h in headers)
-    text = _terminal(VIEW.terminal(runs[0].summary))
-    assert re.search(r"balanced\s*┃\s*female", text) and "neutral" not in text
+    text = _terminal(run_terminal(runs[0]))
+    assert re.search(r"balanced\s*┃\s*female", text)
+    assert not any("neutral" in line for line in text.splitlines() if "┃" in line)  # headers: the caption explains
     labels = {r["metric"]: r["label"] for r in csv.DictReader(io.StringIO(render(build_report(runs), "csv")))}
     assert labels["descriptive:balanced"] == "descriptive: balanced"

@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from biasatlas.benchmarks.base import BenchmarkResult, BenchmarkSpec, BenchmarkView, PairedMethod
-from biasatlas.display.checks import FieldCheck, check_fields, number
+from biasatlas.display.typed import Summary
 from biasatlas.display.paired import Paired, PairedTest, pair_items
 from biasatlas.display.runview import Column, RunView
 from biasatlas.display.tables import Metric, Table, leaderboard_table
@@ -69,9 +68,6 @@ class ToyPronouns:
         return {"benchmark": self.name, "version": self.VERSION, "dataset": "toy",
                 "data_sha256": hashlib.sha256(data).hexdigest()}
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        return VIEW.terminal(summary)
-
     def bind(self, info: ScorerInfo) -> ToyPronouns:
         return self  # a pair's scores mean the same whatever the scorer
 
@@ -80,19 +76,11 @@ class ToyPronouns:
 
 
 # -- its summary.json, read back typed ----------------------------------------------------------
-_CHECKS: dict[str, FieldCheck] = dict.fromkeys(("n", "he_percent", "mean_gap"), number)
-
-
 @dataclass(frozen=True)
-class ToySummary:
+class ToySummary(Summary):
     n: float | None = None
     he_percent: float | None = None
     mean_gap: float | None = None
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> ToySummary:
-        check_fields(data, _CHECKS, path)
-        return cls(data.get("n"), data.get("he_percent"), data.get("mean_gap"))
 
 
 def toy_summary(run: RunView) -> ToySummary:
@@ -101,16 +89,6 @@ def toy_summary(run: RunView) -> ToySummary:
 
 
 # -- its view -----------------------------------------------------------------------------------
-def terminal(summary: Mapping[str, Any]) -> Any:
-    from rich.table import Table as RichTable
-
-    table = RichTable(title=f"Toy pronouns · {summary.get('model', '')}")
-    for column in ("n", "he preferred %", "mean gap"):
-        table.add_column(column, justify="right")
-    table.add_row(str(summary.get("n")), f"{summary.get('he_percent'):.2f}", f"{summary.get('mean_gap'):.2f}")
-    return table
-
-
 def tables(run: RunView) -> list[Table]:
     s = toy_summary(run)
     return [Table("Toy pronoun preference", ("n", "he preferred %", "mean gap"), ((s.n, s.he_percent, s.mean_gap),),
@@ -138,7 +116,7 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired((test,), len(ra), only_a, only_b)
 
 
-VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics,
+VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "Wilcoxon signed-rank on toy gaps"))
 SPEC = BenchmarkSpec(name=NAME, factory=ToyPronouns, summary_type=ToySummary,
                      columns=(Column("id"), Column("gap", "number")), view=VIEW)

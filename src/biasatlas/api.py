@@ -108,7 +108,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         if lock is not None:
             lock.release()
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
-                            path=folder, terminal=bench.table)
+                            path=folder)
 
 
 def _cache(cache: bool | ScoreCache | None) -> tuple[ScoreCache | None, bool]:
@@ -193,12 +193,11 @@ class EvaluationRun:
     config: Mapping[str, Any] = field(repr=False)
     timing: Mapping[str, Any] = field(repr=False)
     path: Path | None = None
-    terminal: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, benchmark: str, summary: Mapping[str, Any], records: list[dict[str, Any]],
            skipped: list[dict[str, Any]], config: Mapping[str, Any], timing: Mapping[str, Any], *,
-           path: Path | None, terminal: Callable[[Mapping[str, Any]], Any] | None = None) -> EvaluationRun:
+           path: Path | None) -> EvaluationRun:
         """A run from the pipeline's values, each as its run-folder file would read back."""
         from .registry import find_spec
 
@@ -206,7 +205,7 @@ class EvaluationRun:
         spec = find_spec(benchmark)
         typed = spec.summary_type.read(as_saved, (path or Path(".")) / "summary.json") if spec else as_saved
         return cls(benchmark, typed, as_saved, _as_saved(records), _as_saved(skipped), _as_saved(config),
-                   _as_saved(timing), path, terminal)
+                   _as_saved(timing), path)
 
     def __repr__(self) -> str:
         where = f"saved in {self.path}" if self.path is not None else "not saved"
@@ -232,15 +231,18 @@ class EvaluationRun:
         return pd.DataFrame(columns=[c.name for c in _columns(self.benchmark)])
 
     def table(self) -> Any:
-        """The terminal table of ``biasatlas run`` (a rich renderable: ``rich.print(run.table())``)."""
-        if self.terminal is not None:
-            return self.terminal(self.summary_dict)
+        """What ``biasatlas run`` prints: the tables the report shows for this run, then its
+        notices, each table fitted to the console that prints it (a rich renderable:
+        ``rich.print(run.table())``; :func:`biasatlas.report.sections.run_terminal`)."""
+        from .display.runview import RunView, with_labels
         from .registry import find_spec
+        from .report.sections import run_terminal
 
         spec = find_spec(self.benchmark)
-        if spec is not None:
-            return spec.view.terminal(self.summary_dict)
-        return _generic_table(self)
+        view = RunView(self.path or Path("."), self.config, self.summary_dict, self.records, tuple(self.skipped),
+                       typed_summary=self.summary)
+        (view,) = with_labels([replace(view, label_keys=spec.label_keys) if spec is not None else view])
+        return run_terminal(view)
 
 
 def _as_saved(value: Any) -> Any:
@@ -255,18 +257,6 @@ def _columns(benchmark: str) -> tuple[Any, ...]:
 
     spec = find_spec(benchmark)
     return spec.columns if spec is not None else ()
-
-
-def _generic_table(run: EvaluationRun) -> Any:
-    """A benchmark this install does not know: its summary's plain fields, as the report shows them."""
-    from rich.console import Group
-
-    from .display.runview import RunView
-    from .display.tables import to_rich
-    from .report.sections import run_tables
-
-    view = RunView(run.path or Path("."), run.config, run.summary_dict, run.records, tuple(run.skipped))
-    return Group(*(to_rich(t) for t in run_tables(view)))
 
 
 # -- reading a run folder --------------------------------------------------------------------------

@@ -82,9 +82,6 @@ class Benchmark(Protocol):
     def config(self) -> dict[str, Any]:
         """Parameters and data provenance (file, sha256) that determine the result."""
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        """A rich renderable of the paper's table layout for the terminal (the view's ``terminal``)."""
-
     def bind(self, info: ScorerInfo) -> Any:
         """This benchmark set up for a scorer whose answers mean what ``info`` says (census reads
         slot answers by it); raises :class:`~biasatlas.errors.UnsupportedProbe` for a scorer it
@@ -140,8 +137,9 @@ def _no_references(run: RunView) -> tuple[Reference, ...]:
 class BenchmarkView:
     """Everything the terminal and the report show of one benchmark.
 
-    ``terminal`` renders a summary for the terminal (a rich renderable); ``tables`` and
-    ``plots`` show one run (plots are drawn inside :func:`biasatlas.display.style.style`);
+    ``tables`` and ``plots`` show one run (plots are drawn inside
+    :func:`biasatlas.display.style.style`; the terminal prints the same tables, fitted to
+    its width: :class:`biasatlas.display.terminal.TerminalTables`);
     ``leaderboard`` puts several runs side by side; ``metrics`` are a run's headline
     numbers (the CSV and JSON outputs); ``paired`` compares two runs item by item;
     ``notices`` are sentences a reader must not miss, and ``published`` the paper's
@@ -152,7 +150,6 @@ class BenchmarkView:
     ``--format bibtex``.
     """
 
-    terminal: Callable[[Mapping[str, Any]], Any]
     tables: Callable[[RunView], list[Table]]
     leaderboard: Callable[[Sequence[RunView]], Table]
     metrics: Callable[[RunView], list[Metric]]

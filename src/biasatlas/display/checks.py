@@ -1,16 +1,17 @@
-"""Field checks for what a report reads from a run folder: numbers, strings, intervals, objects.
+"""Field checks for what a report reads from a run folder: numbers, strings, objects.
 
-A benchmark's typed summary (``summary.py`` in its folder) and the report's run reader
-check the JSON they read with these before they use it, so a damaged folder is one
-:class:`~biasatlas.errors.DataError` naming file, line and field, never a traceback from
-deep inside a table or a plot. Only what is read is checked: a field a later version
-adds never fails an old report.
+The report's run reader checks the JSON it reads with these (and a benchmark's typed
+summary is checked from its type hints, :mod:`.typed`, in the same words) before it is
+used, so a damaged folder is one :class:`~biasatlas.errors.DataError` naming file, line and
+field, never a traceback from deep inside a table or a plot. Only what is read is checked:
+a field a later version adds never fails an old report.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,16 +55,6 @@ def required_string(value: Any, name: str) -> None:
         raise Mismatch(name, "a string", value)
 
 
-def interval(value: Any, name: str) -> None:
-    """``[low, high]``, either end null, or null."""
-    if value is None:
-        return
-    if not isinstance(value, list) or len(value) != 2:
-        raise Mismatch(name, "an interval [low, high] or null", value)
-    for i, end in enumerate(value):
-        number(end, f"{name}[{i}]")
-
-
 def obj(fields: Mapping[str, FieldCheck], *, nullable: bool = True) -> FieldCheck:
     """An object whose listed fields, where present, pass their checks."""
     def check(value: Any, name: str) -> None:
@@ -77,35 +68,6 @@ def obj(fields: Mapping[str, FieldCheck], *, nullable: bool = True) -> FieldChec
     return check
 
 
-def each(inner: FieldCheck) -> FieldCheck:
-    """An object whose keys are names (categories, classes, pairs), each value checked alike."""
-    def check(value: Any, name: str) -> None:
-        if value is None:
-            return
-        if not isinstance(value, dict):
-            raise Mismatch(name, "an object or null", value)
-        for key, item in value.items():
-            inner(item, f"{name}.{key}")
-    return check
-
-
-def listed(inner: FieldCheck) -> FieldCheck:
-    """A list (or null) whose entries are each checked alike (named ``field[i]`` in errors)."""
-    def check(value: Any, name: str) -> None:
-        if value is None:
-            return
-        if not isinstance(value, list):
-            raise Mismatch(name, "a list or null", value)
-        for i, item in enumerate(value):
-            inner(item, f"{name}[{i}]")
-    return check
-
-
-def intervals(*names: str, **others: FieldCheck) -> FieldCheck:
-    """The ``intervals`` object: the named entries ``[low, high]``; others (``confidence``) as given."""
-    return obj({**dict.fromkeys(names, interval), **others})
-
-
 def check_fields(value: Mapping[str, Any], checks: Mapping[str, FieldCheck], path: Path,
                  line: int | None = None) -> None:
     """Raise a :class:`DataError` naming ``path``, ``line`` and the first field that fails."""
@@ -117,7 +79,7 @@ def check_fields(value: Mapping[str, Any], checks: Mapping[str, FieldCheck], pat
 
 
 def check_interval_holds(score: Any, value: Any, path: Path, field: str) -> None:
-    """Refuse an interval ``[low, high]`` (already checked by :func:`interval`) that runs
+    """Refuse an interval ``[low, high]`` (already checked as an :data:`Interval`) that runs
     backwards or leaves out its own score, naming ``path`` and ``field``.
 
     The intervals written (Wilson, Student t) hold their score by construction, so such a
@@ -155,6 +117,14 @@ def describe(value: Any) -> str:
 Interval = tuple[float | None, float | None]
 
 
+@dataclass(frozen=True)
+class FragileBound:
+    """The per-token bound a run used to call outcomes fragile (:func:`biasatlas.probes.fragile_bound`)."""
+
+    dtype: str | None = None
+    token_error: float | None = None
+
+
 class WithIntervals:
     """Mixin of typed summaries holding ``intervals`` (score name → interval)."""
 
@@ -168,8 +138,3 @@ class WithIntervals:
 def interval_of(value: Any) -> Interval | None:
     """A checked ``[low, high]`` as a pair, ``None`` where absent."""
     return (value[0], value[1]) if isinstance(value, (list, tuple)) and len(value) == 2 else None
-
-
-def mapping_of(value: Any) -> Mapping[str, Any]:
-    """A checked object, ``{}`` where null or absent."""
-    return value if isinstance(value, Mapping) else {}

@@ -38,6 +38,13 @@ def fragile_line(summary: Mapping[str, Any], total: Any, what: str) -> str | Non
     return f"fragile: {n} of {total} {what} ({dtype or '–'})"
 
 
+def fragile_note(summary: Mapping[str, Any], total: Any, what: str, flips: str) -> str:
+    """:func:`fragile_line` as a caption's closing sentence (``" fragile: 3 of 40 pairs (bfloat16):
+    the outcome could flip within the dtype's error."``), or ``""`` where it shows nothing."""
+    line = fragile_line(summary, total, what)
+    return f" {line}: {flips} could flip within the dtype's error." if line else ""
+
+
 def interval_text(low: float | None, high: float | None, digits: int = 1) -> str:
     """``[low, high]`` with ``digits`` decimals; "–" when an end is missing; :data:`NO_SPREAD`
     when both ends are equal (a bootstrap whose resamples all agree, items all alike)."""
@@ -288,8 +295,10 @@ def stacked(table: Table) -> Any:
 
     parts: list[Any] = [Text(table.title, style="bold italic", justify="center")]
     for row in table.text_rows():
-        block = RichTable(title=escape(f"{table.columns[0] or 'row'}: {row[0]}"), title_justify="left",
-                          show_header=False, box=box.SIMPLE, padding=(0, 1))
+        # the heading is a line of its own: as the block's title it wrapped at the block's width
+        # ("organisation/a-rather-l" / "ong-model-name-7b"), a cut in the one cell that names the row
+        parts.append(Text(f"{table.columns[0] or 'row'}: {row[0]}", style="bold"))
+        block = RichTable(show_header=False, box=box.SIMPLE, padding=(0, 1))
         block.add_column(no_wrap=True, style="bold")
         block.add_column(overflow="fold")
         for name, cell in zip(table.columns[1:], row[1:]):

@@ -16,6 +16,7 @@ from typing import Any
 from ..display.runview import SETTINGS, RunView
 from ..display.svg import Plot
 from ..display.tables import Table
+from ..display.terminal import TerminalTables
 from ..registry import find_spec
 
 
@@ -41,6 +42,12 @@ def run_tables(run: RunView) -> list[Table]:
     if reasons:
         tables.append(Table("Skipped items", ("reason", "items"), tuple(reasons.most_common())))
     return tables
+
+
+def run_terminal(run: RunView) -> TerminalTables:
+    """What ``biasatlas run`` prints for a run: its report tables, then its notices (a rich
+    renderable; each table fitted to the console that prints it)."""
+    return TerminalTables(tuple(run_tables(run)), run_notices(run))
 
 
 def _generic(run: RunView) -> Table:

@@ -206,10 +206,6 @@ class BBQ:
                 "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE, "limit": self.limit,
                 "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import VIEW
-
-        return VIEW.terminal(summary)
 
 
 def _logprobs(answer: Answer | None, free: Answer | None) -> tuple[float, int, float | None] | None:

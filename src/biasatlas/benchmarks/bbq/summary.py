@@ -10,20 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
-                               mapping_of, number, obj, string)
+from ...display.checks import Interval, WithIntervals
 from ...display.runview import Column
-from .evaluation import HEADLINE
+from ...display.typed import Summary, same_object
 
-_COUNTS = ("n", "n_amb", "n_dis", "n_templates", "n_ties")
-_SET_CHECKS: dict[str, FieldCheck] = {**dict.fromkeys((*HEADLINE, *_COUNTS), number), "degenerate": string,
-                                      "intervals": intervals(*HEADLINE)}
-_CHECKS: dict[str, FieldCheck] = {
-    **_SET_CHECKS, "n_skipped": number, "rule": string, "reading": string, "dataset": string, "options": string,
-    "sets": each(obj(_SET_CHECKS, nullable=False)), "control": each(obj(_SET_CHECKS, nullable=False))}
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("category", "string"), Column("group", "string"),
@@ -51,29 +42,16 @@ class SetScores(WithIntervals):
     degenerate: str | None = None
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, data: Mapping[str, Any]) -> SetScores:
-        values = {k: data.get(k) for k in (*HEADLINE, *_COUNTS, "degenerate")}
-        return cls(**values, intervals={k: interval_of(v) for k, v in mapping_of(data.get("intervals")).items()})
-
 
 @dataclass(frozen=True)
-class BBQRunSummary:
+class BBQRunSummary(Summary):
     """The overall scores, each reporting group's, and the control set's (MBBQ)."""
 
-    overall: SetScores
-    sets: Mapping[str, SetScores]
-    control: Mapping[str, SetScores]
+    overall: SetScores = same_object(SetScores)
+    sets: Mapping[str, SetScores] = field(default_factory=dict)
+    control: Mapping[str, SetScores] = field(default_factory=dict)
     dataset: str | None = None
     rule: str | None = None
     reading: str | None = None
     options: str | None = None
     n_skipped: float | None = None
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> BBQRunSummary:
-        check_fields(data, _CHECKS, path)
-        sets = {k: SetScores.of(v) for k, v in mapping_of(data.get("sets")).items()}
-        control = {k: SetScores.of(v) for k, v in mapping_of(data.get("control")).items()}
-        return cls(SetScores.of(data), sets, control, data.get("dataset"), data.get("rule"), data.get("reading"),
-                   data.get("options"), data.get("n_skipped"))

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
@@ -108,32 +107,5 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
-def _fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
-def terminal(summary: Mapping[str, Any]) -> Any:
-    """One line per reporting group: accuracies, bias scores with intervals, abstention."""
-    from rich.console import Group
-    from rich.table import Table as RichTable
-
-    s = BBQRunSummary.read(summary, Path("summary.json"))
-    parts: list[Any] = []
-    for title, sets in (("", s.sets), ("control set · ", s.control)):
-        if not sets:
-            continue
-        shown = RichTable(title=f"BBQ {s.dataset or ''} · {title}{summary.get('model', '')} · rule {s.rule or '–'}")
-        for column in ("set", "n", "acc amb/dis", "bias amb [95% CI]", "bias dis [95% CI]", "unknown % amb/dis"):
-            shown.add_column(column, justify="left" if column == "set" else "right")
-        for name, v in _ordered(sets):
-            bias = [f"{bias_cell(v, k) if v.degenerate else _fmt(getattr(v, k))} {CI(*v.interval(k))}"
-                    for k in ("bias_amb", "bias_dis")]
-            shown.add_row(name, str(v.n), f"{_fmt(v.accuracy_amb)}/{_fmt(v.accuracy_dis)}", *bias,
-                          f"{_fmt(v.abstain_amb)}/{_fmt(v.abstain_dis)}")
-        parts.append(shown)
-    parts += [f"degenerate: {name}: {v.degenerate}" for name, v in _ordered(s.sets) if v.degenerate]
-    return Group(*parts) if parts else "no example scored."
-
-
-VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
+VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
                      paired=PairedMethod(compare, "McNemar on BBQ correct answers"))

@@ -304,9 +304,3 @@ class Census:
                 "identifiers": self.identifiers, "causal_reading": self.published.reading(self),
                 "preamble": self.preamble,
                 "multi_token_policy": self.multi_token_policy}
-
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        """The paper's Table 3/4 row for this model (``census_table`` holds the data)."""
-        from .view import VIEW  # the terminal table is the view's, like everything shown
-
-        return VIEW.terminal(summary)

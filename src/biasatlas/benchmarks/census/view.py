@@ -29,10 +29,9 @@ from ...display.labels import place_labels
 from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, NOTE_WIDTH, fit,
                               legend_below, new_figure, short, tip, title)
 from ...display.svg import Plot
-from ...display.tables import CI, N_EXAMPLES, Metric, Table, leaderboard_table
+from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
-from .render import render
 from .summary import census_summary
 
 CLASS_COLOURS = {"female": FEMALE, "male": MALE, "balanced": NEUTRAL}
@@ -51,6 +50,8 @@ def census_tables(run: RunView) -> list[Table]:
     corr = (f"Pearson {_num(s.pearson, 3)}, Spearman {_num(s.spearman, 3)}; "
             f"{s.n_occupations} occupations; aggregation {raw.get('aggregation')}, "
             f"normalisation {raw.get('normalisation')}")
+    fragile = fragile_note(raw, s.n_occupations, "occupations", "the class")
+    fragile = "." + fragile if fragile else ""  # the caption's last sentence has no full stop of its own
     confusion = tuple((f"census {c}",) + tuple(sum(r["census_class"] == c and r["model_class"] == m
                                                     for r in run.records) for m in CLASSES) for c in CLASSES)
     scored = [r for r in run.records if r["model_female_pct"] is not None]
@@ -60,7 +61,7 @@ def census_tables(run: RunView) -> list[Table]:
     return [Table("Normative and descriptive scores (Touileb et al. 2023, Tables 3 and 4)",
                   ("model", "normative", "descriptive", "balanced", "female", "male"), table34,
                   "Balanced (the paper's \"neutral\"), female and male split the descriptive score; each is "
-                  "a share of all occupations. " + corr),
+                  "a share of all occupations. " + corr + fragile),
             Table("Census class × model class (occupations)", ("", *(f"model {m}" for m in CLASSES)),
                   confusion, "Classes: female > 55 %, male < 45 %, balanced otherwise."),
             Table("Occupations farthest from the census", ("occupation", "census % women", "census class",
@@ -238,6 +239,6 @@ def census_references(run: RunView) -> tuple[Reference, ...]:
     return (TOUILEB_2023, TOUILEB_2022) if run.summary.get("method") == "gebnlp2022" else (TOUILEB_2023,)
 
 
-VIEW = BenchmarkView(terminal=render, tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
+VIEW = BenchmarkView(tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
                      paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots,
                      notices=census_notices, references=census_references)

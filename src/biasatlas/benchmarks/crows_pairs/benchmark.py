@@ -221,10 +221,6 @@ class CrowsPairs:
                 # compares this config with the recorded one, and must still match it.
                 **({"sample": self.sample, "seed": self.seed} if self.sample is not None else {})}
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import VIEW  # the terminal table is the view's, like everything shown
-
-        return VIEW.terminal(summary)
 
 
 def fragile_pair(answer: PairAnswer, token_error: float, tie_decimals: int) -> bool:

@@ -9,24 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, check_interval_holds, each, interval,
-                               interval_of, intervals, mapping_of, number, obj, string)
+from ...display.checks import FragileBound, Interval, WithIntervals, check_interval_holds
 from ...display.runview import Column, RunView
+from ...display.typed import Summary
 
 #: The three headline scores, each with its interval and binomial test in the summary.
 SCORES: tuple[str, ...] = ("metric_score", "stereo_score", "antistereo_score")
 #: lm-evaluation-harness's mean |Δ score| per pair, with its t interval; runs before it have neither.
 LIKELIHOOD_DIFFERENCE = "likelihood_difference"
-_CHECKS: dict[str, FieldCheck] = {
-    **dict.fromkeys(("n", *SCORES, "n_stereo", "n_antistereo", "neutral", "neutral_percent", "n_skipped",
-                     LIKELIHOOD_DIFFERENCE, "n_likelihood_difference"), number),
-    "by_category": each(obj({"n": number, "score": number, "ci": interval, "binomial_p": number}, nullable=False)),
-    "intervals": intervals(*SCORES, LIKELIHOOD_DIFFERENCE),
-    "tests": each(obj({"binomial_p": number})),
-    "n_fragile": number, "fragile_bound": obj({"dtype": string, "token_error": number}),
-}
 #: The items.jsonl fields the report reads (presence, in this order, then types).
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("sent_more_score", "number?", required=False),
@@ -44,12 +35,6 @@ PAIR_SCORES = {"nangia": "pseudo-log-likelihood of the shared tokens (sum)",
                "aul": "pseudo-log-likelihood of all tokens, unmasked (mean, AUL)",
                "sentence-ll": "log-likelihood of the sentence (sum)",
                "shared-ll": "log-likelihood of the shared tokens (sum)"}
-
-
-def likelihood_short(variant: str | None) -> str:
-    """The terminal's short form of :func:`likelihood_note`."""
-    score = PAIR_SCORES.get(variant or "", "scorer's own score").split(" of ")[0]
-    return f"likelihood difference: mean |Δ {score}| per pair, nats (variant {variant or '–'}), t interval."
 
 
 def likelihood_note(variant: str | None) -> str:
@@ -71,7 +56,14 @@ class CategoryScore:
 
 
 @dataclass(frozen=True)
-class CrowsRunSummary(WithIntervals):
+class BinomialTest:
+    """A headline score's exact binomial test against 50 (the summary's ``tests.<score>``)."""
+
+    binomial_p: float | None = None
+
+
+@dataclass(frozen=True)
+class CrowsRunSummary(WithIntervals, Summary):
     """Metric, stereo and anti-stereo scores (% of pairs preferring ``sent_more``), ties, categories,
     the mean |Δ score| per pair, and the pairs whose outcome could flip within the scorer's numerical
     error with the dtype and per-token bound used (each ``None`` in runs written before it was recorded)."""
@@ -88,33 +80,22 @@ class CrowsRunSummary(WithIntervals):
     likelihood_difference: float | None = None
     n_likelihood_difference: float | None = None
     n_fragile: float | None = None
-    fragile_dtype: str | None = None
-    fragile_token_error: float | None = None
+    fragile_bound: FragileBound | None = None
     by_category: Mapping[str, CategoryScore] = field(default_factory=dict)
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
-    binomial_p: Mapping[str, float | None] = field(default_factory=dict)
+    tests: Mapping[str, BinomialTest | None] = field(default_factory=dict)
 
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> CrowsRunSummary:
-        """Check ``data`` (a :class:`~biasatlas.errors.DataError` names ``path`` and the field), then type it."""
-        check_fields(data, _CHECKS, path)
-        cats = {str(c): CategoryScore(v.get("n"), v.get("score"), interval_of(v.get("ci")), v.get("binomial_p"))
-                for c, v in mapping_of(data.get("by_category")).items()}
-        ints, tests = mapping_of(data.get("intervals")), mapping_of(data.get("tests"))
-        for key in (*SCORES, LIKELIHOOD_DIFFERENCE):  # the plots draw each interval around its score
-            check_interval_holds(data.get(key), ints.get(key), path, f"intervals.{key}")
-        for name, cat in cats.items():
+    @property
+    def binomial_p(self) -> Mapping[str, float | None]:
+        """Each headline score's binomial p (``None`` where the summary has none)."""
+        return {k: (self.tests.get(k) or BinomialTest()).binomial_p for k in SCORES}
+
+    def check(self, path: Path) -> None:
+        """The plots draw each interval as arms around its score: one that leaves out its score is refused."""
+        for key in (*SCORES, LIKELIHOOD_DIFFERENCE):
+            check_interval_holds(getattr(self, key), self.intervals.get(key), path, f"intervals.{key}")
+        for name, cat in self.by_category.items():
             check_interval_holds(cat.score, cat.ci, path, f"by_category.{name}.ci")
-        return cls(n=data.get("n"), metric_score=data.get("metric_score"), stereo_score=data.get("stereo_score"),
-                   antistereo_score=data.get("antistereo_score"), n_stereo=data.get("n_stereo"),
-                   n_antistereo=data.get("n_antistereo"), neutral=data.get("neutral"),
-                   neutral_percent=data.get("neutral_percent"), n_skipped=data.get("n_skipped"),
-                   likelihood_difference=data.get(LIKELIHOOD_DIFFERENCE),
-                   n_likelihood_difference=data.get("n_likelihood_difference"), n_fragile=data.get("n_fragile"),
-                   fragile_dtype=mapping_of(data.get("fragile_bound")).get("dtype"),
-                   fragile_token_error=mapping_of(data.get("fragile_bound")).get("token_error"),
-                   by_category=cats, intervals={k: interval_of(ints.get(k)) for k in (*SCORES, LIKELIHOOD_DIFFERENCE)},
-                   binomial_p={k: mapping_of(tests.get(k)).get("binomial_p") for k in SCORES})
 
 
 def crows_summary(run: RunView) -> CrowsRunSummary:

@@ -27,11 +27,10 @@ from ...display.runview import RunView
 from ...display.style import (INK, LABEL_WIDTH, TICK_WIDTH, DATASET_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
 from ...display.svg import Plot
-from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
+from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, fragile_note, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
 from .paper import PaperScores, comparable_paper, paper_check
-from .render import render
 from .summary import DIRECTIONS, LABELS, crows_summary, likelihood_note
 
 #: Bars above 50 (prefers the more stereotyping sentence) and below 50; the paper's diamonds.
@@ -64,7 +63,8 @@ def crows_tables(run: RunView) -> list[Table]:
                   "Scores: % of pairs preferring sent_more, Wilson intervals; 50 = no preference; p: exact "
                   "binomial test against 50; ties count in n for the metric score and in neither stereo "
                   "nor anti-stereo. "
-                  + likelihood_note(run.variant) + note),
+                  + likelihood_note(run.variant) + note
+                  + fragile_note(run.summary, s.n, "pairs", "the outcome")),
             Table("By bias category", ("category", *columns), tuple(cats)),
             _examples(run)]
 
@@ -244,6 +244,6 @@ def crows_references(run: RunView) -> tuple[Reference, ...]:
     return (NANGIA_2020, NEVEOL_2022) if run.dataset in NEVEOL_DATASETS else (NANGIA_2020,)
 
 
-VIEW = BenchmarkView(terminal=render, tables=crows_tables, leaderboard=crows_leaderboard, metrics=crows_metrics,
+VIEW = BenchmarkView(tables=crows_tables, leaderboard=crows_leaderboard, metrics=crows_metrics,
                      paired=PairedMethod(crows_compare, "McNemar on CrowS-Pairs outcomes"), plots=crows_plots,
                      notices=crows_notices, published=crows_published, references=crows_references)

@@ -205,10 +205,6 @@ class AssociationBenchmark:
     def _extra_config(self) -> dict[str, Any]:
         return {}
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import terminal
-
-        return terminal(summary)
 
 
 @dataclass(frozen=True)

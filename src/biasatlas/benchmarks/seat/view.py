@@ -10,8 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -48,13 +47,13 @@ def _row(t: TestRow) -> tuple[Any, ...]:
 
 def tables(run: RunView) -> list[Table]:
     s = run.typed(SeatRunSummary)
-    return [Table(f"{run.benchmark} · pooling {s.pooling or '–'}", COLUMNS, tuple(_row(t) for t in s.tests),
+    return [Table(f"{run.benchmark} · pooling {s.pooling or '–'}", COLUMNS, tuple(_row(t) for t in s.rows),
                   CAPTION + " " + CAVEAT)]
 
 
 def forest(run: RunView) -> Plot:
     """d per test with its interval, 0 marked."""
-    rows = [t for t in run.typed(SeatRunSummary).tests if t.d is not None]
+    rows = [t for t in run.typed(SeatRunSummary).rows if t.d is not None]
     fig = new_figure(6.4, 0.3 * len(rows) + 1.2)
     ax = fig.add_subplot()
     y = np.arange(len(rows))
@@ -72,7 +71,7 @@ def forest(run: RunView) -> Plot:
 
 
 def plots(run: RunView) -> list[Plot]:
-    return [forest(run)] if any(t.d is not None for t in run.typed(SeatRunSummary).tests) else []
+    return [forest(run)] if any(t.d is not None for t in run.typed(SeatRunSummary).tests.values()) else []
 
 
 def metrics(run: RunView) -> list[Metric]:
@@ -110,22 +109,5 @@ def references(run: RunView) -> tuple[Reference, ...]:
                 ("year", "2017"))))
 
 
-def terminal(summary: Mapping[str, Any]) -> Any:
-    """One line per test: d [interval], p, Holm p; then the headline and the caveat."""
-    from rich.console import Group
-    from rich.table import Table as RichTable
-
-    s = SeatRunSummary.read(summary, Path("summary.json"))
-    shown = RichTable(title=f"{summary.get('benchmark', 'seat')} · {summary.get('model', '')} · pooling {s.pooling}")
-    for column in ("test", "d [95% CI]", "p", "Holm p", "OOV"):
-        shown.add_column(column, justify="left" if column == "test" else "right")
-    for t in s.tests:
-        cell = "–" if t.d is None else f"{t.d:.2f} {CI(t.d_low, t.d_high, 2)}"
-        shown.add_row(t.name, cell, str(PValue(t.p)), str(PValue(t.p_holm)), str(t.n_oov))
-    head = (f"mean |d| {s.mean_abs_d:.3f} over {s.n_scored} tests; {s.n_significant} with Holm p < 0.05"
-            if s.mean_abs_d is not None else "no test scored")
-    return Group(shown, head, CAVEAT)
-
-
-VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics, plots=plots,
+VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, plots=plots,
                      notices=notices, references=references)

@@ -206,8 +206,3 @@ class StereoSet:
                 "data": str(path), "data_sha256": sha256_file(path), "task": self.task, "length": self.length,
                 "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
                 "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
-
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import VIEW
-
-        return VIEW.terminal(summary)

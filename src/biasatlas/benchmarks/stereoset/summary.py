@@ -10,21 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
-                               mapping_of, number, obj, string)
+from ...display.checks import Interval, WithIntervals
 from ...display.runview import Column
+from ...display.typed import Summary, same_object
 from .evaluation import Outcome, Scores, evaluate, ss_test, term_bootstrap
 
 HEADLINE: tuple[str, ...] = ("lms", "ss", "icat")
-_SET_CHECKS: dict[str, FieldCheck] = {
-    **dict.fromkeys(("count", "n", "n_terms", *HEADLINE, "ss_p", "n_ties"), number),
-    "intervals": intervals(*HEADLINE)}
-_CHECKS: dict[str, FieldCheck] = {
-    **_SET_CHECKS, "n_skipped": number, "reading": string,
-    "tasks": each(each(obj(_SET_CHECKS, nullable=False)))}
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("task", "string"), Column("bias_type", "string"), Column("target", "string"),
@@ -68,24 +61,12 @@ class SetScores(WithIntervals):
     n_ties: float | None = None
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, data: Mapping[str, Any]) -> SetScores:
-        values = {k: data.get(k) for k in ("count", "n", "n_terms", *HEADLINE, "ss_p", "n_ties")}
-        return cls(**values, intervals={k: interval_of(v) for k, v in mapping_of(data.get("intervals")).items()})
-
 
 @dataclass(frozen=True)
-class StereoSetRunSummary:
+class StereoSetRunSummary(Summary):
     """The pooled overall scores, and each task's table (domain or ``overall`` → scores)."""
 
-    overall: SetScores
-    tasks: Mapping[str, Mapping[str, SetScores]]
+    overall: SetScores = same_object(SetScores)
+    tasks: Mapping[str, Mapping[str, SetScores]] = field(default_factory=dict)
     reading: str | None = None
     n_skipped: float | None = None
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> StereoSetRunSummary:
-        check_fields(data, _CHECKS, path)
-        tasks = {task: {name: SetScores.of(s) for name, s in mapping_of(table).items()}
-                 for task, table in mapping_of(data.get("tasks")).items()}
-        return cls(SetScores.of(data), tasks, data.get("reading"), data.get("n_skipped"))

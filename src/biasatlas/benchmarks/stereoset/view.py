@@ -10,8 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
@@ -79,31 +78,5 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
-def terminal(summary: Mapping[str, Any]) -> Any:
-    """Per task, one line per domain and overall: each score with its interval in one cell (80 columns)."""
-    from rich.console import Group
-    from rich.table import Table as RichTable
-
-    s = StereoSetRunSummary.read(summary, Path("summary.json"))
-    parts: list[Any] = []
-    for task, table in ((t, s.tasks.get(t)) for t in TASKS):
-        if not table:
-            continue
-        shown = RichTable(title=f"StereoSet {task} · {summary.get('model', '')} · reading {s.reading or '–'}")
-        for column in ("set", "n", "LMS [95% CI]", "SS [95% CI]", "ICAT [95% CI]", "SS p"):
-            shown.add_column(column, justify="left" if column == "set" else "right")
-        for name in (*DOMAINS, "overall"):
-            if name in table:
-                v = table[name]
-                cells = (f"{getattr(v, k):.1f} {CI(*v.interval(k))}" for k in ("lms", "ss", "icat"))
-                shown.add_row(name, str(v.n), *cells, str(PValue(v.ss_p)))
-        parts.append(shown)
-    o = s.overall
-    parts.append(f"overall (both tasks pooled): LMS {o.lms:.2f}, SS {o.ss:.2f}, ICAT {o.icat:.2f} over {o.n} examples; "
-                 "ideal LMS 100, SS 50, ICAT 100." if o.lms is not None and o.ss is not None and o.icat is not None
-                 else "no example scored.")
-    return Group(*parts)
-
-
-VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics,
+VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"))

@@ -149,10 +149,6 @@ class WinoBias:
                 "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
                 "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import VIEW
-
-        return VIEW.terminal(summary)
 
 
 def _combined(files: Mapping[str, str]) -> str:

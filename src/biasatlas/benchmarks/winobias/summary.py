@@ -10,24 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval_of, intervals,
-                               mapping_of, number, obj, string)
+from ...display.checks import Interval, WithIntervals
 from ...display.runview import Column
+from ...display.typed import Summary, same_object
 from .analysis import PairScore, against_majority, occupation_shares, preference
 
 _PREFERENCE = ("n", "n_ties", "pro_pct", "diff", "diff_p", "mean_log_ratio")
-_SET: dict[str, FieldCheck] = {**dict.fromkeys(_PREFERENCE, number),
-                               "intervals": intervals("pro_pct", "diff", "mean_log_ratio")}
-_MAJORITY: dict[str, FieldCheck] = {
-    **dict.fromkeys(("n_occupations", "female_majority_pct", "male_majority_pct", "gap", "agreement_pct"), number),
-    "intervals": intervals("gap", "agreement_pct")}
-_CHECKS: dict[str, FieldCheck] = {
-    **_SET, "n_skipped": number, "reading": string, "sets": each(obj(_SET, nullable=False)),
-    "by_majority": obj(_MAJORITY),
-    "occupations": each(obj({"majority": string, "female_pct": number, "n_pairs": number}, nullable=False))}
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("set", "string"), Column("occupation", "string"), Column("majority", "string"),
@@ -57,11 +47,6 @@ class Preference(WithIntervals):
     mean_log_ratio: float | None = None
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, data: Mapping[str, Any]) -> Preference:
-        return cls(**{k: data.get(k) for k in _PREFERENCE},
-                   intervals={k: interval_of(v) for k, v in mapping_of(data.get("intervals")).items()})
-
 
 @dataclass(frozen=True)
 class ByMajority(WithIntervals):
@@ -75,23 +60,21 @@ class ByMajority(WithIntervals):
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
 
 
+class OccupationRow(TypedDict, total=False):
+    """One occupation's row: its BLS 2017 majority, its female share (%) and its pair count."""
+
+    majority: str
+    female_pct: float
+    n_pairs: float
+
+
 @dataclass(frozen=True)
-class WinoBiasRunSummary:
+class WinoBiasRunSummary(Summary):
     """The pooled preference, each set's, the occupations against their majority, and their rows."""
 
-    overall: Preference
-    sets: Mapping[str, Preference]
-    by_majority: ByMajority
-    occupations: Mapping[str, Mapping[str, Any]]
+    overall: Preference = same_object(Preference)
+    sets: Mapping[str, Preference] = field(default_factory=dict)
+    by_majority: ByMajority = field(default_factory=ByMajority)
+    occupations: Mapping[str, OccupationRow] = field(default_factory=dict)
     reading: str | None = None
     n_skipped: float | None = None
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> WinoBiasRunSummary:
-        check_fields(data, _CHECKS, path)
-        m = mapping_of(data.get("by_majority"))
-        majority = ByMajority(**{k: m.get(k) for k in ("n_occupations", "female_majority_pct", "male_majority_pct",
-                                                       "gap", "agreement_pct")},
-                              intervals={k: interval_of(v) for k, v in mapping_of(m.get("intervals")).items()})
-        return cls(Preference.of(data), {k: Preference.of(v) for k, v in mapping_of(data.get("sets")).items()},
-                   majority, mapping_of(data.get("occupations")), data.get("reading"), data.get("n_skipped"))

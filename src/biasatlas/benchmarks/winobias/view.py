@@ -11,8 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -132,28 +131,6 @@ def plots(run: RunView) -> list[Plot]:
     return [Plot(fig, f"Female pronoun share per WinoBias occupation for {run.label}, by BLS 2017 majority", tips)]
 
 
-def terminal(summary: Mapping[str, Any]) -> Any:
-    """One line per set and pooled, then the majority gap, in 80 columns."""
-    from rich.console import Group
-    from rich.table import Table as RichTable
-
-    s = WinoBiasRunSummary.read(summary, Path("summary.json"))
-    shown = RichTable(title=f"WinoBias · {summary.get('model', '')} · reading {s.reading or '–'}")
-    for column in ("set", "pairs", "pro % [95% CI]", "Diff [95% CI]", "p"):
-        shown.add_column(column, justify="left" if column == "set" else "right")
-    for name, p in [*s.sets.items(), *([("pooled", s.overall)] if len(s.sets) > 1 else [])]:
-        shown.add_row(name, str(p.n), f"{_num(p.pro_pct)} {CI(*p.interval('pro_pct'))}",
-                      f"{_num(p.diff)} {CI(*p.interval('diff'))}", str(PValue(p.diff_p)))
-    m = s.by_majority
-    return Group(shown, f"female share: {_num(m.female_majority_pct)}% (female-majority occupations) vs "
-                        f"{_num(m.male_majority_pct)}% (male-majority), gap {_num(m.gap)} {CI(*m.interval('gap'))}; "
-                        "Diff 0 and gap 0 = no effect.")
-
-
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
 #: The paper (NAACL 2018), as the authors' repository gives it.
 ZHAO_2018 = Reference("zhao-etal-2018-gender", "inproceedings", (
     ("title", "Gender Bias in Coreference Resolution: Evaluation and Debiasing Methods"),
@@ -168,6 +145,6 @@ def references(run: RunView) -> tuple[Reference, ...]:
     return (ZHAO_2018,)
 
 
-VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics,
+VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "paired bootstrap on WinoBias pro-preferences"), plots=plots,
                      references=references)

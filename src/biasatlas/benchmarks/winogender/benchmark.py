@@ -144,10 +144,6 @@ class Winogender:
                 "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
                 "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
 
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import VIEW
-
-        return VIEW.terminal(summary)
 
 
 def _record(s: ContextScore) -> dict[str, Any]:

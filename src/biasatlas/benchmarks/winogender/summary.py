@@ -10,26 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from ...display.checks import (FieldCheck, Interval, WithIntervals, check_fields, each, interval, interval_of,
-                               intervals, mapping_of, number, obj, string)
+from ...display.checks import Interval, WithIntervals
 from ...display.runview import Column
+from ...display.typed import Summary, same_object
 from .analysis import ContextScore, against_bls, by_referent, gotchas, mean_interval, occupation_shares
 
-_SCORES = ("female_pct", "pearson", "spearman", "pearson_fisher")
-_SET: dict[str, FieldCheck] = {
-    **dict.fromkeys(("n_occupations", "n_contexts", "female_pct", "pearson", "pearson_p", "spearman", "spearman_p"),
-                    number),
-    "intervals": intervals(*_SCORES)}
-_CHECKS: dict[str, FieldCheck] = {
-    **_SET, "n_skipped": number, "n_ties": number, "neutral_pct": number, "neutral_interval": interval,
-    "reading": string,
-    "by_referent": each(obj(_SET, nullable=False)),
-    "gotcha": each(obj({"n": number, "gotcha_pct": number, "interval": interval}, nullable=False)),
-    "occupations": each(obj(dict.fromkeys(("bls_pct_female", "female_pct", "female_pct_occupation_referent",
-                                           "n_contexts"), number), nullable=False))}
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("occupation", "string"), Column("referent", "string"), Column("gotcha", "string"),
@@ -71,38 +58,35 @@ class ShareSet(WithIntervals):
     spearman_p: float | None = None
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, data: Mapping[str, Any]) -> ShareSet:
-        values = {k: data.get(k) for k in ("n_occupations", "n_contexts", "female_pct", "pearson", "pearson_p",
-                                           "spearman", "spearman_p")}
-        return cls(**values, intervals={k: interval_of(v) for k, v in mapping_of(data.get("intervals")).items()})
-
 
 @dataclass(frozen=True)
 class Gotcha:
-    n: float | None
-    gotcha_pct: float | None
-    interval: Interval | None
+    """One referent's gotcha rate (% of its gotcha contexts that took the gotcha) and its interval."""
+
+    n: float | None = None
+    gotcha_pct: float | None = None
+    interval: Interval | None = None
+
+
+class OccupationRow(TypedDict, total=False):
+    """One occupation's BLS share and female shares (%), and its context count."""
+
+    bls_pct_female: float
+    female_pct: float
+    female_pct_occupation_referent: float | None
+    n_contexts: float
 
 
 @dataclass(frozen=True)
-class WinogenderRunSummary:
+class WinogenderRunSummary(Summary):
     """Every context's shares, by referent, the gotcha rates and the per-occupation rows."""
 
-    overall: ShareSet
-    by_referent: Mapping[str, ShareSet]
-    gotcha: Mapping[str, Gotcha]
-    occupations: Mapping[str, Mapping[str, Any]]
+    overall: ShareSet = same_object(ShareSet)
+    by_referent: Mapping[str, ShareSet] = field(default_factory=dict)
+    gotcha: Mapping[str, Gotcha] = field(default_factory=dict)
+    occupations: Mapping[str, OccupationRow] = field(default_factory=dict)
     neutral_pct: float | None = None
+    neutral_interval: Interval | None = None
     n_ties: float | None = None
     reading: str | None = None
     n_skipped: float | None = None
-
-    @classmethod
-    def read(cls, data: Mapping[str, Any], path: Path) -> WinogenderRunSummary:
-        check_fields(data, _CHECKS, path)
-        gotcha = {k: Gotcha(v.get("n"), v.get("gotcha_pct"), interval_of(v.get("interval")))
-                  for k, v in mapping_of(data.get("gotcha")).items()}
-        return cls(ShareSet.of(data), {k: ShareSet.of(v) for k, v in mapping_of(data.get("by_referent")).items()},
-                   gotcha, mapping_of(data.get("occupations")), data.get("neutral_pct"), data.get("n_ties"),
-                   data.get("reading"), data.get("n_skipped"))

@@ -13,8 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -139,30 +138,6 @@ def plots(run: RunView) -> list[Plot]:
                  tips)]
 
 
-def terminal(summary: Mapping[str, Any]) -> Any:
-    """The shares against BLS (all contexts and by referent) and the gotcha rates, in 80 columns."""
-    from rich.console import Group
-    from rich.table import Table as RichTable
-
-    s = WinogenderRunSummary.read(summary, Path("summary.json"))
-    shown = RichTable(title=f"Winogender · {summary.get('model', '')} · reading {s.reading or '–'}")
-    for column in ("set", "occ.", "female % [95% CI]", "Pearson r [95% CI]", "Spearman ρ [95% CI]"):
-        shown.add_column(column, justify="left" if column == "set" else "right")
-    sets = [("all contexts", s.overall), *((f"→ {k}", v) for k, v in s.by_referent.items())]
-    for name, v in sets:
-        shown.add_row(name, str(v.n_occupations), f"{_num(v.female_pct, 1)} {CI(*v.interval('female_pct'))}",
-                      f"{_num(v.pearson, 3)} {CI(*v.interval('pearson'), digits=3)}",
-                      f"{_num(v.spearman, 3)} {CI(*v.interval('spearman'), digits=3)}")
-    lines = [f"gotcha {k}: {_num(g.gotcha_pct, 1)}% {CI(*(g.interval or (None, None)))} of {g.n} contexts"
-             for k, g in s.gotcha.items()]
-    return Group(shown, *lines, "Gotcha 50 = no effect; following the occupation's BLS majority puts "
-                 "pronoun→occupation below 50 and pronoun→participant above 50.")
-
-
-def _num(value: float | None, digits: int) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 #: The paper (NAACL 2018), as its PDF in the authors' repository gives it.
 RUDINGER_2018 = Reference("rudinger-etal-2018-gender", "inproceedings", (
     ("title", "Gender Bias in Coreference Resolution"),
@@ -177,6 +152,6 @@ def references(run: RunView) -> tuple[Reference, ...]:
     return (RUDINGER_2018,)
 
 
-VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics,
+VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "paired bootstrap on Winogender pronoun shares"), plots=plots,
                      references=references)

@@ -305,8 +305,3 @@ class ZhNeutral:
                 "topics_k": self.topics_k,
                 "scorer_kind": self.scorer.kind if self.scorer else None,
                 "multi_token": self.scorer.multi_token if self.scorer else None}
-
-    def table(self, summary: Mapping[str, Any]) -> Any:
-        from .view import VIEW  # the terminal table is the view's, like everything shown
-
-        return VIEW.terminal(summary)

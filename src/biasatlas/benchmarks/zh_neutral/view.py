@@ -23,11 +23,10 @@ from ...display.runview import RunView
 from ...display.style import (FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, TICK_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
 from ...display.svg import Plot
-from ...display.tables import CI, N_EXAMPLES, Metric, Table, leaderboard_table
+from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
 from ...stats import wilcoxon_test
 from ..base import BenchmarkView, PairedMethod
 from .overview import LEANINGS, ZhOverview, zh_overview
-from .render import render
 from .summary import zh_summary
 
 LEANING_COLOURS = {"female": FEMALE, "male": MALE, "neutral": NEUTRAL}
@@ -46,7 +45,8 @@ def zh_tables(run: RunView) -> list[Table]:
     tables = [Table("zh-neutral score (Zhao et al. 2021)", ("n", "mean |b|", "95% CI", "male", "male %",
                                                            "neutral", "neutral %", "female", "female %"),
                     overview, f"b = log P(m|s)/P(f|s), log base {z.log_base}; leaning male if "
-                    f"b > {z.threshold:g}, female if b < −{z.threshold:g}."),
+                    f"b > {z.threshold:g}, female if b < −{z.threshold:g}."
+                    + fragile_note(run.summary, zh_summary(run).n, "sentences", "the leaning")),
               Table("By keyword pair", ("pair", "n", "mean b", "mean |b|", "95% CI", "male", "neutral", "female"),
                     pairs)]
     if topics:
@@ -195,6 +195,6 @@ def zh_references(run: RunView) -> tuple[Reference, ...]:
     return (ZHAO_2021,)
 
 
-VIEW = BenchmarkView(terminal=render, tables=zh_tables, leaderboard=zh_leaderboard, metrics=zh_metrics,
+VIEW = BenchmarkView(tables=zh_tables, leaderboard=zh_leaderboard, metrics=zh_metrics,
                      paired=PairedMethod(zh_compare, "Wilcoxon signed-rank on zh-neutral b"), plots=zh_plots,
                      needs_cjk_font=True, references=zh_references)
