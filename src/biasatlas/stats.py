@@ -8,7 +8,8 @@ Paired tests between two models scored on the same items (each benchmark's view 
 one): McNemar's test (McNemar 1947) on paired binary outcomes, exact (binomial) when the
 discordant pairs number fewer than 25, else the χ² statistic with continuity correction;
 the Wilcoxon signed-rank test on paired values; a paired bootstrap of the mean
-per-item difference; and Holm's (1979) step-down adjustment across a family of tests.
+per-item difference (and the percentile bootstrap of one run's mean, :func:`mean_interval`);
+and Holm's (1979) step-down adjustment across a family of tests.
 numpy, scipy and statsmodels are imported inside the functions: the benchmarks import
 this module, and ``biasatlas --help`` should not pay for them.
 """
@@ -170,3 +171,17 @@ def paired_bootstrap(diff: np.ndarray, n_resamples: int = 2000, seed: int = 0,
     tail = (1 - confidence) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return float(p), float(low), float(high)
+
+
+def mean_interval(values: Sequence[float], *, n_resamples: int, seed: int,
+                  confidence: float = 0.95) -> list[float] | None:
+    """Percentile bootstrap interval of the mean of ``values`` (items resampled with replacement)."""
+    import numpy as np
+
+    if not values:
+        return None
+    rng = np.random.default_rng(check_seed(seed))
+    v = np.asarray(values, dtype=float)
+    means = v[rng.integers(0, len(v), size=(check_resamples(n_resamples), len(v)))].mean(axis=1)  # (R,)
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    return [float(q) for q in np.percentile(means, [tail, 100.0 - tail])]

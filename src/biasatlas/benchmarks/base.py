@@ -25,7 +25,7 @@ from ..display.tables import Metric, Table
 from ..errors import UsageError
 from ..lint import LintItem
 from ..probes import Answer, Probe, ScorerInfo
-from ..stats import check_seed
+from ..stats import check_resamples, check_seed
 
 
 T = TypeVar("T")
@@ -51,6 +51,22 @@ def check_subset(limit: int | None, sample: int | None) -> None:
     if limit is not None and sample is not None:
         raise UsageError(f"--limit {limit} and --sample {sample} together: use one (--limit N scores the first "
                          "N items; --sample N draws N at random from all of them)")
+
+
+def check_counts(limit: int | None, sample: int | None, seed: int, n_resamples: int, unit: str) -> None:
+    """Refuse a ``limit``/``sample`` below 1 (counting ``unit``), both at once, and a bad seed or resample count."""
+    for option, count in (("limit", limit), ("sample", sample)):
+        if count is not None and count < 1:
+            raise ValueError(f"{option} must be a positive number of {unit}, not {count}")
+    check_subset(limit, sample)
+    check_seed(seed)
+    check_resamples(n_resamples)
+
+
+def reading_of(scorer: ScorerInfo | None) -> str:
+    """The reading a bound scorer gets in the pronoun benchmarks (Winogender, WinoBias): ``masked-pronoun``
+    for a masked reader, else ``sentence-likelihood`` (also while none is bound: the sequence readers' probes)."""
+    return "masked-pronoun" if scorer is not None and scorer.reads == "masked" else "sentence-likelihood"
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ...stats import check_resamples, check_seed
-from ..winogender.analysis import mean_interval
+from ...stats import check_resamples, check_seed, mean_interval
 from .data import Pair
 
 

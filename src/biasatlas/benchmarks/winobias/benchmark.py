@@ -25,9 +25,8 @@ from typing import Any, Literal
 from ...errors import did_you_mean
 from ...hashing import sha256_file
 from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
-from ..base import BenchmarkResult, draw_sample
+from ..base import BenchmarkResult, check_counts, draw_sample, reading_of
 from ..fetch import locate_all
-from ..winogender.benchmark import check_counts, reading_of
 from .analysis import PairScore
 from .data import FILES, SPLITS, TYPES, Pair, pair_files, read_all
 

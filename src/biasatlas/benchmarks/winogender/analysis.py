@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ...stats import check_resamples, check_seed
+from ...stats import check_resamples, check_seed, mean_interval
 from .data import Context
 
 
@@ -127,18 +127,6 @@ def bootstrap_correlations(x: Sequence[float], y: Sequence[float], *, n_resample
         values = values[~np.isnan(values)]
         out[name] = [float(v) for v in np.percentile(values, [tail, 100.0 - tail])] if len(values) else None
     return out
-
-
-def mean_interval(values: Sequence[float], *, n_resamples: int, seed: int,
-                  confidence: float = 0.95) -> list[float] | None:
-    """Percentile bootstrap interval of the mean of ``values`` (items resampled with replacement)."""
-    if not values:
-        return None
-    rng = np.random.default_rng(check_seed(seed))
-    v = np.asarray(values, dtype=float)
-    means = v[rng.integers(0, len(v), size=(check_resamples(n_resamples), len(v)))].mean(axis=1)  # (R,)
-    tail = 100.0 * (1.0 - confidence) / 2.0
-    return [float(q) for q in np.percentile(means, [tail, 100.0 - tail])]
 
 
 def against_bls(scores: Sequence[ContextScore], *, n_resamples: int, seed: int) -> dict[str, Any]:

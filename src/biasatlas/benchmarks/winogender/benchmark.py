@@ -23,8 +23,7 @@ from typing import Any
 
 from ...hashing import sha256_file
 from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
-from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, check_subset, draw_sample
+from ..base import BenchmarkResult, check_counts, draw_sample, reading_of
 from ..fetch import locate_all
 from .analysis import ContextScore
 from .data import FILES, GENDERS, Context, read_contexts
@@ -32,22 +31,6 @@ from .data import FILES, GENDERS, Context, read_contexts
 # 1: first version (the two readings above; shares σ(l_f − l_m), bootstrap over occupations).
 VERSION = "1"
 _NEUTRAL = ".neutral"  # suffix of the masked reading's own probe for a neutral context that differs
-
-
-def check_counts(limit: int | None, sample: int | None, seed: int, n_resamples: int, unit: str) -> None:
-    """Refuse a ``limit``/``sample`` below 1 (counting ``unit``), both at once, and a bad seed or resample count."""
-    for field, count in (("limit", limit), ("sample", sample)):
-        if count is not None and count < 1:
-            raise ValueError(f"{field} must be a positive number of {unit}, not {count}")
-    check_subset(limit, sample)
-    check_seed(seed)
-    check_resamples(n_resamples)
-
-
-def reading_of(scorer: ScorerInfo | None) -> str:
-    """The reading a bound scorer gets (WinoBias names the same two): ``masked-pronoun`` for a masked
-    reader, else ``sentence-likelihood`` (also while none is bound: the sequence readers' probes)."""
-    return "masked-pronoun" if scorer is not None and scorer.reads == "masked" else "sentence-likelihood"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from typing import Any, TypedDict
 from ...display.checks import Interval, WithIntervals
 from ...display.runview import Column
 from ...display.typed import Summary, same_object
-from .analysis import ContextScore, against_bls, by_referent, gotchas, mean_interval, occupation_shares
+from ...stats import mean_interval
+from .analysis import ContextScore, against_bls, by_referent, gotchas, occupation_shares
 
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (
