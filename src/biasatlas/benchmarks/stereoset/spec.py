@@ -10,14 +10,17 @@ from .view import VIEW
 
 def lint_items(bench: StereoSet) -> list[LintItem]:
     """Intrasentence examples as pairs (the stereotype against the anti-stereotype: they should
-    differ in the word that fills the blank only), intersentence ones as three choices."""
+    differ in the word that fills the blank only), intersentence ones as three choices; each
+    with its target term, which its context should hold (``group-absent``)."""
     out = []
     for example in bench.load():
+        target, context = (example.target.lower(),), ("context", example.context)
         if example.task == "intrasentence":
             texts = {label: example.by_label(label).sentence for label in ("stereotype", "anti-stereotype")}
-            out.append(LintItem(example.id, None, texts))
+            out.append(LintItem(example.id, None, texts, group=target, group_in=context))
         else:
-            out.append(LintItem(example.id, None, {c.gold_label: c.sentence for c in example.candidates}, "choice"))
+            out.append(LintItem(example.id, None, {c.gold_label: c.sentence for c in example.candidates}, "choice",
+                                group=target, group_in=context))
     return out
 
 
