@@ -45,6 +45,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from .errors import BiasAtlasError
@@ -110,7 +111,8 @@ def _encode(answer: Answer) -> str:
     kind = {PairAnswer: "pair", SlotAnswer: "slot", SentenceAnswer: "sentence",
             EmbeddingAnswer: "embedding"}[type(answer)]
     names = _STORED_NAMES.get(kind, {})
-    fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id"}
+    # an empty piece_logprobs (every policy but reveal) is left out: such rows read as before
+    fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id" and (k != "piece_logprobs" or v)}
     return json.dumps({"kind": kind, **fields}, allow_nan=False)
 
 
@@ -120,12 +122,17 @@ def _decode(probe: Probe, payload: str) -> Answer | None:
         data = json.loads(payload)
         kind = data.pop("kind")
         cls, names = _KINDS[kind], _FIELD_NAMES.get(kind, {})
-        data = {names.get(k, k): tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        data = {names.get(k, k): _tuples(v) for k, v in data.items()}
         answer = cls(id=probe.id, **data)
         usable = _fits(probe, answer) and _finite(answer)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     return answer if usable else None
+
+
+def _tuples(value: Any) -> Any:
+    """JSON's lists as the answers' tuples, nested ones too (``piece_logprobs``)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _fits(probe: Probe, answer: Answer) -> bool:
@@ -134,7 +141,9 @@ def _fits(probe: Probe, answer: Answer) -> bool:
         return False
     if isinstance(probe, (SlotProbe, ContinuationProbe)):
         wanted = len(probe.fillers if isinstance(probe, SlotProbe) else probe.contexts)
-        return len(answer.logprobs) == len(answer.n_tokens) == wanted  # type: ignore[union-attr, arg-type]
+        pieces = getattr(answer, "piece_logprobs", ())
+        return (len(answer.logprobs) == len(answer.n_tokens) == wanted  # type: ignore[union-attr, arg-type]
+                and len(pieces) in (0, wanted))
     return True
 
 

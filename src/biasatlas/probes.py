@@ -124,12 +124,15 @@ class SlotAnswer:
     and ``n_tokens`` the continuation's token count after each context.
 
     ``n_tokens`` gives each filler's token count in context, so benchmarks can report
-    multi-token targets.
+    multi-token targets. ``piece_logprobs`` (masked LMs under the ``reveal`` policy only,
+    :mod:`biasatlas.scorers.reveal`; empty otherwise) holds each filler's log-probability of
+    each piece as its step of the reveal loop read it; ``logprobs`` is then their sum.
     """
 
     id: str
     logprobs: tuple[float, ...]
     n_tokens: tuple[int, ...]
+    piece_logprobs: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,9 +157,9 @@ Answer = PairAnswer | SlotAnswer | SentenceAnswer | EmbeddingAnswer
 
 Reads = Literal["masked", "sequence", "embedding"]
 """What a slot answer's log-probability is, or that the scorer answers vectors (see :class:`ScorerInfo`)."""
-MultiToken = Literal["joint", "first-token"]
+MultiToken = Literal["joint", "first-token", "reveal"]
 """How a masked LM scores a filler of several tokens (see :class:`ScorerInfo`)."""
-MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token")
+MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token", "reveal")
 
 
 TOKEN_LOGPROB_ERROR: dict[str, float] = {"float32": 2e-4, "bfloat16": 3.0, "float16": 0.7}
@@ -212,7 +215,9 @@ class ScorerInfo:
     ``"causal-lm"``, ``"seq2seq"``, ``"fake"`` for the built-in ones; zh-neutral's config
     records it as ``scorer_kind``). ``multi_token`` is the masked-LM policy for fillers
     of several tokens: ``"joint"`` (one mask per token, a product of softmaxes) or
-    ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022); None when the
+    ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022) or ``"reveal"``
+    (the filler tokenized alone, its pieces predicted one at a time at one mask, the earlier
+    ones revealed: StereoSet's original loop, :mod:`biasatlas.scorers.reveal`); None when the
     scorer reads sentences, where every token counts anyway.
 
     ``dtype`` is the precision the network runs in (``"float32"``, ``"bfloat16"``,

@@ -169,7 +169,7 @@ class ModelOptions:
     trust_remote_code: bool = _option(False, "Allow a hub model's own code to run.")
     multi_token: MultiToken | None = _option(None, "Masked LMs, for fillers of several tokens (default: joint, "
                                              "or the benchmark's published policy: first-token for census "
-                                             "gebnlp2022).", when_set=True)
+                                             "gebnlp2022, reveal for stereoset).", when_set=True)
     device_map: str | None = _option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
                                      "several.", unscored=True, metavar="<auto|…>")
 

@@ -17,8 +17,10 @@ Pair variants (METHODS.md §2):
 same score on both sides, a tie, as in the reference.
 
 Slot probes: log P(filler | context) with all of the filler's tokens masked at once
-(``multi_token="joint"``, a product of per-position softmaxes from one pass), or only
-the first sub-token under a single mask (``"first-token"``, the GeBNLP 2022 reading).
+(``multi_token="joint"``, a product of per-position softmaxes from one pass), only
+the first sub-token under a single mask (``"first-token"``, the GeBNLP 2022 reading), or
+piece by piece with the earlier pieces revealed (``"reveal"``, StereoSet's original loop:
+:mod:`.reveal`).
 
 Speed (DESIGN.md, "Performance stance"): every masked copy of a sentence is a *row*;
 identical rows are computed once (so a shared census context is one row); rows are
@@ -45,6 +47,7 @@ from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
                        token_batches, token_limits, unpadded)
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
+from .reveal import reveal_jobs, reveal_requests
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("nangia", "modified-tokens", "aul")
@@ -198,6 +201,8 @@ class MaskedLMScorer(ModelScorer):
         return Row(tuple(ids), positions), tuple(ids[i] for i in positions)
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
+        if self.multi_token == "reveal":  # one row per piece of each filler (.reveal)
+            return reveal_jobs(probes, partial(reveal_requests, self.tokenizer, self.encode), chunk=512)
         return slot_jobs(probes, self._slot_request, chunk=512)
 
     def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
