@@ -266,3 +266,51 @@ def test_a_masked_run_reads_by_the_reveal_loop_unless_told_otherwise(tiny_bert: 
                                multi_token="joint", progress=False)
     assert default.summary_dict["reading"] == "masked-reveal-mean" and joint.summary_dict["reading"] == "masked-mean"
     assert default.config["benchmark"]["multi_token"] == "reveal"
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_nsp(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny BertForPreTraining (MLM and NSP heads), built here on the tiny BERT's vocabulary."""
+    tok = transformers.AutoTokenizer.from_pretrained(tiny_bert)
+    config = transformers.AutoConfig.from_pretrained(tiny_bert)
+    torch.manual_seed(0)
+    model = transformers.BertForPreTraining(config).eval()
+    out = tmp_path_factory.mktemp("tiny-bert-nsp")
+    model.save_pretrained(out, safe_serialization=True)
+    tok.save_pretrained(out)
+    return out
+
+
+@pytest.mark.slow  # builds and reads a tiny BertForPreTraining: over a second
+def test_masked_intersentence_reads_the_nsp_head_where_the_checkpoint_has_one(tiny_bert_nsp: Path,
+                                                                              shared_data: Path) -> None:
+    # the original's BertNextSentence: softmax over the NSP logits of encode_plus(context, candidate),
+    # index 0 (IsNext), one pair per forward here
+    run, items = _run(tiny_bert_nsp, "masked-lm", "intersentence", shared_data, limit=3)
+    assert run.summary["reading"] == "masked-mean+nsp" and not run.skipped
+    reference = transformers.BertForPreTraining.from_pretrained(tiny_bert_nsp).eval()
+    tok = transformers.AutoTokenizer.from_pretrained(tiny_bert_nsp)
+    ours = _scores(run)
+    for e in items.values():
+        for c in e.candidates:
+            with torch.no_grad():
+                logits = reference(**tok(e.context, c.sentence, return_tensors="pt")).seq_relationship_logits
+            assert ours[c.id] == pytest.approx(float(torch.softmax(logits[0].float(), -1)[0]), rel=1e-5)
+
+
+def test_the_nsp_head_is_found_in_the_weights_and_never_made_up(tiny_bert_nsp: Path, tiny_bert: Path,
+                                                                tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from biasatlas.scorers.loading import resolve
+    from biasatlas.scorers.nsp import has_nsp_head
+
+    # bert-base-uncased's config names BertForMaskedLM while its weights hold the NSP head
+    relabelled = tmp_path / "relabelled"
+    shutil.copytree(tiny_bert_nsp, relabelled)
+    config = json.loads((relabelled / "config.json").read_text())
+    (relabelled / "config.json").write_text(json.dumps({**config, "architectures": ["BertForMaskedLM"]}))
+    assert has_nsp_head(resolve(str(relabelled)), None) and has_nsp_head(resolve(str(tiny_bert_nsp)), None)
+    assert not has_nsp_head(resolve(str(tiny_bert)), None)  # a masked LM alone: pseudo-likelihood instead
+    assert load_scorer(str(tiny_bert), "masked-lm").info.next_sentence is False

@@ -49,8 +49,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .errors import BiasAtlasError
-from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, PairAnswer, PairProbe, Probe,
-                     SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
+from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, NextSentenceProbe, PairAnswer,
+                     PairProbe, Probe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .scorers.base import _finite  # one definition of a usable number, shared with scorers
 
 TABLE = "answers_v2"
@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
 """
 _KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer, "embedding": EmbeddingAnswer}
 _ANSWERED_BY = {PairProbe: PairAnswer, SlotProbe: SlotAnswer, ContinuationProbe: SlotAnswer,
-                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer}
+                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer, NextSentenceProbe: SentenceAnswer}
 _BROKEN = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 # PairAnswer's token counts were first named n_scored_a/_b. Rows keep those names, so
 # caches written before the rename still read and new rows are byte-identical to theirs.
@@ -94,6 +94,8 @@ def _content(probe: Probe) -> list:
         return ["sentence", probe.text]
     if isinstance(probe, EmbeddingProbe):
         return ["embedding", probe.text, probe.pooling]
+    if isinstance(probe, NextSentenceProbe):
+        return ["next-sentence", probe.first, probe.second]
     raise TypeError(f"not a probe: {probe!r}")
 
 

@@ -94,7 +94,20 @@ class EmbeddingProbe:
     pooling: str = "mean"
 
 
-Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe
+@dataclass(frozen=True)
+class NextSentenceProbe:
+    """Ask for log P(IsNext | first, second): a next-sentence-prediction head's reading of
+    ``second`` following ``first`` (Devlin et al. 2019), the two encoded as one pair
+    (``[CLS] first [SEP] second [SEP]``, segment ids 0 then 1). Answered with a
+    :class:`SentenceAnswer` (``n_tokens`` 1: one decision) by a masked LM whose checkpoint has
+    the head (``ScorerInfo.next_sentence``); StereoSet's intersentence reading for BERT."""
+
+    id: str
+    first: str
+    second: str
+
+
+Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe | NextSentenceProbe
 
 
 @dataclass(frozen=True)
@@ -227,7 +240,8 @@ class ScorerInfo:
 
     ``mask_token`` is a masked LM's mask token as text (``"[MASK]"``, ``"<mask>"``), for
     probes whose context masks more than the slot (BEC-Pro's prior, Kurita et al. 2019,
-    masks the profession too); None for scorers without one.
+    masks the profession too); None for scorers without one. ``next_sentence``: the scorer
+    answers :class:`NextSentenceProbe` s (a masked LM whose checkpoint has an NSP head).
     """
 
     kind: str
@@ -235,6 +249,7 @@ class ScorerInfo:
     multi_token: MultiToken | None = None
     dtype: str = "float32"
     mask_token: str | None = None
+    next_sentence: bool = False
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding"):

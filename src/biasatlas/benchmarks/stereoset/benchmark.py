@@ -28,9 +28,13 @@ Intersentence (choose the sentence that follows the context):
   (``length`` as above). The original's only published numbers come from NSP heads that the
   authors trained themselves (not reachable here), and its fallback for causal LMs ignores the
   context (METHODS-MORE.md §1), so it is not reproduced.
-- ``masked``: the pseudo-log-likelihood (Salazar et al. 2020) of ``context + " " + candidate``,
-  every token masked in turn; ``length`` as above, over all its tokens. The NSP head is not
-  read: the masked-LM scorer exposes no head but the LM head.
+- ``+nsp`` (a masked LM whose checkpoint has BERT's NSP head, :mod:`biasatlas.scorers.nsp`):
+  P(IsNext | context, candidate), the pair encoded as ``[CLS] context [SEP] candidate [SEP]``,
+  the softmax's index 0: the original's reading for BERT (its ``BertNextSentence``), the one
+  behind the paper's BERT intersentence numbers. ``length="sum"``: its log.
+- ``masked`` (a masked LM without that head): the pseudo-log-likelihood (Salazar et al. 2020)
+  of ``context + " " + candidate``, every token masked in turn; ``length`` as above, over all
+  its tokens. Not the paper's: its RoBERTa and XLNet numbers read heads the authors trained.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ from typing import Any, Literal
 
 from ...errors import MissingInput, did_you_mean
 from ...hashing import sha256_file
-from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ...probes import (Answer, ContinuationProbe, NextSentenceProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe,
+                       SlotAnswer, SlotProbe)
 from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, draw_sample
 from ..fetch import locate
@@ -51,7 +56,8 @@ from . import evaluation
 from .data import LABELS, SPLITS, TASKS, Example, blank_index, filler, read_split
 
 # 1: first version (the aggregation of the original evaluation.py; readings named above).
-# 2: masked LMs read intrasentence fillers by the original's reveal loop by default (masked-reveal).
+# 2: masked LMs read intrasentence fillers by the original's reveal loop by default (masked-reveal),
+#    and intersentence candidates by the checkpoint's NSP head where it has one (+nsp).
 VERSION = "2"
 TaskChoice = Literal["intrasentence", "intersentence", "both"]
 Length = Literal["mean", "sum"]
@@ -140,6 +146,8 @@ class StereoSet:
                     probes += [SlotProbe(e.by_label(label).id, *slot(e, f), (f,)) for label, f in zip(LABELS, fillers)]
             elif e.task == "intrasentence":
                 probes += [SentenceProbe(c.id, c.sentence) for c in e.candidates]
+            elif self.nsp:
+                probes += [NextSentenceProbe(c.id, e.context, c.sentence) for c in e.candidates]
             elif self.reads == "masked":
                 probes += [SentenceProbe(c.id, f"{e.context} {c.sentence}") for c in e.candidates]
             else:
@@ -199,9 +207,16 @@ class StereoSet:
     @property
     def reading(self) -> str:
         """The reading's name as recorded (module docstring): ``masked-reveal``, ``masked`` or
-        ``sequence``, with the length rule."""
+        ``sequence``, with the length rule, and ``+nsp`` when the NSP head reads intersentence."""
         reveal = self.scorer is not None and self.scorer.multi_token == "reveal"
-        return f"{self.reads}{'-reveal' if reveal else ''}-{self.length}"
+        nsp = self.nsp and self.task != "intrasentence"
+        return f"{self.reads}{'-reveal' if reveal else ''}-{self.length}{'+nsp' if nsp else ''}"
+
+    @property
+    def nsp(self) -> bool:
+        """Whether intersentence candidates are read by the model's NSP head (a masked LM whose
+        checkpoint has one); otherwise a masked LM reads them by pseudo-likelihood."""
+        return self.scorer is not None and self.scorer.reads == "masked" and self.scorer.next_sentence
 
     def bind(self, info: ScorerInfo) -> StereoSet:
         """Set up for ``info``'s scorer: a masked reader gets the masked readings."""
