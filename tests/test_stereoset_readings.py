@@ -255,6 +255,7 @@ def test_reveal_rows_reveal_the_earlier_pieces_and_mask_the_next(tiny_bert: Path
         assert row == Row(tuple(ids), (ids.index(tok.mask_token_id),)) and targets == (piece,)
 
 
+@pytest.mark.slow  # two runs through the API on a tiny model: over a second
 def test_a_masked_run_reads_by_the_reveal_loop_unless_told_otherwise(tiny_bert: Path, isolated_run: Path,
                                                                       shared_data: Path) -> None:
     import biasatlas
