@@ -199,6 +199,22 @@ def test_non_finite_answers_are_never_stored(tmp_path):
     assert cache.get("fp", probes) == {"f": SentenceAnswer("f", -1.0, 1)}
 
 
+def test_reveal_answers_keep_their_pieces_and_other_rows_read_as_before(tmp_path):
+    from biasatlas.cache import _encode
+    from biasatlas.probes import SlotAnswer
+
+    cache = ScoreCache(tmp_path / "c.sqlite")
+    probes = [SlotProbe("r", "The ", " left.", ("schoolgirl", "boy")), SlotProbe("j", "A ", ".", ("cat",))]
+    reveal = SlotAnswer("r", (-3.0, -1.0), (2, 1), ((-1.0, -2.0), (-1.0,)))  # the pieces sum to the logprobs
+    joint = SlotAnswer("j", (-0.5,), (1,))
+    cache.put("fp", probes, {"r": reveal, "j": joint})
+    assert cache.get("fp", probes) == {"r": reveal, "j": joint}  # nested tuples come back as tuples
+    assert "piece_logprobs" not in _encode(joint)  # a row without pieces is written as it always was
+    # a stored answer whose pieces do not match its fillers is refused (one filler's pieces for two)
+    cache.put("fp2", probes[:1], {"r": SlotAnswer("r", (-3.0, -1.0), (2, 1), ((-1.0, -2.0),))})
+    assert cache.get("fp2", probes[:1]) == {}
+
+
 def test_rows_of_the_first_key_format_are_never_read(tmp_path):
     db = tmp_path / "c.sqlite"
     with sqlite3.connect(db) as conn:  # a cache as the first format wrote it

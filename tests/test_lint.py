@@ -49,8 +49,8 @@ def test_each_rule_fires_on_its_flaw_and_nothing_fires_on_a_clean_pair():
     dup = next(f for f in found if f.rule == "duplicate")
     assert dup.detail == "the same texts as item clean" and dup.line == 2
     assert next(f for f in found if f.id == "control").detail == "control character U+0007"
-    assert counts(found) == {"identical": 1, "edit-spans": 1, "edit-tokens": 1, "brackets": 2, "encoding": 3,
-                             "duplicate": 1, "option-absent": 0}
+    assert counts(found) == {"identical": 1, "edit-spans": 1, "edit-tokens": 1, "group-absent": 0, "brackets": 2,
+                             "encoding": 3, "duplicate": 1, "option-absent": 0}
     assert list(counts(found)) == list(RULES) and len(flagged(found)) == 9
 
 
@@ -116,6 +116,47 @@ def test_choice_items_check_their_group_options_against_the_context():
                     ("option 0", "option 1"))
     # options of one letter have no word to look for; context == question is no finding (not an option)
     assert [(f.rule, f.field) for f in lint([same])] == [("identical", "option 1")]
+
+
+def _grouped(id_: str, a: str, b: str, words: tuple[str, ...], pattern: str = "") -> LintItem:
+    return LintItem(id_, 2, {"sent_more": a, "sent_less": b}, group=words, group_pattern=pattern)
+
+
+def test_group_absent_fires_when_the_edit_names_no_group_word():
+    race = ("black", "white")
+    items = [_grouped("swap", "Black people steal.", "White people steal.", race),
+             _grouped("plural", "The blacks stole.", "The whites stole.", race),  # "whites" less its "s"
+             _grouped("negation", "Black people will steal.", "Black people won't steal.", race),  # will → won ' t
+             _grouped("mislabelled", "He is rude.", "She is rude.", race),
+             _grouped("name", "Jamal was rude.", "Jake was rude.", race, "[A-Z]"),  # a name counts with the pattern
+             _grouped("name-no-pattern", "Jamal was rude.", "Jake was rude.", race),
+             _grouped("same", "Black people steal.", "Black people steal.", race),  # identical: no edit to read
+             LintItem("no-terms", 2, {"a": "He is rude.", "b": "She is rude."})]  # no list: the rule does not apply
+    found = [f for f in lint(items) if f.rule == "group-absent"]
+    assert [(f.id, f.field) for f in found] == [("negation", "sent_less"), ("mislabelled", "sent_less"),
+                                                ("name-no-pattern", "sent_less")]
+    assert found[0].detail == "no group word in the edit (will won ' t)"  # both sides of the span, as written
+
+
+def test_group_absent_with_a_context_looks_for_the_target_there():
+    def item(context: str) -> LintItem:
+        return LintItem("s", None, {"stereotype": "x y.", "anti-stereotype": "x z."}, group=("ethiopia",),
+                        group_in=("context", context))
+
+    assert lint([item("Ethiopian men are BLANK.")]) == []  # a substring, case aside
+    (found,) = lint([item("She wanted to be a BLANK.")])
+    assert (found.rule, found.field, found.detail) == ("group-absent", "context", "none of ethiopia in the context")
+
+
+def test_crows_group_words_apply_to_the_english_sets_only(monkeypatch, shared_data):
+    from biasatlas.benchmarks.crows_pairs import CrowsPairs
+    from biasatlas.benchmarks.crows_pairs.spec import lint_items
+
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    english, french = lint_items(CrowsPairs(dataset="en", limit=5)), lint_items(CrowsPairs(dataset="fr", limit=5))
+    assert all(i.group for i in english) and not any(i.group for i in french)
+    # pair 0 (line 2) swaps "black" for "white" under race-color: no finding
+    assert english[0].id == "0" and not [f for f in lint(english[:1]) if f.rule == "group-absent"]
 
 
 @pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not

@@ -4,8 +4,8 @@ Each reference computes the reading the way its docstring in benchmarks/stereose
 says, with transformers directly (one sentence per forward), and the benchmark's item records
 (through the package's scorers) must agree per sentence. The masked reference is the
 *original*'s reveal loop (the filler tokenized alone, pieces revealed one at a time, mean of
-probabilities): ours agrees with it exactly where the filler is one piece, and the test counts
-where it is not.
+probabilities): the ``reveal`` policy agrees with it for every filler; the in-context readings
+(``joint``, ``first-token``) where the filler is one piece.
 """
 
 from __future__ import annotations
@@ -194,3 +194,124 @@ def test_blank_at_sentence_start_and_blank_with_a_suffix(tiny_bert: Path, tiny_r
         run = evaluate(bench, load_scorer(str(model), "masked-lm"))
         assert len(run.records) == 2 and not run.skipped
         assert all(r["stereotype_score"] > 0 for r in run.records)
+
+
+def _reveal_run(model: Path, shared_data: Path, limit: int, **options: object):
+    bench = StereoSet(data=shared_data / "stereoset/dev.json", task="intrasentence", limit=limit, n_resamples=20,
+                      **options)
+    run = evaluate(bench, load_scorer(str(model), "masked-lm", multi_token="reveal"))
+    return run, {e.id: e for e in bench.load()}
+
+
+@pytest.mark.slow  # a reference forward per piece: over a second (the full suite runs it)
+@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_roberta"])
+def test_masked_reveal_is_the_original_for_every_filler(fixture: str, shared_data: Path,
+                                                        request: pytest.FixtureRequest) -> None:
+    # multi_token="reveal" (StereoSet's default for masked LMs): the original's loop, written out
+    # above in original_masked_score, per sentence, also where the filler has several pieces. On
+    # byte-level BPE the original reads the bare pieces (no leading space), and so does this reading.
+    model_dir = request.getfixturevalue(fixture)
+    run, items = _reveal_run(model_dir, shared_data, limit=12)
+    assert run.summary["reading"] == "masked-reveal-mean" and not run.skipped
+    model, tok = _masked(model_dir)
+    ours = _scores(run)
+    pieces = []
+    for e in items.values():
+        assert e.context.count("BLANK") == 1  # the original replaces every BLANK; these have one
+        for c in e.candidates:
+            reference, n = original_masked_score(model, tok, e, filler(e, c))
+            assert ours[c.id] == pytest.approx(reference, rel=1e-5), (c.id, filler(e, c))
+            pieces.append(n)
+    assert sum(n > 1 for n in pieces) >= 10, pieces  # the loop is exercised, not only one-piece fillers
+
+
+@pytest.mark.slow  # a reference forward per piece
+def test_masked_reveal_sum_is_the_chain_of_its_pieces(tiny_bert: Path, shared_data: Path) -> None:
+    # length="sum": Σ log p_i over the same steps (the chain rule's log P of the pieces, left to right)
+    run, items = _reveal_run(tiny_bert, shared_data, limit=3, length="sum")
+    model, tok = _masked(tiny_bert)
+    ours = _scores(run)
+    for e in items.values():
+        for c in e.candidates:
+            word = filler(e, c)
+            pieces = tok.encode(word, add_special_tokens=False)
+            steps = [_mask_probability(model, tok, e.context.replace("BLANK", tok.decode(pieces[:i]) + tok.mask_token),
+                                       pieces[i]) for i in range(len(pieces))]
+            assert ours[c.id] == pytest.approx(sum(math.log(p) for p in steps), abs=1e-4)
+
+
+def test_reveal_rows_reveal_the_earlier_pieces_and_mask_the_next(tiny_bert: Path) -> None:
+    from biasatlas.scorers.batching import Row
+    from biasatlas.scorers.reveal import reveal_requests
+
+    tok = transformers.AutoTokenizer.from_pretrained(tiny_bert)
+    word = next(w for w in ("schoolgirl", "grandfather", "housekeeper", "bartender", "entrepreneur")
+                if len(tok.encode(w, add_special_tokens=False)) > 1)
+    pieces = tok.encode(word, add_special_tokens=False)
+    got = reveal_requests(tok, lambda text: tok(text)["input_ids"], "The ", word, " left.")
+    assert len(got) == len(pieces)
+    for i, ((row, targets), piece) in enumerate(zip(got, pieces)):
+        ids = tok("The " + tok.decode(pieces[:i]) + tok.mask_token + " left.")["input_ids"]
+        assert row == Row(tuple(ids), (ids.index(tok.mask_token_id),)) and targets == (piece,)
+
+
+@pytest.mark.slow  # two runs through the API on a tiny model: over a second
+def test_a_masked_run_reads_by_the_reveal_loop_unless_told_otherwise(tiny_bert: Path, isolated_run: Path,
+                                                                      shared_data: Path) -> None:
+    import biasatlas
+
+    data = str(shared_data / "stereoset/dev.json")
+    default = biasatlas.evaluate("stereoset", model=str(tiny_bert), data=data, task="intrasentence", limit=2,
+                                 progress=False)
+    joint = biasatlas.evaluate("stereoset", model=str(tiny_bert), data=data, task="intrasentence", limit=2,
+                               multi_token="joint", progress=False)
+    assert default.summary_dict["reading"] == "masked-reveal-mean" and joint.summary_dict["reading"] == "masked-mean"
+    assert default.config["benchmark"]["multi_token"] == "reveal"
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_nsp(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny BertForPreTraining (MLM and NSP heads), built here on the tiny BERT's vocabulary."""
+    tok = transformers.AutoTokenizer.from_pretrained(tiny_bert)
+    config = transformers.AutoConfig.from_pretrained(tiny_bert)
+    torch.manual_seed(0)
+    model = transformers.BertForPreTraining(config).eval()
+    out = tmp_path_factory.mktemp("tiny-bert-nsp")
+    model.save_pretrained(out, safe_serialization=True)
+    tok.save_pretrained(out)
+    return out
+
+
+@pytest.mark.slow  # builds and reads a tiny BertForPreTraining: over a second
+def test_masked_intersentence_reads_the_nsp_head_where_the_checkpoint_has_one(tiny_bert_nsp: Path,
+                                                                              shared_data: Path) -> None:
+    # the original's BertNextSentence: softmax over the NSP logits of encode_plus(context, candidate),
+    # index 0 (IsNext), one pair per forward here
+    run, items = _run(tiny_bert_nsp, "masked-lm", "intersentence", shared_data, limit=3)
+    assert run.summary["reading"] == "masked-mean+nsp" and not run.skipped
+    reference = transformers.BertForPreTraining.from_pretrained(tiny_bert_nsp).eval()
+    tok = transformers.AutoTokenizer.from_pretrained(tiny_bert_nsp)
+    ours = _scores(run)
+    for e in items.values():
+        for c in e.candidates:
+            with torch.no_grad():
+                logits = reference(**tok(e.context, c.sentence, return_tensors="pt")).seq_relationship_logits
+            assert ours[c.id] == pytest.approx(float(torch.softmax(logits[0].float(), -1)[0]), rel=1e-5)
+
+
+def test_the_nsp_head_is_found_in_the_weights_and_never_made_up(tiny_bert_nsp: Path, tiny_bert: Path,
+                                                                tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from biasatlas.scorers.loading import resolve
+    from biasatlas.scorers.nsp import has_nsp_head
+
+    # bert-base-uncased's config names BertForMaskedLM while its weights hold the NSP head
+    relabelled = tmp_path / "relabelled"
+    shutil.copytree(tiny_bert_nsp, relabelled)
+    config = json.loads((relabelled / "config.json").read_text())
+    (relabelled / "config.json").write_text(json.dumps({**config, "architectures": ["BertForMaskedLM"]}))
+    assert has_nsp_head(resolve(str(relabelled)), None) and has_nsp_head(resolve(str(tiny_bert_nsp)), None)
+    assert not has_nsp_head(resolve(str(tiny_bert)), None)  # a masked LM alone: pseudo-likelihood instead
+    assert load_scorer(str(tiny_bert), "masked-lm").info.next_sentence is False

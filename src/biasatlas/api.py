@@ -43,7 +43,8 @@ Log = Callable[[str], None]
 # -- evaluate ---------------------------------------------------------------------------------------
 def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force: bool = False,
              cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
-             log: Log | None = None, label: str | None = None, **options: Any) -> EvaluationRun:
+             log: Log | None = None, label: str | None = None, exclude_flagged: bool = False,
+             **options: Any) -> EvaluationRun:
     """Run a benchmark on a model and return the run; write a run folder if ``out`` is given.
 
     ``benchmark`` is a registered name (``"crows-pairs"``, ``"census"``, ``"zh-neutral"``)
@@ -55,12 +56,12 @@ def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force
     ``biasatlas run``'s flags mean, with the same defaults; the rest go to the benchmark's
     factory (``dataset="fr"``, ``lowercase=True``, ``country="no"``, ``sample=12`` …; none
     with a built benchmark). ``engine="ray"`` scores the same chunks on a Ray actor pool: the
-    run folder is byte-identical to a local run's (docs/scale.md). The rest is
-    :func:`execute`'s.
+    run folder is byte-identical to a local run's (docs/scale.md). ``exclude_flagged`` scores
+    only the items the data lint finds nothing on (docs/lint.md). The rest is :func:`execute`'s.
     """
     bench_options, model, engine = split_options(options)
-    return execute(RunRequest(benchmark, bench_options, model, engine), out=out, force=force, cache=cache,
-                   refresh=refresh, progress=progress, log=log, label=label)
+    return execute(RunRequest(benchmark, bench_options, model, engine, exclude_flagged), out=out, force=force,
+                   cache=cache, refresh=refresh, progress=progress, log=log, label=label)
 
 
 def execute(request: RunRequest, *, out: Path | str | None = None, force: bool = False,
@@ -80,7 +81,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     from .results import claim_run_folder, write_run
 
     bench = request.bench
-    bench.load()  # bad data or options fail here, before any model
+    request.scored.load()  # bad data or options fail here, before any model
     model = request.scorer_options
     folder = None if out is None else Path(out)
     lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force)
@@ -92,8 +93,8 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
         _say(log, f"{bench.name} · {model.loading()}")
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
-        run = run_pipeline(bench, model.build(), progress=progress, cache=store, refresh=refresh, engine=runner,
-                           announce=announce)
+        run = run_pipeline(request.scored, model.build(), progress=progress, cache=store, refresh=refresh,
+                           engine=runner, announce=announce)
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})
         if run.timing.get("cache_hits"):

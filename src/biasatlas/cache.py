@@ -45,11 +45,12 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from .errors import BiasAtlasError
-from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, PairAnswer, PairProbe, Probe,
-                     SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
+from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, NextSentenceProbe, PairAnswer,
+                     PairProbe, Probe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .scorers.base import _finite  # one definition of a usable number, shared with scorers
 
 TABLE = "answers_v2"
@@ -64,7 +65,7 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
 """
 _KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer, "embedding": EmbeddingAnswer}
 _ANSWERED_BY = {PairProbe: PairAnswer, SlotProbe: SlotAnswer, ContinuationProbe: SlotAnswer,
-                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer}
+                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer, NextSentenceProbe: SentenceAnswer}
 _BROKEN = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 # PairAnswer's token counts were first named n_scored_a/_b. Rows keep those names, so
 # caches written before the rename still read and new rows are byte-identical to theirs.
@@ -93,6 +94,8 @@ def _content(probe: Probe) -> list:
         return ["sentence", probe.text]
     if isinstance(probe, EmbeddingProbe):
         return ["embedding", probe.text, probe.pooling]
+    if isinstance(probe, NextSentenceProbe):
+        return ["next-sentence", probe.first, probe.second]
     raise TypeError(f"not a probe: {probe!r}")
 
 
@@ -110,7 +113,8 @@ def _encode(answer: Answer) -> str:
     kind = {PairAnswer: "pair", SlotAnswer: "slot", SentenceAnswer: "sentence",
             EmbeddingAnswer: "embedding"}[type(answer)]
     names = _STORED_NAMES.get(kind, {})
-    fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id"}
+    # an empty piece_logprobs (every policy but reveal) is left out: such rows read as before
+    fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id" and (k != "piece_logprobs" or v)}
     return json.dumps({"kind": kind, **fields}, allow_nan=False)
 
 
@@ -120,12 +124,17 @@ def _decode(probe: Probe, payload: str) -> Answer | None:
         data = json.loads(payload)
         kind = data.pop("kind")
         cls, names = _KINDS[kind], _FIELD_NAMES.get(kind, {})
-        data = {names.get(k, k): tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        data = {names.get(k, k): _tuples(v) for k, v in data.items()}
         answer = cls(id=probe.id, **data)
         usable = _fits(probe, answer) and _finite(answer)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     return answer if usable else None
+
+
+def _tuples(value: Any) -> Any:
+    """JSON's lists as the answers' tuples, nested ones too (``piece_logprobs``)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _fits(probe: Probe, answer: Answer) -> bool:
@@ -134,7 +143,9 @@ def _fits(probe: Probe, answer: Answer) -> bool:
         return False
     if isinstance(probe, (SlotProbe, ContinuationProbe)):
         wanted = len(probe.fillers if isinstance(probe, SlotProbe) else probe.contexts)
-        return len(answer.logprobs) == len(answer.n_tokens) == wanted  # type: ignore[union-attr, arg-type]
+        pieces = getattr(answer, "piece_logprobs", ())
+        return (len(answer.logprobs) == len(answer.n_tokens) == wanted  # type: ignore[union-attr, arg-type]
+                and len(pieces) in (0, wanted))
     return True
 
 

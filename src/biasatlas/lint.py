@@ -14,6 +14,17 @@ Rules (each a name a finding carries):
   a changed span counts the longer of its two sides. On CrowS-Pairs this reproduces the
   counts measured for the issue: 239 and 73 of the 1,508 original English pairs, 204 and 51
   of the revised set, 3 identical pairs in French+210.
+- ``group-absent``: none of the item's group terms (``LintItem.group``) is where it should be.
+  For a pair without ``group_in``, that is the edit: no changed token (of either sentence)
+  is one of the terms, read lower-cased and also without a plural or comparative ending
+  (``-s``, ``-es``, ``-er``, ``-est``), and none matches the item's ``group_pattern`` (a
+  regular expression searched at the token's start, as written: ``[A-Z]`` takes a capitalised
+  word, a name or a proper noun, as naming the group, "Jamal" for "Jake"). With ``group_in``
+  (StereoSet: the target term and its context), a term must occur in that text as a
+  lower-cased substring ("Ethiopia" in "Ethiopian men are BLANK"). The terms are the
+  benchmark's: a word list is a fact list with gaps, so a finding is a pair to read, and an
+  edit that changes the group by a word the list lacks is flagged too (docs/lint.md gives
+  the rule's precision measured by hand).
 - ``brackets``: a text whose ( ) [ ] { } do not balance, or with an odd number of ``"``.
 - ``encoding``: U+FFFD, a control character, or UTF-8 read as Latin-1 (``Ã©``, ``â€™``).
 - ``duplicate``: an item whose texts are those of an earlier item (compared after collapsing
@@ -35,8 +46,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: Every rule, in the order a summary lists them.
-RULES: tuple[str, ...] = ("identical", "edit-spans", "edit-tokens", "brackets", "encoding", "duplicate",
-                          "option-absent")
+RULES: tuple[str, ...] = ("identical", "edit-spans", "edit-tokens", "group-absent", "brackets", "encoding",
+                          "duplicate", "option-absent")
 #: More changed tokens than this is an ``edit-tokens`` finding (the issue's "more than three").
 DEFAULT_MAX_TOKENS = 3
 
@@ -52,7 +63,9 @@ class LintItem:
     """One item as the lint reads it: its id and the line of its file (``None`` if the data has
     no lines), its texts by field, and its kind: a ``pair`` (two sentences meant to differ in
     the group only: ``texts`` holds exactly two) or a ``choice`` (options of one item, and any
-    context; ``identical`` compares only the fields of ``in_context`` then, when it names any)."""
+    context; ``identical`` compares only the fields of ``in_context`` then, when it names any).
+    ``group``, ``group_pattern`` and ``group_in`` are what the ``group-absent`` rule looks for
+    (no terms: the rule does not apply to the item)."""
 
     id: str
     line: int | None
@@ -60,6 +73,12 @@ class LintItem:
     kind: Literal["pair", "choice"] = "pair"
     #: Fields of ``texts`` whose words the ``context`` field should hold (BBQ's group answers).
     in_context: tuple[str, ...] = ()
+    #: Words naming the item's group (lower-case), one of which the edit (or ``group_in``) should hold.
+    group: tuple[str, ...] = ()
+    #: An edited token matching this (at its start, case kept) names the group too: ``[A-Z]``, a name.
+    group_pattern: str = ""
+    #: (field, text) where a group term must occur instead of the edit (StereoSet: the context).
+    group_in: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +101,7 @@ def lint(items: Sequence[LintItem], *, max_tokens: int = DEFAULT_MAX_TOKENS) -> 
     found: list[Finding] = []
     for item in items:
         mine = [*_identical(item), *(_edits(item, max_tokens) if item.kind == "pair" else []),
-                *_texts(item), *_duplicate(item, seen), *_absent(item)]
+                *_group_absent(item), *_texts(item), *_duplicate(item, seen), *_absent(item)]
         found += sorted(mine, key=lambda f: RULES.index(f.rule))
     return found
 
@@ -100,10 +119,21 @@ def flagged(findings: Iterable[Finding]) -> set[str]:
 
 def edit(a: str, b: str) -> tuple[int, int]:
     """How ``b`` differs from ``a``: the number of changed spans and of changed tokens."""
-    left, right = _TOKEN.findall(a.lower()), _TOKEN.findall(b.lower())
-    changes = [op for op in difflib.SequenceMatcher(None, left, right, autojunk=False).get_opcodes()
-               if op[0] != "equal"]
+    changes = _changes(_TOKEN.findall(a.lower()), _TOKEN.findall(b.lower()))
     return len(changes), sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in changes)
+
+
+def edited_tokens(a: str, b: str) -> list[str]:
+    """The tokens (as written, case kept) of ``a`` then ``b`` inside the spans where they differ."""
+    left, right = _TOKEN.findall(a), _TOKEN.findall(b)
+    changes = _changes([t.lower() for t in left], [t.lower() for t in right])
+    return [t for _, i1, i2, j1, j2 in changes for t in (*left[i1:i2], *right[j1:j2])]
+
+
+def _changes(left: list[str], right: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """The opcodes of the spans where two token lists differ."""
+    return [op for op in difflib.SequenceMatcher(None, left, right, autojunk=False).get_opcodes()
+            if op[0] != "equal"]
 
 
 # -- the rules -----------------------------------------------------------------------------------
@@ -133,6 +163,37 @@ def _edits(item: LintItem, max_tokens: int) -> list[Finding]:
     if tokens > max_tokens:
         out.append(_finding(item, "edit-tokens", second, f"{tokens} tokens changed (more than {max_tokens})"))
     return out
+
+
+_ENDINGS = ("es", "s", "est", "er")
+
+
+def _names_group(token: str, terms: frozenset[str], pattern: str) -> bool:
+    """Whether an edited token names the group: a term, or a term with a plural or comparative
+    ending ("whites", "older", "tallest"), or a token that ``pattern`` matches."""
+    word = token.lower()
+    if word in terms or (pattern and re.match(pattern, token)):
+        return True
+    return any(word.endswith(end) and word[:-len(end)] in terms for end in _ENDINGS)
+
+
+def _group_absent(item: LintItem) -> list[Finding]:
+    if not item.group:
+        return []
+    if item.group_in is not None:
+        field, text = item.group_in
+        if any(term in text.lower() for term in item.group):
+            return []
+        return [_finding(item, "group-absent", field, f"none of {', '.join(item.group)} in the {field}")]
+    if item.kind != "pair" or len(set(item.texts.values())) < 2:
+        return []  # an identical pair has no edit: ``identical`` says so
+    (_, a), (second, b) = item.texts.items()
+    changed = edited_tokens(a, b)
+    terms = frozenset(item.group)
+    if any(_names_group(t, terms, item.group_pattern) for t in changed):
+        return []
+    shown = " ".join(changed) if len(changed) <= 12 else " ".join(changed[:12]) + " …"
+    return [_finding(item, "group-absent", second, f"no group word in the edit ({shown})")]
 
 
 def _texts(item: LintItem) -> list[Finding]:

@@ -94,7 +94,20 @@ class EmbeddingProbe:
     pooling: str = "mean"
 
 
-Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe
+@dataclass(frozen=True)
+class NextSentenceProbe:
+    """Ask for log P(IsNext | first, second): a next-sentence-prediction head's reading of
+    ``second`` following ``first`` (Devlin et al. 2019), the two encoded as one pair
+    (``[CLS] first [SEP] second [SEP]``, segment ids 0 then 1). Answered with a
+    :class:`SentenceAnswer` (``n_tokens`` 1: one decision) by a masked LM whose checkpoint has
+    the head (``ScorerInfo.next_sentence``); StereoSet's intersentence reading for BERT."""
+
+    id: str
+    first: str
+    second: str
+
+
+Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe | NextSentenceProbe
 
 
 @dataclass(frozen=True)
@@ -124,12 +137,15 @@ class SlotAnswer:
     and ``n_tokens`` the continuation's token count after each context.
 
     ``n_tokens`` gives each filler's token count in context, so benchmarks can report
-    multi-token targets.
+    multi-token targets. ``piece_logprobs`` (masked LMs under the ``reveal`` policy only,
+    :mod:`biasatlas.scorers.reveal`; empty otherwise) holds each filler's log-probability of
+    each piece as its step of the reveal loop read it; ``logprobs`` is then their sum.
     """
 
     id: str
     logprobs: tuple[float, ...]
     n_tokens: tuple[int, ...]
+    piece_logprobs: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,9 +170,9 @@ Answer = PairAnswer | SlotAnswer | SentenceAnswer | EmbeddingAnswer
 
 Reads = Literal["masked", "sequence", "embedding"]
 """What a slot answer's log-probability is, or that the scorer answers vectors (see :class:`ScorerInfo`)."""
-MultiToken = Literal["joint", "first-token"]
+MultiToken = Literal["joint", "first-token", "reveal"]
 """How a masked LM scores a filler of several tokens (see :class:`ScorerInfo`)."""
-MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token")
+MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token", "reveal")
 
 
 TOKEN_LOGPROB_ERROR: dict[str, float] = {"float32": 2e-4, "bfloat16": 3.0, "float16": 0.7}
@@ -212,7 +228,9 @@ class ScorerInfo:
     ``"causal-lm"``, ``"seq2seq"``, ``"fake"`` for the built-in ones; zh-neutral's config
     records it as ``scorer_kind``). ``multi_token`` is the masked-LM policy for fillers
     of several tokens: ``"joint"`` (one mask per token, a product of softmaxes) or
-    ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022); None when the
+    ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022) or ``"reveal"``
+    (the filler tokenized alone, its pieces predicted one at a time at one mask, the earlier
+    ones revealed: StereoSet's original loop, :mod:`biasatlas.scorers.reveal`); None when the
     scorer reads sentences, where every token counts anyway.
 
     ``dtype`` is the precision the network runs in (``"float32"``, ``"bfloat16"``,
@@ -222,7 +240,8 @@ class ScorerInfo:
 
     ``mask_token`` is a masked LM's mask token as text (``"[MASK]"``, ``"<mask>"``), for
     probes whose context masks more than the slot (BEC-Pro's prior, Kurita et al. 2019,
-    masks the profession too); None for scorers without one.
+    masks the profession too); None for scorers without one. ``next_sentence``: the scorer
+    answers :class:`NextSentenceProbe` s (a masked LM whose checkpoint has an NSP head).
     """
 
     kind: str
@@ -230,6 +249,7 @@ class ScorerInfo:
     multi_token: MultiToken | None = None
     dtype: str = "float32"
     mask_token: str | None = None
+    next_sentence: bool = False
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding"):

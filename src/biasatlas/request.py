@@ -169,7 +169,7 @@ class ModelOptions:
     trust_remote_code: bool = _option(False, "Allow a hub model's own code to run.")
     multi_token: MultiToken | None = _option(None, "Masked LMs, for fillers of several tokens (default: joint, "
                                              "or the benchmark's published policy: first-token for census "
-                                             "gebnlp2022).", when_set=True)
+                                             "gebnlp2022, reveal for stereoset).", when_set=True)
     device_map: str | None = _option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
                                      "several.", unscored=True, metavar="<auto|…>")
 
@@ -424,18 +424,21 @@ def benchmark_options(factory: Callable[..., Any]) -> dict[str, inspect.Paramete
 class RunRequest:
     """One run: a benchmark (a registered name with its factory's ``options``, or an object
     already built, then with none), the model and the engine. Built once at an edge and
-    handed whole to :func:`biasatlas.api.execute`."""
+    handed whole to :func:`biasatlas.api.execute`. ``exclude_flagged`` scores only the items
+    the data lint finds nothing on (``--exclude-flagged``; a benchmark whose spec lints)."""
 
     benchmark: str | Benchmark
     options: Mapping[str, Any] = field(default_factory=dict)
     model: ModelOptions = ModelOptions()
     engine: EngineOptions = EngineOptions()
+    exclude_flagged: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
         if isinstance(self.model, GivenModel) and self.engine.engine != "local":
             raise UsageError(f"{self.model.model} lives in this process: engine={self.engine.engine!r} needs a "
                              "model by name or folder, which each worker loads")
+        check_type("exclude_flagged", self.exclude_flagged, bool)
         if not isinstance(self.benchmark, str):
             if self.options:
                 raise UsageError(f"options ({', '.join(self.options)}) go with a benchmark name; "
@@ -461,6 +464,21 @@ class RunRequest:
         return self.benchmark
 
     @cached_property
+    def scored(self) -> Benchmark:
+        """The benchmark as the run scores it: where its spec lints its data, wrapped so that the
+        summary records the lint (and, with ``exclude_flagged``, only the clean items are scored)."""
+        from .benchmarks.linted import Linted
+        from .registry import find_spec
+
+        spec = find_spec(self.bench.name)
+        if spec is None or spec.lint_items is None:
+            if self.exclude_flagged:
+                raise UsageError(f"exclude_flagged: {self.bench.name} has no data lint (biasatlas lint lists "
+                                 "the benchmarks that have)")
+            return self.bench
+        return Linted(self.bench, spec.lint_items, self.exclude_flagged)
+
+    @cached_property
     def scorer_options(self) -> ModelOptions:
         """The model options with the benchmark's published scorer settings filled in."""
         return self.model.for_benchmark(self.bench)
@@ -468,5 +486,5 @@ class RunRequest:
     def recorded(self) -> dict[str, Any]:
         """What makes two runs the same run (the run folder records it; a rerun compares it):
         the benchmark's settings and the model options that change scores."""
-        return {"benchmark": self.bench.config(), "model": self.scorer_options.recorded()}
+        return {"benchmark": self.scored.config(), "model": self.scorer_options.recorded()}
 

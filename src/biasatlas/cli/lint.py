@@ -46,8 +46,8 @@ def build_lint_command(name: str) -> Any:
         _lint(spec, values)
 
     return click_command(name, command, [*benchmark_parameters(spec), *extra],
-                         f"Per-item data findings for {name}: identical texts, edits beyond one span, brackets, "
-                         "encoding damage, duplicates.")
+                         f"Per-item data findings for {name}: identical texts, edits beyond one span, the group "
+                         "term absent, brackets, encoding damage, duplicates (docs/lint.md).")
 
 
 def _lint(spec: Any, values: dict[str, Any]) -> None:

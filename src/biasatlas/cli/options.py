@@ -39,6 +39,9 @@ NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor writ
 Refresh = Annotated[bool, typer.Option("--refresh", help="Rescore everything and overwrite cached scores.")]
 Label = Annotated[str | None, typer.Option(help="The run's name in reports (default: the model's; a local "
                                            "folder's base name).", metavar="<name>")]
+ExcludeFlagged = Annotated[bool, typer.Option("--exclude-flagged", help="Score only the items 'biasatlas lint' "
+                                              "finds nothing on (the clean subset; recorded, never paired with "
+                                              "a full run).")]
 Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out when its settings differ "
                                      "(a folder that is not a run folder is never replaced).")]
 
@@ -63,6 +66,11 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
     run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say,
                       label=label)
     Console().print(run.table())
+    lint = run.summary_dict.get("lint")
+    if isinstance(lint, dict) and lint.get("flagged"):
+        what = "left out" if lint.get("excluded") else "scored; --exclude-flagged leaves them out"
+        say(f"data lint: {lint['flagged']:,} of {lint.get('items', 0):,} items carry a finding ({what}; "
+            f"biasatlas lint {run.benchmark} lists them)")
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")
     else:

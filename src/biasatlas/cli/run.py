@@ -5,9 +5,10 @@ and ``Literal`` choices from its signature, help and spelling from the spec's
 :class:`~biasatlas.benchmarks.base.Flag`\\ s), the fields of
 :class:`~biasatlas.request.ModelOptions` and of :class:`~biasatlas.request.EngineOptions`
 (help from their metadata), and the run's own (``--out``, ``--label``, ``--no-cache``, ``--refresh``,
-``--force``). The values become one :class:`~biasatlas.request.RunRequest`, handed to the
-runner. Commands are built when first named (``biasatlas --help`` imports no benchmark), so a
-benchmark an installed package declares gets its command with nothing added here.
+``--force``); a benchmark whose spec lints its data also gets ``--exclude-flagged``. The values
+become one :class:`~biasatlas.request.RunRequest`, handed to the runner. Commands are built when
+first named (``biasatlas --help`` imports no benchmark), so a benchmark an installed package
+declares gets its command with nothing added here.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import typer
 from typer.core import TyperGroup
 
 from ..scorers.packaged import PACKAGED_MODELS
-from .options import Force, Label, NoCache, Out, Refresh, batch_size, execute
+from .options import ExcludeFlagged, Force, Label, NoCache, Out, Refresh, batch_size, execute
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
                                                          "Run options")
@@ -77,7 +78,8 @@ def build_command(name: str) -> Any:
     from ..request import EngineOptions, ModelOptions
 
     spec = benchmark_spec(name)
-    parameters = [*benchmark_parameters(spec),
+    linted = [] if spec.lint_items is None else [_parameter("exclude_flagged", ExcludeFlagged, False, BENCHMARK_PANEL)]
+    parameters = [*benchmark_parameters(spec), *linted,
                   *(_record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
                   *(_record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
                   *(_parameter(option, annotation, default, RUN_PANEL) for option, annotation, default in RUN_FLAGS)]
@@ -169,7 +171,8 @@ def _run(spec: Any, values: dict[str, Any]) -> None:
     bench = benchmark_values(spec, values)
     model = ModelOptions(**{f.name: values.pop(f.name) for f in fields(ModelOptions)})
     engine = EngineOptions(**{f.name: values.pop(f.name) for f in fields(EngineOptions)})
-    execute(RunRequest(spec.name, bench, model, engine), values["out"], no_cache=values["no_cache"],
+    clean = values.pop("exclude_flagged", False)
+    execute(RunRequest(spec.name, bench, model, engine, clean), values["out"], no_cache=values["no_cache"],
             refresh=values["refresh"], force=values["force"], label=values["label"])
 
 

@@ -315,11 +315,14 @@ def relabel(views: Sequence[RunView], labels: Sequence[str]) -> list[RunView]:
 
 
 def run_label(view: RunView) -> str:
-    """``view``'s own label: the one it was given, or its model's name and its benchmark's settings."""
+    """``view``'s own label: the one it was given, or its model's name and its benchmark's settings
+    (and "clean subset" for a run that scored only the items the lint found nothing on)."""
     given = view.summary.get("label")
     if given:
         return str(given)
     settings = [str(value) for key in view.label_keys if (value := view.summary.get(key)) not in (None, "", "default")]
+    if view.benchmark_config.get("exclude_flagged"):  # --exclude-flagged: its row beside the full run's
+        settings.append("clean subset")
     name = model_name(view.model)
     return f"{name} ({', '.join(settings)})" if settings else name
 

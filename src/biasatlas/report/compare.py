@@ -30,7 +30,8 @@ from ..registry import BENCHMARKS, find_spec
 #: the model. Each spec adds how its benchmark prepares the items (``pairing_keys``: lower-casing,
 #: identifiers …). Scorer settings (variant, causal reading) may differ: that is the comparison.
 PAIRING_KEYS: tuple[tuple[str, str], ...] = (
-    ("dataset", "dataset"), ("data_sha256", "data sha256"), ("limit", "limit"), ("sample", "sample"))
+    ("dataset", "dataset"), ("data_sha256", "data sha256"), ("limit", "limit"), ("sample", "sample"),
+    ("exclude_flagged", "flagged items excluded"))
 _NOT_RECORDED = object()
 
 
@@ -126,6 +127,7 @@ def _pairing_values(run: RunView, keys: Sequence[tuple[str, str]]) -> dict[str, 
     """The run's pairing settings; the data hash from the provenance when config lacks it."""
     values = {key: run.benchmark_config[key] for key, _ in (*keys, ("seed", "")) if key in run.benchmark_config}
     values.setdefault("dataset", run.dataset)
+    values.setdefault("exclude_flagged", False)  # recorded only when set (--exclude-flagged)
     if run.data_sha256:
         values["data_sha256"] = run.data_sha256
     return values

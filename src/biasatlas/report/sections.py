@@ -41,7 +41,23 @@ def run_tables(run: RunView) -> list[Table]:
     reasons = run.skip_reasons()
     if reasons:
         tables.append(Table("Skipped items", ("reason", "items"), tuple(reasons.most_common())))
-    return tables
+    linted = lint_table(run)
+    return tables if linted is None else [*tables, linted]
+
+
+def lint_table(run: RunView) -> Table | None:
+    """The run's data lint (summary.json's ``lint``): items per rule, and whether the flagged
+    ones were scored; None for a run without one (an older run, a benchmark with no lint)."""
+    lint = run.summary.get("lint")
+    if not isinstance(lint, Mapping) or not isinstance(lint.get("by_rule"), Mapping):
+        return None
+    n = lint.get("items") or 0
+    rows = tuple((rule, count, f"{100 * count / n:.1f} %" if n else "–") for rule, count in lint["by_rule"].items()
+                 if isinstance(count, int) and count)
+    scored = "left out (the clean subset was scored)" if lint.get("excluded") else "scored with the rest"
+    caption = (f"{lint.get('flagged', 0):,} of {n:,} items carry a finding of biasatlas lint (docs/lint.md); "
+               f"they were {scored}. An item counts once per rule.")
+    return Table("Data lint", ("rule", "items", "share"), rows, caption)
 
 
 def run_terminal(run: RunView) -> TerminalTables:

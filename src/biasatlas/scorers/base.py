@@ -29,8 +29,8 @@ from functools import partial
 from typing import Any, Literal, TypeVar
 
 from ..errors import UnscorableProbe, UnsupportedProbe, UsageError
-from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, PairProbe, Probe, Scored, ScorerInfo,
-                      SentenceProbe, SlotProbe)
+from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, NextSentenceProbe, PairProbe, Probe, Scored,
+                      ScorerInfo, SentenceProbe, SlotProbe)
 
 Progress = Callable[[int], None]
 """Called with the number of probes just answered, so a CLI can draw a progress bar."""
@@ -55,6 +55,8 @@ _UNSUPPORTED = {
     "sentence": "the {name} scorer does not answer sentence probes",
     "embedding": ("the {name} scorer does not answer embedding probes (vectors need --scorer encoder, "
                   "or word-vectors for a vectors file)"),
+    "next-sentence": ("the {name} scorer does not answer next-sentence probes (they need a masked LM "
+                      "whose checkpoint has an NSP head)"),
 }
 
 
@@ -141,7 +143,7 @@ class Scorer(abc.ABC):
     def _hooks(self) -> tuple[tuple[type, Hook], ...]:
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
                 (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences),
-                (EmbeddingProbe, self._embeddings))
+                (EmbeddingProbe, self._embeddings), (NextSentenceProbe, self._next_sentences))
 
     def _unsupported(self, kind: str) -> UnsupportedProbe:
         return UnsupportedProbe(_UNSUPPORTED[kind].format(name=self.name))
@@ -160,6 +162,9 @@ class Scorer(abc.ABC):
 
     def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress) -> Sequence[Answer]:
         raise self._unsupported("embedding")
+
+    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress) -> Sequence[Answer]:
+        raise self._unsupported("next-sentence")
 
     def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
         """The distinct model inputs these probes need (see :meth:`ModelScorer.plan`);
@@ -261,8 +266,10 @@ class ModelScorer(Scorer):
 
     # -- running ------------------------------------------------------------------------------
     def _hooks(self) -> tuple[tuple[type, Hook], ...]:
-        """Each kind answered by running its jobs: the one table is :meth:`_job_builders`."""
-        return tuple((kind, partial(self._run, build)) for kind, build in self._job_builders())
+        """Each kind answered by running its jobs: the one table is :meth:`_job_builders`; and
+        next-sentence probes, which a classification head answers, not LM-head rows."""
+        by_jobs = tuple((kind, partial(self._run, build)) for kind, build in self._job_builders())
+        return (*by_jobs, (NextSentenceProbe, self._next_sentences))
 
     def _run(self, build: Callable[[list[Any]], Iterable[Job]], probes: list[Any],
              tick: Progress) -> list[Answer]:

@@ -17,8 +17,10 @@ Pair variants (METHODS.md §2):
 same score on both sides, a tie, as in the reference.
 
 Slot probes: log P(filler | context) with all of the filler's tokens masked at once
-(``multi_token="joint"``, a product of per-position softmaxes from one pass), or only
-the first sub-token under a single mask (``"first-token"``, the GeBNLP 2022 reading).
+(``multi_token="joint"``, a product of per-position softmaxes from one pass), only
+the first sub-token under a single mask (``"first-token"``, the GeBNLP 2022 reading), or
+piece by piece with the earlier pieces revealed (``"reveal"``, StereoSet's original loop:
+:mod:`.reveal`).
 
 Speed (DESIGN.md, "Performance stance"): every masked copy of a sentence is a *row*;
 identical rows are computed once (so a shared census context is one row); rows are
@@ -36,15 +38,17 @@ from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
-from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, PairAnswer, PairProbe, Probe, ScorerInfo,
-                      SentenceAnswer, SentenceProbe, SlotProbe)
+from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairAnswer, PairProbe, Probe,
+                      ScorerInfo, SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, Progress, batch_size_request
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
                        token_batches, token_limits, unpadded)
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
+from .nsp import NextSentenceHead, has_nsp_head
+from .reveal import reveal_jobs, reveal_requests
 from .spans import filler_positions
 
 PAIR_VARIANTS = ("nangia", "modified-tokens", "aul")
@@ -113,12 +117,14 @@ class MaskedLMScorer(ModelScorer):
         limits = token_limits(requested, self.device, max_batch_tokens, CPU_BATCH_TOKENS if cpu else GPU_BATCH_TOKENS,
                               self._probe_batch, (self.name, self.resolved.location, dtype, self.device))
         self.batch_size, self.batch_described, self.max_batch_tokens = limits.rows, limits.described, limits.tokens
+        self._nsp = (NextSentenceHead(self.resolved, revision, dtype, self.device, self.tokenizer, self.batch_size)
+                     if has_nsp_head(self.resolved, revision) else None)
 
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log P(filler | context) read at the mask."""
         return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token, dtype=self.dtype,
-                          mask_token=self.tokenizer.mask_token)
+                          mask_token=self.tokenizer.mask_token, next_sentence=self._nsp is not None)
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
@@ -198,6 +204,8 @@ class MaskedLMScorer(ModelScorer):
         return Row(tuple(ids), positions), tuple(ids[i] for i in positions)
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
+        if self.multi_token == "reveal":  # one row per piece of each filler (.reveal)
+            return reveal_jobs(probes, partial(reveal_requests, self.tokenizer, self.encode), chunk=512)
         return slot_jobs(probes, self._slot_request, chunk=512)
 
     def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
@@ -213,6 +221,14 @@ class MaskedLMScorer(ModelScorer):
         for pos in positions:
             masked[pos] = mask
         return (Row(tuple(masked), tuple(positions)), tuple(ids[p] for p in positions)), len(positions)
+
+    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress) -> list[SentenceAnswer]:
+        """log P(IsNext | first, second) from the checkpoint's NSP head (:mod:`.nsp`)."""
+        if self._nsp is None:
+            raise self._unsupported("next-sentence")
+        values = self._nsp.log_is_next([(p.first, p.second) for p in probes])
+        tick(len(probes))
+        return [SentenceAnswer(p.id, v, 1) for p, v in zip(probes, values)]
 
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         """Pseudo-log-likelihood of every non-special token (Salazar et al. 2020), one
@@ -301,6 +317,7 @@ class MaskedLMScorer(ModelScorer):
         revision = VARIANT_REVISIONS.get(self.variant)
         return {"scorer": self.name, "variant": self.variant, "multi_token": self.multi_token,
                 **({"variant_revision": revision} if revision else {}),
+                **({"next_sentence_head": True} if self._nsp is not None else {}),
                 "dtype": self.dtype, "device": self.device, "batch_size": self.batch_described,
                 "max_batch_tokens": self.max_batch_tokens, "tokenizer": type(self.tokenizer).__name__,
                 **placement(self.model, self.device_map),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
 from .benchmark import DATASETS, CrowsPairs
+from .groups import GROUP_PATTERNS, GROUP_WORDS
 from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
@@ -15,8 +16,14 @@ DATASET_LANGUAGES = {"en": "English", "en-revised": "English", "en-revised+210":
 
 
 def lint_items(bench: CrowsPairs) -> list[LintItem]:
-    """Each pair in use as stored (no lower-casing: the lint reads the file), with its line."""
-    return [LintItem(p.id, p.line, {"sent_more": p.sent_more, "sent_less": p.sent_less}) for p in bench.load()]
+    """Each pair in use as stored (no lower-casing: the lint reads the file), with its line, and
+    on the shipped English sets its bias type's group words (:mod:`.groups`: English words,
+    so a French set or a file of the user's gets none, and no ``group-absent`` finding)."""
+    english = language(bench) == "English"
+    return [LintItem(p.id, p.line, {"sent_more": p.sent_more, "sent_less": p.sent_less},
+                     group=GROUP_WORDS.get(p.bias_type, ()) if english else (),
+                     group_pattern=GROUP_PATTERNS.get(p.bias_type, "") if english else "")
+            for p in bench.load()]
 
 
 def language(bench: CrowsPairs) -> str | None:

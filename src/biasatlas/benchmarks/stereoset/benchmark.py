@@ -5,13 +5,17 @@ as one of these named readings (recorded in the config as ``reading``):
 
 Intrasentence (choose a word for the ``BLANK``):
 
-- ``masked`` (a masked LM): the context with the candidate's filler (:func:`.data.filler`) in the
+- ``masked-reveal-mean`` (a masked LM under ``multi_token="reveal"``, this benchmark's default
+  for masked LMs): the original's reading (``code/dataloader.py`` and ``evaluate_intrasentence`` of
+  the authors' repository). The candidate's filler (:func:`.data.filler`) is tokenized alone,
+  piece i is predicted at one mask with the pieces before it decoded in front of it
+  (:mod:`biasatlas.scorers.reveal`), and the score is the arithmetic mean of the pieces'
+  probabilities, (1/k) Σ p_i; ``masked-reveal-sum``: Σ log p_i, the chain rule's log-likelihood.
+- ``masked-mean`` (a masked LM under ``joint`` or ``first-token``): the context with the filler in the
   slot, the filler's pieces tokenized *in context* (so byte-level BPE gets its ``Ġ`` piece) and
-  masked under the scorer's multi-token policy (``joint``: all at once; ``first-token``: one mask,
-  the first piece, which is the original's first reveal step); score = exp of the mean
-  log-probability per piece. For a one-piece filler this is the original's number exactly
-  (its mean of one probability); for more pieces the original reveals them one at a time and
-  averages their probabilities, which no scorer here computes yet (the card says so).
+  masked under the policy (``joint``: all at once; ``first-token``: one mask, the first piece,
+  the original's first reveal step); score = exp of the mean log-probability per piece. For a
+  filler of one piece (alone and in context) this is the original's number too.
 - ``sequence`` (causal and seq2seq LMs): the candidate's ``sentence`` field (not the context
   with the filler: the two differ by case in 2,373 dev sentences), scored from the scorer's
   start token. ``length="mean"``: exp of the mean token log-probability, the original's and
@@ -24,9 +28,13 @@ Intersentence (choose the sentence that follows the context):
   (``length`` as above). The original's only published numbers come from NSP heads that the
   authors trained themselves (not reachable here), and its fallback for causal LMs ignores the
   context (METHODS-MORE.md §1), so it is not reproduced.
-- ``masked``: the pseudo-log-likelihood (Salazar et al. 2020) of ``context + " " + candidate``,
-  every token masked in turn; ``length`` as above, over all its tokens. The NSP head is not
-  read: the masked-LM scorer exposes no head but the LM head.
+- ``+nsp`` (a masked LM whose checkpoint has BERT's NSP head, :mod:`biasatlas.scorers.nsp`):
+  P(IsNext | context, candidate), the pair encoded as ``[CLS] context [SEP] candidate [SEP]``,
+  the softmax's index 0: the original's reading for BERT (its ``BertNextSentence``), the one
+  behind the paper's BERT intersentence numbers. ``length="sum"``: its log.
+- ``masked`` (a masked LM without that head): the pseudo-log-likelihood (Salazar et al. 2020)
+  of ``context + " " + candidate``, every token masked in turn; ``length`` as above, over all
+  its tokens. Not the paper's: its RoBERTa and XLNet numbers read heads the authors trained.
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ from typing import Any, Literal
 
 from ...errors import MissingInput, did_you_mean
 from ...hashing import sha256_file
-from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ...probes import (Answer, ContinuationProbe, NextSentenceProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe,
+                       SlotAnswer, SlotProbe)
 from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, draw_sample
 from ..fetch import locate
@@ -47,7 +56,9 @@ from . import evaluation
 from .data import LABELS, SPLITS, TASKS, Example, blank_index, filler, read_split
 
 # 1: first version (the aggregation of the original evaluation.py; readings named above).
-VERSION = "1"
+# 2: masked LMs read intrasentence fillers by the original's reveal loop by default (masked-reveal),
+#    and intersentence candidates by the checkpoint's NSP head where it has one (+nsp).
+VERSION = "2"
 TaskChoice = Literal["intrasentence", "intersentence", "both"]
 Length = Literal["mean", "sum"]
 
@@ -135,6 +146,8 @@ class StereoSet:
                     probes += [SlotProbe(e.by_label(label).id, *slot(e, f), (f,)) for label, f in zip(LABELS, fillers)]
             elif e.task == "intrasentence":
                 probes += [SentenceProbe(c.id, c.sentence) for c in e.candidates]
+            elif self.nsp:
+                probes += [NextSentenceProbe(c.id, e.context, c.sentence) for c in e.candidates]
             elif self.reads == "masked":
                 probes += [SentenceProbe(c.id, f"{e.context} {c.sentence}") for c in e.candidates]
             else:
@@ -149,7 +162,10 @@ class StereoSet:
             for i, c in enumerate(e.by_label(label) for label in LABELS):
                 answer = shared if isinstance(shared, SlotAnswer) else answers.get(c.id)
                 index = i if answer is shared else 0
-                if isinstance(answer, SlotAnswer):
+                if isinstance(answer, SlotAnswer) and answer.piece_logprobs and self.length == "mean":
+                    pieces = answer.piece_logprobs[index]  # the original's mean of the pieces' probabilities
+                    out[c.id] = sum(math.exp(lp) for lp in pieces) / len(pieces), len(pieces)
+                elif isinstance(answer, SlotAnswer):
                     out[c.id] = self._value(answer.logprobs[index], answer.n_tokens[index])
                 elif isinstance(answer, SentenceAnswer):
                     out[c.id] = self._value(answer.logprob, answer.n_tokens)
@@ -190,8 +206,17 @@ class StereoSet:
 
     @property
     def reading(self) -> str:
-        """The reading's name as recorded (module docstring): ``masked`` or ``sequence``, with the length rule."""
-        return f"{self.reads}-{self.length}"
+        """The reading's name as recorded (module docstring): ``masked-reveal``, ``masked`` or
+        ``sequence``, with the length rule, and ``+nsp`` when the NSP head reads intersentence."""
+        reveal = self.scorer is not None and self.scorer.multi_token == "reveal"
+        nsp = self.nsp and self.task != "intrasentence"
+        return f"{self.reads}{'-reveal' if reveal else ''}-{self.length}{'+nsp' if nsp else ''}"
+
+    @property
+    def nsp(self) -> bool:
+        """Whether intersentence candidates are read by the model's NSP head (a masked LM whose
+        checkpoint has one); otherwise a masked LM reads them by pseudo-likelihood."""
+        return self.scorer is not None and self.scorer.reads == "masked" and self.scorer.next_sentence
 
     def bind(self, info: ScorerInfo) -> StereoSet:
         """Set up for ``info``'s scorer: a masked reader gets the masked readings."""
