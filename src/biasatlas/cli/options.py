@@ -63,6 +63,10 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
     run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say,
                       label=label)
     Console().print(run.table())
+    from ..display.controls import terminal_lines
+
+    for line in terminal_lines(run.headlines()):  # each headline beside its controls, a failed one FLAGGED
+        Console().print(line, markup=False, highlight=False, soft_wrap=True)
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")
     else:

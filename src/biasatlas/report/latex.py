@@ -12,6 +12,7 @@ The preamble needs ``\\usepackage{booktabs}``; Chinese labels need a CJK setup.
 from __future__ import annotations
 
 from ..display.cite import bibtex_key
+from ..display.controls import headline_table
 from ..display.runview import RunView
 from ..display.tables import CI, Table, to_latex
 from .document import Report, title_of
@@ -25,8 +26,13 @@ def to_latex_doc(report: Report) -> str:
     parts = [head]
     for table in leaderboard(runs):
         parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "leaderboard", _slug(table.title))))
+    for table in report.agreement_tables:
+        parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "agreement")))
     for rr in report.runs:
         parts.append(to_latex(metric_table(rr.run, rr.notices), "tab:" + bibtex_key("biasatlas", rr.anchor)))
+        if rr.headlines:
+            parts.append(to_latex(headline_table(rr.headlines), "tab:" + bibtex_key("biasatlas", rr.anchor,
+                                                                                     "controls")))
     return "\n".join(parts)
 
 

@@ -20,6 +20,7 @@ from ...display.runview import RunView
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .evaluation import HEADLINE
 from .summary import BBQRunSummary, SetScores
 
@@ -134,4 +135,5 @@ def terminal(summary: Mapping[str, Any]) -> Any:
 
 
 VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
-                     paired=PairedMethod(compare, "McNemar on BBQ correct answers"))
+                     paired=PairedMethod(compare, "McNemar on BBQ correct answers"),
+                     headlines=headlines)

@@ -22,6 +22,7 @@ from ...display.style import INK, fit, new_figure, short
 from ...display.svg import Plot
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ..base import BenchmarkView
+from .controls import headlines
 from .summary import SeatRunSummary, TestRow
 
 CAVEAT = ("Embedding association tests measure cosine geometry of one representation (its pooling named here); "
@@ -128,4 +129,5 @@ def terminal(summary: Mapping[str, Any]) -> Any:
 
 
 VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics, plots=plots,
-                     notices=notices, references=references)
+                     notices=notices, references=references,
+                     headlines=headlines)

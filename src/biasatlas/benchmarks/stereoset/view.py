@@ -19,6 +19,7 @@ from ...display.runview import RunView
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .data import DOMAINS, TASKS
 from .summary import SetScores, StereoSetRunSummary
 
@@ -104,4 +105,5 @@ def terminal(summary: Mapping[str, Any]) -> Any:
 
 
 VIEW = BenchmarkView(terminal=terminal, tables=tables, leaderboard=leaderboard, metrics=metrics,
-                     paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"))
+                     paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
+                     headlines=headlines)
