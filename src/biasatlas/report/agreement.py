@@ -15,6 +15,7 @@ correlation says nothing, and the row says so instead of giving one.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -128,7 +129,9 @@ def agree(a: Measure, b: Measure, *, n_resamples: int = 2000, seed: int = 0) -> 
         return Agreement(a.name, b.name, len(common), note=f"{len(common)} common model(s): too few to rank "
                                                            f"(a rank correlation needs at least {MIN_MODELS})")
     x, y = np.array([a.scores[m] for m in common]), np.array([b.scores[m] for m in common])
-    rho, tau = float(spearmanr(x, y).statistic), float(kendalltau(x, y).statistic)
+    with warnings.catch_warnings():  # all models alike on one side: scipy warns and gives NaN, said in the note
+        warnings.simplefilter("ignore")
+        rho, tau = float(spearmanr(x, y).statistic), float(kendalltau(x, y).statistic)
     picks = np.random.default_rng(check_seed(seed)).integers(0, len(common),
                                                                size=(check_resamples(n_resamples), len(common)))
     rhos, taus = spearman_rows(x[picks], y[picks]), kendall_rows(x[picks], y[picks])
