@@ -101,6 +101,9 @@ def test_every_table_format_carries_the_agreement_and_html_its_plot() -> None:
     report = _report([55.0, 60.0, 70.0], [48.0, 42.0, 80.0])
     for fmt in ("md", "html", "latex"):
         assert "Agreement between measures" in render(report, fmt), fmt
+    csv = render(report, "csv").splitlines()
+    spearman = next(line for line in csv if line.startswith("agreement,") and ",spearman," in line)
+    assert "crows-pairs metric score (en) | stereoset SS (dev)" in spearman and ",1.0,1.0,1.0,3," in spearman
     doc = json.loads(render(report, "json"))
     assert doc["agreement"][0]["spearman"] == 1.0 and doc["agreement"][0]["n_models"] == 3
     page = render(report, "html")

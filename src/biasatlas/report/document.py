@@ -20,7 +20,7 @@ from ..registry import find_spec
 from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .sections import Provenance, provenance, run_headlines, run_notices, run_tables
-from .tables import control_rows, leaderboard, metric_rows
+from .tables import agreement_rows, control_rows, leaderboard, metric_rows
 
 #: The report's output formats: the page, Markdown, the long-form numbers (CSV, JSON), booktabs
 #: tables for a paper (LaTeX) and the papers and models to cite (BibTeX).
@@ -130,10 +130,14 @@ def to_markdown_doc(report: Report) -> str:
 
 
 def to_csv_doc(report: Report) -> str:
-    """Long form: one row per (run, metric) with its interval and n, and the run's notices
-    (its warnings, " | " between two) on each of its rows, so a filtered sheet keeps them."""
-    return to_csv({**row.as_dict(), "notices": " | ".join(rr.notices)}
-                  for rr in report.runs for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines)))
+    """Long form: one row per (run, metric) with its interval and n, then its headlines' controls and
+    detectable effects, and the run's notices (its warnings, " | " between two) on each of its rows,
+    so a filtered sheet keeps them; last, the agreement between measures (run ``agreement``, one
+    row per correlation, ``n`` the common models, the note in ``notices``)."""
+    rows = [{**row.as_dict(), "notices": " | ".join(rr.notices)}
+            for rr in report.runs for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))]
+    rows += [{**row.as_dict(), "notices": note} for row, note in agreement_rows(report.agreement)]
+    return to_csv(rows)
 
 
 def to_json_doc(report: Report) -> str:

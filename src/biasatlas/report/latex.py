@@ -2,10 +2,12 @@
 
 One ``table`` float per table, each with a caption and a label: the leaderboard of each
 benchmark (also for a single run: a paper's table of one model is still a table), then
-one table per run of its headline numbers with their 95 % intervals (the rows of the CSV
-output). Cells read as in the HTML page (``[low, high]`` intervals, "–" where a value is
-missing, "no spread" for a collapsed interval); LaTeX's special characters in model
-names, datasets and categories are escaped (:func:`biasatlas.display.tables.latex_text`).
+the agreement between measures (two models or more), then one table per run of its headline
+numbers with their 95 % intervals (the rows of the CSV output) and one of its headlines beside
+their controls and detectable effects (:mod:`biasatlas.display.controls`). Cells read as in
+the HTML page (``[low, high]`` intervals, "–" where a value is missing, "no spread" for a
+collapsed interval); LaTeX's special characters in model names, datasets and categories are
+escaped (:func:`biasatlas.display.tables.latex_text`).
 The preamble needs ``\\usepackage{booktabs}``; Chinese labels need a CJK setup.
 """
 

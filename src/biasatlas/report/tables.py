@@ -16,6 +16,7 @@ from ..display.controls import Headline, mark_flagged
 from ..display.runview import RunView
 from ..display.tables import Metric, Table
 from ..registry import BENCHMARKS, benchmark_spec, find_spec
+from .agreement import Agreement
 from .sections import run_headlines
 
 
@@ -65,6 +66,17 @@ def control_rows(run: RunView, headlines: Sequence[Headline]) -> list[MetricRow]
         out += [MetricRow(run.label, str(run.path), run.benchmark, run.dataset, run.model, run.variant, name, label,
                           value, low, high, None if h.n is None else int(h.n))
                 for name, label, value, low, high in numbers]
+    return out
+
+
+def agreement_rows(rows: Sequence[Agreement]) -> list[tuple[MetricRow, str]]:
+    """Each agreement's Spearman ρ and Kendall τ in the long form (``label``: the two measures), with its note."""
+    out = []
+    for r in rows:
+        for metric, value, (low, high) in (("spearman", r.spearman, r.spearman_ci),
+                                           ("kendall", r.kendall, r.kendall_ci)):
+            out.append((MetricRow("agreement", "", "", "", "", None, metric, f"{r.a} | {r.b}", value, low, high,
+                                  r.n_models), r.note))
     return out
 
 
