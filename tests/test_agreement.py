@@ -70,8 +70,17 @@ def test_two_variants_of_one_benchmark_are_two_measures() -> None:
     runs = [run(m, "nangia", v) for m, v in zip("abc", (51.0, 55.0, 60.0))]
     runs += [run(m, "sentence-ll", v) for m, v in zip("abc", (70.0, 56.0, 52.0))]
     (row,) = build_report(runs, compare=False, n_resamples=200).agreement
-    assert (row.a, row.b) == ("crows-pairs metric score (en, nangia)", "crows-pairs metric score (en, sentence-ll)")
+    assert (row.a, row.b) == ("crows-pairs metric score (en) [nangia]", "crows-pairs metric score (en) [sentence-ll]")
     assert row.spearman == -1.0
+
+
+def test_models_under_different_default_variants_share_one_measure() -> None:
+    # a masked model scores CrowS-Pairs under nangia, a causal one under sentence-ll: still one measure
+    runs = [RunView(Path(f"c{m}"), {}, {**_crows(m, v).summary, "variant": variant}, [], label=m)
+            for m, v, variant in (("a", 55.0, "nangia"), ("b", 60.0, "sentence-ll"), ("c", 70.0, "nangia"))]
+    runs += [_stereoset(m, v) for m, v in zip("abc", (48.0, 42.0, 80.0))]
+    (row,) = build_report(runs, compare=False, n_resamples=200).agreement
+    assert row.a == "crows-pairs metric score (en)" and row.n_models == 3 and row.spearman == 1.0
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # scipy's NaN for an all-tied row

@@ -4,12 +4,13 @@ Delobelle et al. (2022) found intrinsic bias measures disagree with one another;
 report answers that question for its own runs. Each run's headline numbers (its benchmark's
 declared :class:`~biasatlas.display.controls.Headline` s) are put on one "more biased is
 larger" scale (:attr:`Headline.bias`: the value itself where higher is more biased, the distance
-from the neutral value where either way is), one measure per benchmark, dataset, variant setting
-and headline. For every two measures, over the models both scored: Spearman's ρ and Kendall's τ-b
-(scipy), each with a 95 % percentile interval from a seeded bootstrap over models (resampling
-models with replacement; a resample whose ranks are all tied on one side has no correlation and
-is left out, counted in the note). With fewer than :data:`MIN_MODELS` common models a rank
-correlation says nothing, and the row says so instead of giving one.
+from the neutral value where either way is), one measure per benchmark, dataset and headline,
+and per variant where one model ran several (:func:`measures`). For every two measures, over
+the models both scored: Spearman's ρ and Kendall's τ-b (scipy), each with a 95 % percentile
+interval from a seeded bootstrap over models (resampling models with replacement; a resample
+whose ranks are all tied on one side has no correlation and is left out, counted in the note).
+With fewer than :data:`MIN_MODELS` common models a rank correlation says nothing, and the row
+says so instead of giving one.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..display.controls import Headline
@@ -56,11 +58,14 @@ class Agreement:
     note: str = ""
 
 
-def _setting(run: RunView) -> str:
-    """The run's benchmark settings that follow a model's name (CrowS-Pairs' variant), and its dataset."""
-    parts = [run.dataset] if run.dataset else []
-    parts += [str(v) for k in run.label_keys if (v := run.summary.get(k)) not in (None, "", "default")]
-    return f" ({', '.join(parts)})" if parts else ""
+def _dataset(run: RunView) -> str:
+    """The run's dataset as a measure names it: a file by its name (StereoSet records the path)."""
+    return Path(run.dataset).name if "/" in run.dataset or "\\" in run.dataset else run.dataset
+
+
+def _settings(run: RunView) -> tuple[str, ...]:
+    """The run's benchmark settings that follow a model's name (CrowS-Pairs' variant)."""
+    return tuple(str(v) for k in run.label_keys if (v := run.summary.get(k)) not in (None, "", "default"))
 
 
 def model_of(run: RunView) -> str:
@@ -69,13 +74,19 @@ def model_of(run: RunView) -> str:
 
 
 def measures(runs: Sequence[RunView], headlines: Mapping[int, Sequence[Headline]]) -> list[Measure]:
-    """One measure per (benchmark, dataset, setting, headline), in the order the runs give them;
+    """One measure per (benchmark, dataset, headline), in the order the runs give them, split by the
+    runs' settings (CrowS-Pairs' variant) only where one model has runs under several: a masked and a
+    causal model score CrowS-Pairs under different default variants and still belong to one measure.
     ``headlines`` maps each run's index in ``runs`` to its headlines."""
+    entries = [(f"{run.benchmark} {h.label}" + (f" ({_dataset(run)})" if run.dataset else ""), _settings(run),
+                model_of(run), h.bias)
+               for i, run in enumerate(runs) for h in headlines.get(i, ()) if h.bias is not None]
+    split = {name for name, _, model, _ in entries
+             if len({s for n, s, m, _ in entries if (n, m) == (name, model)}) > 1}
     found: dict[str, dict[str, float]] = {}
-    for i, run in enumerate(runs):
-        for h in headlines.get(i, ()):
-            if h.bias is not None:
-                found.setdefault(f"{run.benchmark} {h.label}{_setting(run)}", {})[model_of(run)] = h.bias
+    for name, settings, model, bias in entries:
+        key = f"{name} [{', '.join(settings)}]" if name in split and settings else name
+        found.setdefault(key, {})[model] = bias
     return [Measure(name, scores) for name, scores in found.items()]
 
 
