@@ -189,11 +189,13 @@ def agreement_plot(found: Sequence[Measure], rows: Sequence[Agreement]) -> Plot:
     edges = np.arange(len(names) + 1) - 0.5  # quads, not imshow: the page takes vector SVG only, no raster image
     ax.pcolormesh(edges, edges, np.ma.masked_invalid(grid), vmin=-1, vmax=1, cmap="RdBu")
     ax.invert_yaxis()
+    ax.set_aspect("equal")
     shown = [short(n, 28) for n in names]
     ax.set_xticks(range(len(names)), shown, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), shown)
     for (i, j), value in np.ndenumerate(grid):
-        ax.text(j, i, "–" if np.isnan(value) else f"{value:.2f}", ha="center", va="center", fontsize=8)
+        ink = "white" if abs(value) > 0.6 else "black"  # readable on the dark ends of the colour map
+        ax.text(j, i, "–" if np.isnan(value) else f"{value:.2f}", ha="center", va="center", fontsize=8, color=ink)
     fit(fig)
     # no colour bar: matplotlib draws its gradient as a raster image, which the page does not take
     return Plot(fig, "Spearman's ρ between measures over common models (blue +1: same order, red −1: reversed; "
