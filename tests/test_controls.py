@@ -122,6 +122,20 @@ def test_a_bbq_scorer_answering_the_gold_option_is_not_flagged(shared_data: Path
     assert [h.name for h in heads] == ["bias_amb", "bias_dis"]
 
 
+def test_mbbqs_control_set_accuracy_at_chance_flags_the_bias_scores() -> None:
+    # the regular set answers well (80 [75, 85]), the control set at chance (35 [28, 41] holds 33.3)
+    overall = {"accuracy_dis": 80.0, "bias_amb": 5.0, "bias_dis": 3.0,
+               "intervals": {"accuracy_dis": [75.0, 85.0], "bias_amb": [1.0, 9.0], "bias_dis": [0.0, 6.0]}}
+    control = {"overall": {"accuracy_dis": 35.0, "intervals": {"accuracy_dis": [28.0, 41.0]}}}
+    heads = benchmark_spec("bbq").view.headlines(_view("bbq", {**overall, "control": control}))
+    verdicts = {c.name: c.verdict for c in heads[0].controls}
+    assert verdicts == {"accuracy (disambiguated)": "able", "unknown % (disambiguated)": "shown",
+                        "control-set accuracy (disambiguated)": "unable"}
+    assert all(h.flagged for h in heads)
+    # MDE: the bootstrap interval [1, 9] has SE 8/3.92 = 2.041; 2.8016 · 2.041 = 5.72 bias points
+    assert heads[0].detectable.effect == pytest.approx(2.80158 * 8 / (2 * 1.959964), rel=1e-4)
+
+
 def _crows_records(outcomes: list[str]) -> list[dict]:
     return [{"id": str(i), "outcome": o, "direction": "stereo", "bias_type": "gender", "sent_more": "a",
              "sent_less": "b", "likelihood_difference": 0.0} for i, o in enumerate(outcomes)]
