@@ -136,6 +136,20 @@ def test_mbbqs_control_set_accuracy_at_chance_flags_the_bias_scores() -> None:
     assert heads[0].detectable.effect == pytest.approx(2.80158 * 8 / (2 * 1.959964), rel=1e-4)
 
 
+def test_seat_mde_is_the_largest_test_mde_and_reaches_power_080() -> None:
+    # two tests: 8 vs 8 words and 16 vs 16; the smaller sets need the larger d, so the headline's MDE
+    # is theirs; checked by the noncentral t: power = P(|T| > t.975) with δ = d·√(n₁n₂/(n₁+n₂)), df 14
+    from scipy.stats import nct, t as student
+
+    tests = {"weat6": {"d": 0.4, "n_targ1": 8, "n_targ2": 8}, "weat7": {"d": 0.9, "n_targ1": 16, "n_targ2": 16}}
+    (h,) = benchmark_spec("seat").view.headlines(_view("seat", {"tests": tests, "n_scored": 2, "mean_abs_d": 0.65,
+                                                                "n_significant": 0, "n_oov": 0}))
+    d, df = h.detectable.effect, 14
+    crit, delta = student.ppf(0.975, df), d * (8 * 8 / 16) ** 0.5
+    assert nct.sf(crit, df, delta) + nct.cdf(-crit, df, delta) == pytest.approx(0.80, abs=1e-3)
+    assert h.value == 0.65 and [c.value for c in h.controls] == [0, 0]
+
+
 def _crows_records(outcomes: list[str]) -> list[dict]:
     return [{"id": str(i), "outcome": o, "direction": "stereo", "bias_type": "gender", "sent_more": "a",
              "sent_less": "b", "likelihood_difference": 0.0} for i, o in enumerate(outcomes)]
