@@ -8,6 +8,9 @@ raises UnsupportedProbe with a reason (seq2seq models do not score CrowS-Pairs p
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
@@ -19,9 +22,13 @@ from biasatlas.benchmarks.winobias import WinoBias
 from biasatlas.benchmarks.winogender import Winogender
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas import registry
+from biasatlas.api import with_detectable
+from biasatlas.display.runview import RunView
 from biasatlas.errors import UnsupportedProbe
 from biasatlas.pipeline import evaluate
+from biasatlas.power import DETECTABLE_KEY
 from biasatlas.registry import load_scorer
+from biasatlas.report.document import build_report
 
 KEYS = {
     "crows-pairs": {"n", "metric_score", "stereo_score", "antistereo_score", "neutral", "by_category", "intervals"},
@@ -81,6 +88,16 @@ def test_every_benchmark_with_every_scorer(benchmark, scorer, model, request, sh
     assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
     assert run.records, "no item was scored"
     assert run.summary["provenance"]["n_probes"] > 0
+    _has_headlines(run)
+
+
+def _has_headlines(run) -> None:
+    """The runner's detectable effects and the report's headlines work on this summary (docs/defensible.md)."""
+    recorded = with_detectable(run.summary, run.config, run.records)[DETECTABLE_KEY]
+    saved = json.loads(json.dumps(run.summary, default=str), parse_constant=lambda _: None)  # as written: no NaN
+    view = RunView(Path("run"), run.config, saved, run.records)
+    heads = build_report([view], compare=False).runs[0].headlines
+    assert heads and set(recorded) == {h.name for h in heads}
 
 
 @pytest.mark.parametrize("benchmark", sorted(EMBEDDING))
@@ -92,6 +109,7 @@ def test_the_vector_benchmarks_with_their_scorers(benchmark, request, shared_dat
     assert KEYS[benchmark] <= set(run.summary), KEYS[benchmark] - set(run.summary)
     assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
     assert [r["test"] for r in run.records] == ["weat6", "weat9"] and run.summary["provenance"]["n_probes"] > 0
+    _has_headlines(run)
 
 
 # -- over the registry: what every registered benchmark must bring ---------------------------------

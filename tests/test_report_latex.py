@@ -66,8 +66,9 @@ def test_latex_text_escapes_every_special_character():
 def test_one_booktabs_float_per_table_with_caption_and_label(runs):
     tex = render(build_report(runs, compare=False), "latex")
     floats = _floats(tex)
-    # leaderboards: crows-pairs, census, zh-neutral; then one metric table per run
-    assert len(floats) == 3 + len(runs)
+    # leaderboards: crows-pairs, census, zh-neutral; the agreement between measures (two models or
+    # more); then per run its metric table and its headlines-with-controls table
+    assert len(floats) == 3 + 1 + 2 * len(runs)
     labels = []
     for block in floats:
         assert block.count(r"\caption{") == 1 and block.count(r"\label{") == 1, block

@@ -97,6 +97,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
                            engine=runner, announce=announce)
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})
+        run = replace(run, summary=with_detectable(run.summary, run.config, run.records))
         if run.timing.get("cache_hits"):
             _say(log, f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
         if folder is not None:
@@ -110,6 +111,23 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             lock.release()
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
                             path=folder)
+
+
+def with_detectable(summary: Mapping[str, Any], config: Mapping[str, Any],
+                    records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``summary`` with each headline's minimum detectable effect under one key for every benchmark
+    (:data:`~biasatlas.power.DETECTABLE_KEY`: headline name → :class:`~biasatlas.power.Detectable`), as
+    the benchmark's view declares its headlines (:mod:`biasatlas.display.controls`)."""
+    from .display.runview import RunView
+    from .power import DETECTABLE_KEY
+    from .registry import find_spec
+
+    spec = find_spec(str(summary.get("benchmark")))
+    if spec is None:
+        return dict(summary)
+    view = RunView(Path("."), _as_saved(config), _as_saved(summary), _as_saved(records))
+    found = {h.name: h.detectable.as_dict() for h in spec.view.headlines(view) if h.detectable is not None}
+    return {**summary, DETECTABLE_KEY: found} if found else dict(summary)
 
 
 def _cache(cache: bool | ScoreCache | None) -> tuple[ScoreCache | None, bool]:
@@ -230,6 +248,15 @@ class EvaluationRun:
         if self.records:
             return pd.DataFrame.from_records(self.records)
         return pd.DataFrame(columns=[c.name for c in _columns(self.benchmark)])
+
+    def headlines(self) -> tuple[Any, ...]:
+        """The run's headline numbers with their controls (:class:`~biasatlas.display.controls.Headline`)."""
+        from .display.runview import RunView
+        from .registry import find_spec
+
+        spec = find_spec(self.benchmark)
+        view = RunView(self.path or Path("."), self.config, self.summary_dict, self.records, tuple(self.skipped))
+        return spec.view.headlines(view) if spec is not None else ()
 
     def table(self) -> Any:
         """What ``biasatlas run`` prints: the tables the report shows for this run, then its

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, Self, TypeVar
 
 from ..display.cite import Reference
+from ..display.controls import Headline
 from ..display.paired import Paired
 from ..display.runview import Column, RunContract, RunView
 from ..display.svg import Plot
@@ -149,6 +150,10 @@ def _no_references(run: RunView) -> tuple[Reference, ...]:
     return ()
 
 
+def _no_headlines(run: RunView) -> tuple[Headline, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class BenchmarkView:
     """Everything the terminal and the report show of one benchmark.
@@ -163,7 +168,9 @@ class BenchmarkView:
     labels hold Chinese, so the page warns when no CJK font is installed. ``references``
     are the BibTeX entries of the papers a run rests on (the benchmark's, and its
     dataset's where that has its own paper): the report's "Cite" section and
-    ``--format bibtex``.
+    ``--format bibtex``. ``headlines`` are a run's headline numbers with their controls and
+    detectable effects (:mod:`biasatlas.display.controls`): the report prints them side by
+    side, flags one whose control fails, and ranks models across benchmarks by them.
     """
 
     tables: Callable[[RunView], list[Table]]
@@ -175,6 +182,7 @@ class BenchmarkView:
     published: Callable[[RunView], dict[str, object] | None] = _nothing_published
     needs_cjk_font: bool = False
     references: Callable[[RunView], tuple[Reference, ...]] = _no_references
+    headlines: Callable[[RunView], tuple[Headline, ...]] = _no_headlines
 
 
 def _no_scorer_defaults(benchmark: Any) -> Mapping[str, Any]:

@@ -71,6 +71,10 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
         what = "left out" if lint.get("excluded") else "scored; --exclude-flagged leaves them out"
         say(f"data lint: {lint['flagged']:,} of {lint.get('items', 0):,} items carry a finding ({what}; "
             f"biasatlas lint {run.benchmark} lists them)")
+    from ..display.controls import terminal_lines
+
+    for line in terminal_lines(run.headlines()):  # each headline beside its controls, a failed one FLAGGED
+        Console().print(line, markup=False, highlight=False, soft_wrap=True)
     if out is None:
         console.print("not saved: pass --out FOLDER to keep a run folder")
     else:

@@ -171,7 +171,8 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
           "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "–": "--", "—": "---",
           "−": r"\textminus{}", "·": r"\textperiodcentered{}", "Δ": r"$\Delta$", "≥": r"$\geq$",
-          "≤": r"$\leq$", "±": r"$\pm$", "…": r"\ldots{}"}
+          "≤": r"$\leq$", "±": r"$\pm$", "…": r"\ldots{}", "ρ": r"$\rho$", "τ": r"$\tau$", "α": r"$\alpha$",
+          "×": r"$\times$"}
 #: Control characters (C0, DEL, C1) and the line and paragraph separators: pdflatex stops at
 #: them ("Unicode character … not set up", "invalid character"), so each becomes a space.
 _LATEX_BLANKS = "\x00-\x1f\x7f-\x9f\u2028\u2029"

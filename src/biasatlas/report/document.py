@@ -12,13 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..version import __version__
+from ..display.controls import Headline, flag_notices, headline_dict, headline_table
 from ..display.runview import RunView
 from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError
 from ..registry import find_spec
+from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
-from .sections import Provenance, provenance, run_notices, run_tables
-from .tables import leaderboard, metric_rows
+from .sections import Provenance, provenance, run_headlines, run_notices, run_tables
+from .tables import agreement_rows, control_rows, leaderboard, metric_rows
 
 #: The report's output formats: the page, Markdown, the long-form numbers (CSV, JSON), booktabs
 #: tables for a paper (LaTeX) and the papers and models to cite (BibTeX).
@@ -32,6 +34,8 @@ class RunReport:
     provenance: Provenance
     index: int = 0
     notices: tuple[str, ...] = ()
+    #: The run's headlines with their controls (its benchmark's declaration; the first of ``tables``).
+    headlines: tuple[Headline, ...] = ()
 
     @property
     def anchor(self) -> str:
@@ -45,6 +49,12 @@ class Report:
     comparisons: tuple[Comparison, ...]
     notes: tuple[str, ...] = ()
     version: str = __version__
+    #: Rank agreement of models between the runs' headline measures (two models or more).
+    agreement: tuple[Agreement, ...] = ()
+
+    @property
+    def agreement_tables(self) -> tuple[Table, ...]:
+        return (agreement_table(self.agreement),) if self.agreement else ()
 
     @property
     def comparison_tables(self) -> tuple[Table, ...]:
@@ -63,8 +73,7 @@ def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: 
     Runs of one data file that differ in subset or preprocessing are still compared, with a
     warning: a report shows everything it was given, and says what to distrust.
     """
-    per_run = tuple(RunReport(r, tuple(run_tables(r)), provenance(r), i, run_notices(r))
-                    for i, r in enumerate(runs))
+    per_run = tuple(_run_report(r, i) for i, r in enumerate(runs))
     comparisons, notes = [], []
     for a, b in comparison_pairs(runs) if compare else []:
         try:
@@ -72,7 +81,23 @@ def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: 
         except DataError as exc:  # e.g. no shared items: the rest of the report still stands
             notes.append(f"{a.label} vs {b.label} not compared: {exc}")
     lead = tuple(leaderboard(runs)) if len(runs) > 1 else ()
-    return Report(per_run, lead, tuple(comparisons), tuple(notes))
+    return Report(per_run, lead, tuple(comparisons), tuple(notes),
+                  agreement=_agreement(per_run, n_resamples=n_resamples, seed=seed))
+
+
+def _run_report(run: RunView, index: int) -> RunReport:
+    """One run's section: its headlines and controls first, a flagged headline among its notices."""
+    heads = run_headlines(run)
+    tables = ((headline_table(heads),) if heads else ()) + tuple(run_tables(run))
+    return RunReport(run, tables, provenance(run), index, run_notices(run) + flag_notices(heads), heads)
+
+
+def _agreement(per_run: Sequence[RunReport], *, n_resamples: int, seed: int) -> tuple[Agreement, ...]:
+    """Every two headline measures' rank agreement, when the runs hold two models or more."""
+    if len({model_of(rr.run) for rr in per_run}) < 2:
+        return ()
+    found = measures([rr.run for rr in per_run], {i: rr.headlines for i, rr in enumerate(per_run)})
+    return tuple(agreements(found, n_resamples=n_resamples, seed=seed)) if len(found) > 1 else ()
 
 
 def title_of(run: RunView) -> str:
@@ -92,6 +117,9 @@ def to_markdown_doc(report: Report) -> str:
         parts += [f"> **Warning:** {md_text(w)}\n" for w in report.comparison_warnings]
         parts += [to_markdown(t) for t in report.comparison_tables]
         parts += [f"- {md_text(note)}" for note in report.notes]
+    if report.agreement:
+        parts.append("## Agreement between measures\n")
+        parts += [to_markdown(t) for t in report.agreement_tables]
     for rr in report.runs:
         parts.append(f"## {md_text(title_of(rr.run))}\n")
         parts += [f"> **{md_text(n)}**\n" for n in rr.notices]
@@ -102,10 +130,14 @@ def to_markdown_doc(report: Report) -> str:
 
 
 def to_csv_doc(report: Report) -> str:
-    """Long form: one row per (run, metric) with its interval and n, and the run's notices
-    (its warnings, " | " between two) on each of its rows, so a filtered sheet keeps them."""
-    return to_csv({**row.as_dict(), "notices": " | ".join(rr.notices)}
-                  for rr in report.runs for row in metric_rows(rr.run))
+    """Long form: one row per (run, metric) with its interval and n, then its headlines' controls and
+    detectable effects, and the run's notices (its warnings, " | " between two) on each of its rows,
+    so a filtered sheet keeps them; last, the agreement between measures (run ``agreement``, one
+    row per correlation, ``n`` the common models, the note in ``notices``)."""
+    rows = [{**row.as_dict(), "notices": " | ".join(rr.notices)}
+            for rr in report.runs for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))]
+    rows += [{**row.as_dict(), "notices": note} for row, note in agreement_rows(report.agreement)]
+    return to_csv(rows)
 
 
 def to_json_doc(report: Report) -> str:
@@ -115,11 +147,13 @@ def to_json_doc(report: Report) -> str:
                   "dataset": rr.run.dataset, "model": rr.run.model, "variant": rr.run.variant,
                   "metrics": [m.as_dict() for m in metric_rows(rr.run)],
                   "paper": paper_json(rr.run), "notices": list(rr.notices),
+                  "headlines": [headline_dict(h) for h in rr.headlines],
                   "provenance": dict(rr.provenance.facts)} for rr in report.runs],
         "comparisons": [{"benchmark": c.benchmark, "a": c.label_a, "b": c.label_b, "n_paired": c.n_paired,
                          "notes": list(c.notes), "differences": list(c.differences), "warning": c.warning,
                          "tests": [{**t.__dict__, "difference": t.difference} for t in c.tests]}
                         for c in report.comparisons],
+        "agreement": [agreement_dict(a) for a in report.agreement],
     }
     return json.dumps(json_safe(doc), indent=2, ensure_ascii=False, allow_nan=False)
 

@@ -51,6 +51,24 @@ def run_figures(rr: RunReport) -> list[FigureBlock]:
                 for i, p in enumerate(plots)]
 
 
+def agreement_figures(report: Report) -> tuple[FigureBlock, ...]:
+    """The matrix of Spearman's ρ between the report's measures, as inline SVG; none when no two
+    measures share enough models for a correlation (the table says so, row by row)."""
+    from markupsafe import Markup
+
+    from ..display.style import style
+    from ..display.svg import to_svg
+    from .agreement import agreement_plot, measures
+
+    if all(a.spearman is None for a in report.agreement):
+        return ()
+    runs = [rr.run for rr in report.runs]
+    found = measures(runs, {i: rr.headlines for i, rr in enumerate(report.runs)})
+    with style():
+        plot = agreement_plot(found, report.agreement)
+        return (FigureBlock(Markup(to_svg(plot, "agreement-f0")), plot.caption),)  # noqa: S704 - built by ElementTree
+
+
 def needs_cjk(report: Report) -> bool:
     """Whether any plot label could hold Chinese (a benchmark whose view says so, or CJK in the items)."""
     return any(_cjk_benchmark(rr.run.benchmark) or _CJK.search(str(rr.run.records[:50])) for rr in report.runs)
@@ -70,6 +88,7 @@ class Block:
     tables: tuple[Table, ...]
     note: str = ""
     warnings: tuple[str, ...] = ()
+    figures: tuple[FigureBlock, ...] = ()
 
 
 def compare_note() -> str:
@@ -88,6 +107,9 @@ def render_html(report: Report, title: str = "biasatlas report") -> str:
         note = " ".join((compare_note(), *report.notes))
         blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, note,
                             report.comparison_warnings))
+    if report.agreement:
+        blocks.append(Block("agreement", "Agreement between measures", report.agreement_tables,
+                            figures=agreement_figures(report)))
     figures = {rr.anchor: run_figures(rr) for rr in report.runs}
     missing_font = needs_cjk(report) and cjk_font() is None
     return _page(title, blocks, report.runs, figures, missing_font, _cite(report))

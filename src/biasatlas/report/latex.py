@@ -2,16 +2,19 @@
 
 One ``table`` float per table, each with a caption and a label: the leaderboard of each
 benchmark (also for a single run: a paper's table of one model is still a table), then
-one table per run of its headline numbers with their 95 % intervals (the rows of the CSV
-output). Cells read as in the HTML page (``[low, high]`` intervals, "–" where a value is
-missing, "no spread" for a collapsed interval); LaTeX's special characters in model
-names, datasets and categories are escaped (:func:`biasatlas.display.tables.latex_text`).
+the agreement between measures (two models or more), then one table per run of its headline
+numbers with their 95 % intervals (the rows of the CSV output) and one of its headlines beside
+their controls and detectable effects (:mod:`biasatlas.display.controls`). Cells read as in
+the HTML page (``[low, high]`` intervals, "–" where a value is missing, "no spread" for a
+collapsed interval); LaTeX's special characters in model names, datasets and categories are
+escaped (:func:`biasatlas.display.tables.latex_text`).
 The preamble needs ``\\usepackage{booktabs}``; Chinese labels need a CJK setup.
 """
 
 from __future__ import annotations
 
 from ..display.cite import bibtex_key
+from ..display.controls import headline_table
 from ..display.runview import RunView
 from ..display.tables import CI, Table, to_latex
 from .document import Report, title_of
@@ -25,8 +28,13 @@ def to_latex_doc(report: Report) -> str:
     parts = [head]
     for table in leaderboard(runs):
         parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "leaderboard", _slug(table.title))))
+    for table in report.agreement_tables:
+        parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "agreement")))
     for rr in report.runs:
         parts.append(to_latex(metric_table(rr.run, rr.notices), "tab:" + bibtex_key("biasatlas", rr.anchor)))
+        if rr.headlines:
+            parts.append(to_latex(headline_table(rr.headlines), "tab:" + bibtex_key("biasatlas", rr.anchor,
+                                                                                     "controls")))
     return "\n".join(parts)
 
 

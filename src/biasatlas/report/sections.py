@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..display.controls import Headline
 from ..display.runview import SETTINGS, RunView
 from ..display.svg import Plot
 from ..display.tables import Table
@@ -33,6 +34,12 @@ def run_notices(run: RunView) -> tuple[str, ...]:
     """Sentences the reader must not miss (e.g. why a paper that reports this model is not beside it)."""
     spec = find_spec(run.benchmark)
     return spec.view.notices(run) if spec is not None else ()
+
+
+def run_headlines(run: RunView) -> tuple[Headline, ...]:
+    """The run's headline numbers with their controls and detectable effects, as its benchmark declares them."""
+    spec = find_spec(run.benchmark)
+    return spec.view.headlines(run) if spec is not None else ()
 
 
 def run_tables(run: RunView) -> list[Table]:

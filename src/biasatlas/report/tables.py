@@ -12,9 +12,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..display.controls import Headline, mark_flagged
 from ..display.runview import RunView
 from ..display.tables import Metric, Table
 from ..registry import BENCHMARKS, benchmark_spec, find_spec
+from .agreement import Agreement
+from .sections import run_headlines
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,39 @@ def metric_rows(run: RunView) -> list[MetricRow]:
                       m.name, m.label or m.name, m.value, m.ci_low, m.ci_high, m.n) for m in metrics]
 
 
+def control_rows(run: RunView, headlines: Sequence[Headline]) -> list[MetricRow]:
+    """The long form of each headline's controls and detectable effect (``<headline>:control:<name>``,
+    ``<headline>:detectable_effect``), beside the metric rows in the CSV output."""
+    out = []
+    for h in headlines:
+        d = h.detectable
+        numbers: list[tuple[str, str, Any, Any, Any]] = [
+            (f"{h.name}:control:{c.name}", f"control of {h.label}: {c.name} ({c.verdict})", c.value,
+             *(c.interval or (None, None))) for c in h.controls]
+        if d is not None:
+            numbers.append((f"{h.name}:detectable_effect", f"detectable effect of {h.label} ({d.unit})", d.effect,
+                            None, None))
+        out += [MetricRow(run.label, str(run.path), run.benchmark, run.dataset, run.model, run.variant, name, label,
+                          value, low, high, None if h.n is None else int(h.n))
+                for name, label, value, low, high in numbers]
+    return out
+
+
+def agreement_rows(rows: Sequence[Agreement]) -> list[tuple[MetricRow, str]]:
+    """Each agreement's Spearman ρ and Kendall τ in the long form (``label``: the two measures), with its note."""
+    out = []
+    for r in rows:
+        for metric, value, (low, high) in (("spearman", r.spearman, r.spearman_ci),
+                                           ("kendall", r.kendall, r.kendall_ci)):
+            out.append((MetricRow("agreement", "", "", "", "", None, metric, f"{r.a} | {r.b}", value, low, high,
+                                  r.n_models), r.note))
+    return out
+
+
 def leaderboard(runs: Sequence[RunView]) -> list[Table]:
-    """One table per registered benchmark with runs here (in registration order), one row per run."""
+    """One table per registered benchmark with runs here (in registration order), one row per run; a
+    run whose headline a control flags carries the warning mark (:func:`~biasatlas.display.controls.mark_flagged`)."""
     present = [name for name in BENCHMARKS if any(r.benchmark == name for r in runs)]
-    return [benchmark_spec(name).view.leaderboard([r for r in runs if r.benchmark == name]) for name in present]
+    flagged = {r.label for r in runs if any(h.flagged for h in run_headlines(r))}
+    return [mark_flagged(benchmark_spec(name).view.leaderboard([r for r in runs if r.benchmark == name]), flagged)
+            for name in present]

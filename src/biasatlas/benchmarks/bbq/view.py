@@ -19,6 +19,7 @@ from ...display.runview import RunView
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .evaluation import HEADLINE
 from .summary import BBQRunSummary, SetScores
 
@@ -108,4 +109,5 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
 
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
-                     paired=PairedMethod(compare, "McNemar on BBQ correct answers"))
+                     paired=PairedMethod(compare, "McNemar on BBQ correct answers"),
+                     headlines=headlines)

@@ -32,6 +32,7 @@ from ...display.svg import Plot
 from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .summary import census_summary
 
 CLASS_COLOURS = {"female": FEMALE, "male": MALE, "balanced": NEUTRAL}
@@ -241,4 +242,5 @@ def census_references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
                      paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots,
-                     notices=census_notices, references=census_references)
+                     notices=census_notices, references=census_references,
+                     headlines=headlines)

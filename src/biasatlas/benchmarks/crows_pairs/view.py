@@ -30,6 +30,7 @@ from ...display.svg import Plot
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, fragile_note, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .paper import PaperScores, comparable_paper, paper_check
 from .summary import DIRECTIONS, LABELS, crows_summary, likelihood_note
 
@@ -246,4 +247,5 @@ def crows_references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(tables=crows_tables, leaderboard=crows_leaderboard, metrics=crows_metrics,
                      paired=PairedMethod(crows_compare, "McNemar on CrowS-Pairs outcomes"), plots=crows_plots,
-                     notices=crows_notices, published=crows_published, references=crows_references)
+                     notices=crows_notices, published=crows_published, references=crows_references,
+                     headlines=headlines)

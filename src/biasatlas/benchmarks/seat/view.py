@@ -21,6 +21,7 @@ from ...display.style import INK, fit, new_figure, short
 from ...display.svg import Plot
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ..base import BenchmarkView
+from .controls import headlines
 from .summary import SeatRunSummary, TestRow
 
 CAVEAT = ("Embedding association tests measure cosine geometry of one representation (its pooling named here); "
@@ -110,4 +111,5 @@ def references(run: RunView) -> tuple[Reference, ...]:
 
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, plots=plots,
-                     notices=notices, references=references)
+                     notices=notices, references=references,
+                     headlines=headlines)

@@ -18,6 +18,7 @@ from ...display.runview import RunView
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .data import DOMAINS, TASKS
 from .summary import SetScores, StereoSetRunSummary
 
@@ -79,4 +80,5 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
 
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
-                     paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"))
+                     paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
+                     headlines=headlines)

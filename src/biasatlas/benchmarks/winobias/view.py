@@ -24,6 +24,7 @@ from ...display.svg import Plot
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .summary import Preference, WinoBiasRunSummary
 
 _COLUMNS = ("set", "pairs", "ties", "pro %", "95% CI", "Diff (pro − anti)", "95% CI", "p", "mean log P(pro)/P(anti)",
@@ -147,4 +148,5 @@ def references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "paired bootstrap on WinoBias pro-preferences"), plots=plots,
-                     references=references)
+                     references=references,
+                     headlines=headlines)

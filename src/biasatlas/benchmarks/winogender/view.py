@@ -26,6 +26,7 @@ from ...display.svg import Plot
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .summary import ShareSet, WinogenderRunSummary
 
 _COLUMNS = ("contexts", "occupations", "occupations' mean female %", "95% CI", "Pearson r", "95% CI (bootstrap)",
@@ -154,4 +155,5 @@ def references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "paired bootstrap on Winogender pronoun shares"), plots=plots,
-                     references=references)
+                     references=references,
+                     headlines=headlines)

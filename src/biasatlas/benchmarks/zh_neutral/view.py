@@ -26,6 +26,7 @@ from ...display.svg import Plot
 from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
 from ...stats import wilcoxon_test
 from ..base import BenchmarkView, PairedMethod
+from .controls import headlines
 from .overview import LEANINGS, ZhOverview, zh_overview
 from .summary import zh_summary
 
@@ -197,4 +198,5 @@ def zh_references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(tables=zh_tables, leaderboard=zh_leaderboard, metrics=zh_metrics,
                      paired=PairedMethod(zh_compare, "Wilcoxon signed-rank on zh-neutral b"), plots=zh_plots,
-                     needs_cjk_font=True, references=zh_references)
+                     needs_cjk_font=True, references=zh_references,
+                     headlines=headlines)
