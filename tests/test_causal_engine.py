@@ -105,7 +105,7 @@ def test_pairs_match_reference(tiny_gpt2, gpt2, fast_head):
     scorer = small_batches(tiny_gpt2, fast_head=fast_head)
     assert (scorer.head is not None) == fast_head
     got = scorer.score(probes)
-    assert scorer.counters["batches"] > 2  # the budget really cut
+    assert got.work["batches"] > 2  # the budget really cut
     for p in probes:
         assert got[p.id].score_a == pytest.approx(sentence_ll(model, tok, p.a), abs=TOLERANCE)
         assert got[p.id].score_b == pytest.approx(sentence_ll(model, tok, p.b), abs=TOLERANCE)
@@ -176,7 +176,7 @@ def _sharing_matches_reference(folder, *, shared: bool) -> None:
     tok = AutoTokenizer.from_pretrained(folder)
     scorer = CausalLMScorer(str(folder), batch_size=8, max_batch_tokens=400)
     got = scorer.score([SHARED, OTHER])
-    assert (scorer.counters.get("batches_shared", 0) > 0) == shared
+    assert (got.work.get("batches_shared", 0) > 0) == shared
     for p in (SHARED, OTHER):
         for i, context in enumerate(p.contexts):
             want = continuation_ll(model, tok, context, p.continuation)
@@ -237,9 +237,8 @@ def test_plan_counts_the_batches_the_engine_cuts(tiny_gpt2):
     probes = [SentenceProbe(str(i), s) for i, s in enumerate(SENTENCES)]
     scorer = small_batches(tiny_gpt2)
     planned = scorer.plan(probes)
-    scorer.score(probes)
-    assert planned == {"rows_computed": scorer.counters["rows_computed"],
-                       "batches": scorer.counters["batches"]}
+    work = scorer.score(probes).work
+    assert planned == {"rows_computed": work["rows_computed"], "batches": work["batches"]}
 
 
 # -- the batching helpers (no model) ----------------------------------------------------------

@@ -123,10 +123,10 @@ def _host_copies(monkeypatch, scorer) -> list[tuple[int, ...]]:
         monkeypatch.setattr(torch.Tensor, name, spy)
     launch = scorer._launch
 
-    def watched(requests):
+    def watched(requests, work):
         engine["on"] = True
         try:
-            read = launch(requests)
+            read = launch(requests, work)
         finally:
             engine["on"] = False
 
@@ -148,8 +148,7 @@ def test_masked_scorer_copies_m_numbers_per_call(tiny_bert, monkeypatch, fast_he
     scorer = MaskedLMScorer(str(tiny_bert), batch_size=5, max_batch_tokens=60, fast_head=fast_head)
     rows = {row for p in PAIRS for side in scorer._pair_plan(p) for row, _ in side}
     seen = _host_copies(monkeypatch, scorer)
-    scorer.score(PAIRS)
-    assert scorer.counters["batches"] > 2
+    assert scorer.score(PAIRS).work["batches"] > 2
     # One engine call (four pairs: one job), one copy of one number per masked copy.
     assert seen == [(len(rows),)]
 
@@ -157,9 +156,9 @@ def test_masked_scorer_copies_m_numbers_per_call(tiny_bert, monkeypatch, fast_he
 def test_causal_scorer_copies_m_numbers_per_call(tiny_gpt2, monkeypatch):
     scorer = CausalLMScorer(str(tiny_gpt2), batch_size=3, max_batch_tokens=40)
     seen = _host_copies(monkeypatch, scorer)
-    scorer.score(PAIRS)
+    work = scorer.score(PAIRS).work
     tokens = sum(len(scorer.encode(s)) for p in PAIRS for s in (p.a, p.b))
-    assert scorer.counters["batches"] > 2 and seen == [(tokens,)]
+    assert work["batches"] > 2 and seen == [(tokens,)]
 
 
 def test_seq2seq_scorer_copies_one_sum_per_row(tiny_bart, monkeypatch):
@@ -167,8 +166,7 @@ def test_seq2seq_scorer_copies_one_sum_per_row(tiny_bart, monkeypatch):
               SlotProbe("t", "La ", " est infirmière.", ("femme", "sœur"))]
     scorer = Seq2SeqScorer(str(tiny_bart), batch_size=2)
     seen = _host_copies(monkeypatch, scorer)
-    scorer.score(probes)
-    assert scorer.counters["batches"] == 3 and seen == [(5,)]
+    assert scorer.score(probes).work["batches"] == 3 and seen == [(5,)]
 
 
 def test_read_targets_upcasts_and_reads_in_chunks():
@@ -301,7 +299,7 @@ def test_masked_token_budget_keeps_one_mask_per_forward_scores(tiny_bert):
     """Small budgets: many batches of unequal rows (padding), same scores as the reference."""
     scorer = MaskedLMScorer(str(tiny_bert), batch_size=4, max_batch_tokens=50)
     got = scorer.score(PAIRS)
-    assert scorer.counters["batches"] > 5
+    assert got.work["batches"] > 5
     model, tok = AutoModelForMaskedLM.from_pretrained(tiny_bert).eval(), AutoTokenizer.from_pretrained(tiny_bert)
     for probe in PAIRS:  # the modified word of each pair differs, so read every shared token
         ids = tok.encode(probe.a, return_tensors="pt")[0]

@@ -173,13 +173,12 @@ def _refusing(scorer):
 
 
 def _check_plan(make, probes):
-    """plan() on one scorer equals the counters of an uncached score() on a fresh one."""
+    """plan() on one scorer equals the work counts of an uncached score() on a fresh one."""
     planned = _refusing(make()).plan(probes)
-    scorer = make()
-    scorer.score(probes)
-    counted = {k: v for k, v in scorer.counters.items() if k != "rows_requested"}
+    work = make().score(probes).work
+    counted = {k: v for k, v in work.items() if k != "rows_requested"}
     assert planned == counted
-    assert scorer.counters["rows_computed"] > 0
+    assert work["rows_computed"] > 0
 
 
 @pytest.mark.parametrize("batch_size", [1, 2, 64])
@@ -214,15 +213,14 @@ def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
 
     probes = {"slots": SLOTS, "continuations": CONTINUATIONS, "sentences": SENTENCES}[kind]
     planned = _refusing(Seq2SeqScorer(str(tiny_bart), batch_size=batch_size)).plan(probes)
-    scorer = Seq2SeqScorer(str(tiny_bart), batch_size=batch_size)
-    scorer.score(probes)
-    assert planned["rows_computed"] == scorer.counters["rows_computed"]
-    assert planned["batches"] == scorer.counters["batches"]
+    work = Seq2SeqScorer(str(tiny_bart), batch_size=batch_size).score(probes).work
+    assert planned["rows_computed"] == work["rows_computed"]
+    assert planned["batches"] == work["batches"]
     # The plan counts distinct encoder inputs; the engine counts them per batch, so it
     # counts again an input whose rows a batch boundary splits (never with one batch).
-    assert planned["encoder_rows"] <= scorer.counters["encoder_rows"]
+    assert planned["encoder_rows"] <= work["encoder_rows"]
     if planned["batches"] == 1:
-        assert planned["encoder_rows"] == scorer.counters["encoder_rows"]
+        assert planned["encoder_rows"] == work["encoder_rows"]
 
 
 def test_plan_isolates_an_unscorable_probe_as_a_run_does(tiny_gpt2):

@@ -96,9 +96,8 @@ def test_plan_counts_exactly_what_an_uncached_run_computes(tiny_bert, tiny_gpt2)
               SlotProbe("b", "la ", " est là.", ("femme",)),
               PairProbe("p", "les pauvres sont là.", "les riches sont là.")]
     for scorer in (MaskedLMScorer(str(tiny_bert), batch_size=3), CausalLMScorer(str(tiny_gpt2))):
-        planned = scorer.plan(probes)
-        assert scorer.counters.get("rows_computed", 0) == 0  # the dry run ran no model
-        scorer.score(probes)
-        assert planned["rows_computed"] == scorer.counters["rows_computed"]
-        assert planned["rows_computed"] < scorer.counters["rows_requested"]  # dedup happened
+        planned = scorer.plan(probes)  # runs no model (test_scorer_contract plans with the engine refusing)
+        work = scorer.score(probes).work
+        assert planned["rows_computed"] == work["rows_computed"]
+        assert planned["rows_computed"] < work["rows_requested"]  # dedup happened
     assert FakeScorer().plan(probes) == {}

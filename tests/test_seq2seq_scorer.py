@@ -64,10 +64,9 @@ def test_batch_size_does_not_change_scores(tiny_bart):
 def test_encoder_runs_once_per_masked_context_and_duplicates_once(tiny_bart):
     scorer = Seq2SeqScorer(str(tiny_bart), batch_size=64)
     # The second "en" probe repeats the first: its rows are computed once.
-    scorer.score(list(PROBES) + [SlotProbe("en-again", "The ", " worked as a nurse.", ("woman", "man"))])
+    done = scorer.score(list(PROBES) + [SlotProbe("en-again", "The ", " worked as a nurse.", ("woman", "man"))])
     # 3 + 2 + 3 + 2 + 2 = 12 rows asked; 10 distinct; 4 distinct masked inputs in one batch.
-    assert scorer.counters == {"rows_requested": 12, "rows_computed": 10, "encoder_rows": 4,
-                               "batches": 1}
+    assert done.work == {"rows_requested": 12, "rows_computed": 10, "encoder_rows": 4, "batches": 1}
 
 
 def test_multi_token_fillers_are_reported(tiny_bart, reference):

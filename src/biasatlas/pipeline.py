@@ -143,7 +143,7 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
                 if cache is not None:  # committed as it arrives: a killed run keeps it
                     cache.put(key, work[result.index], result.scored)
                 done[result.index] = result.scored
-                counted.append(result.counters)
+                counted.append(result.scored.work)
         except KeyboardInterrupt:
             kept = len(probes) - len(missing) + sum(len(work[i]) for i in done)
             raise RunInterrupted(kept, len(probes), cached=cache is not None) from None

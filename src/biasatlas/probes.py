@@ -285,17 +285,22 @@ def token_error(dtype: str) -> float:
 
 @dataclass(frozen=True, eq=False)
 class Scored(Mapping[str, Answer]):
-    """What one :meth:`Scorer.score` call returns: the answers, by probe id, and the probes
-    it could not answer, by id, with the reason.
+    """What one :meth:`Scorer.score` call returns: the answers, by probe id, the probes
+    it could not answer, by id, with the reason, and the work the call did.
 
     A mapping of the answers, so ``scorer.score(probes)[pid]`` reads an answer. The
     skips travel with the answers rather than on the scorer, so one scorer serves any
     number of runs without one run's skips showing in another's. Equality is the
-    answers' (a :class:`Mapping`'s); ``unscorable`` is not compared.
+    answers' (a :class:`Mapping`'s); ``unscorable`` is not compared. ``work`` is what
+    the call computed (``rows_requested``, ``rows_computed``, ``batches``; a seq2seq
+    scorer's ``encoder_rows``, a causal LM's ``batches_shared``; none for a scorer
+    without a model), likewise on the answers rather than as counters on the scorer, so
+    an engine adds up its chunks' counts wherever they ran; it is not compared either.
     """
 
     answers: Mapping[str, Answer]
     unscorable: Mapping[str, str] = field(default_factory=dict)
+    work: Mapping[str, int] = field(default_factory=dict)
 
     def __getitem__(self, probe_id: str) -> Answer:
         return self.answers[probe_id]

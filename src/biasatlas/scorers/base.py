@@ -123,16 +123,17 @@ class Scorer(abc.ABC):
         """
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
+        work: dict[str, int] = {}  # this call's counts, returned with its answers (never kept here)
         unscorable = self._refused(probes)
         probes = [p for p in probes if p.id not in unscorable]
-        for kind, hook in self._hooks():
+        for kind, hook in self._hooks(work):
             group = [p for p in probes if isinstance(p, kind)]
             if group:
                 unscorable.update(each_alone(_answering(hook, tick, answers), group))
         for pid in [pid for pid, a in answers.items() if not _finite(a)]:
             del answers[pid]
             unscorable[pid] = "non-finite score from the model"
-        return Scored(answers, unscorable)
+        return Scored(answers, unscorable, {k: n for k, n in work.items() if n})
 
     def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
         """Probes this scorer's variant does not score by its definition, with why, decided
@@ -140,7 +141,8 @@ class Scorer(abc.ABC):
         out up front, so one such probe never costs its group the batching of the rest."""
         return {}
 
-    def _hooks(self) -> tuple[tuple[type, Hook], ...]:
+    def _hooks(self, work: dict[str, int]) -> tuple[tuple[type, Hook], ...]:
+        """Each probe kind's answering hook; ``work`` collects the call's counts (none here)."""
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
                 (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences),
                 (EmbeddingProbe, self._embeddings), (NextSentenceProbe, self._next_sentences))
@@ -225,17 +227,17 @@ class ModelScorer(Scorer):
     """
 
     batch_size: int = 1
-    counters: dict[str, int]
 
     @abc.abstractmethod
-    def logprob_sums(self, requests: Sequence[Any]) -> list[float]:
-        """One summed log-probability per request, in order: the only call into the model."""
+    def logprob_sums(self, requests: Sequence[Any], work: dict[str, int] | None = None) -> list[float]:
+        """One summed log-probability per request, in order: the only call into the model.
+        ``work``, where given, gets the rows and batches computed added to it."""
 
-    def _launch(self, requests: Sequence[Any]) -> Callable[[], list[float]]:
-        """Start the engine on ``requests``; the returned function waits for and returns
-        :meth:`logprob_sums`' values. An engine that queues its work on a device returns
-        before that work is done (see :meth:`_run`); by default the call runs here."""
-        values = self.logprob_sums(requests)
+    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Callable[[], list[float]]:
+        """Start the engine on ``requests``, counting into ``work``; the returned function waits for
+        and returns :meth:`logprob_sums`' values. An engine that queues its work on a device
+        returns before that work is done (see :meth:`_run`); by default the call runs here."""
+        values = self.logprob_sums(requests, work)
         return lambda: values
 
     def _model_input(self, request: Any) -> Any:
@@ -265,13 +267,13 @@ class ModelScorer(Scorer):
                 (EmbeddingProbe, self._embedding_jobs))
 
     # -- running ------------------------------------------------------------------------------
-    def _hooks(self) -> tuple[tuple[type, Hook], ...]:
+    def _hooks(self, work: dict[str, int]) -> tuple[tuple[type, Hook], ...]:
         """Each kind answered by running its jobs: the one table is :meth:`_job_builders`; and
         next-sentence probes, which a classification head answers, not LM-head rows."""
-        by_jobs = tuple((kind, partial(self._run, build)) for kind, build in self._job_builders())
+        by_jobs = tuple((kind, partial(self._run, build, work)) for kind, build in self._job_builders())
         return (*by_jobs, (NextSentenceProbe, self._next_sentences))
 
-    def _run(self, build: Callable[[list[Any]], Iterable[Job]], probes: list[Any],
+    def _run(self, build: Callable[[list[Any]], Iterable[Job]], work: dict[str, int], probes: list[Any],
              tick: Progress) -> list[Answer]:
         """Run each job's engine call, one job ahead of reading its results.
 
@@ -284,7 +286,7 @@ class ModelScorer(Scorer):
         pending: tuple[Job, Callable[[], list[float]]] | None = None
         with _collector_paused():
             for job in build(probes):
-                launched = (job, self._launch(job.requests))
+                launched = (job, self._launch(job.requests, work))
                 if pending is not None:
                     answers.extend(pending[0].answers(pending[1]()))
                     tick(pending[0].n_probes)

@@ -126,7 +126,6 @@ class CausalLMScorer(ModelScorer):
         # padding adds slots (prefix width + suffix width ≤ twice the longest row): only
         # rows of at most half the window may share (Gemma 3: 512, so 256 tokens).
         self.window = getattr(self.model.config, "sliding_window", None)
-        self.counters: dict[str, int] = {}
         limits = token_limits(requested, self.device, max_batch_tokens, CPU_BATCH_TOKENS if cpu else GPU_BATCH_TOKENS,
                               self._probe_batch, (self.name, self.resolved.location, dtype, self.device))
         self.batch_size, self.batch_described, self.max_batch_tokens = limits.rows, limits.described, limits.tokens
@@ -214,13 +213,14 @@ class CausalLMScorer(ModelScorer):
         requests = [self._request(self.encode(p.text)) for p in probes]
         yield Job(requests, partial(_sentence_answers, probes, requests), len(probes))
 
-    def logprob_sums(self, requests: Sequence[Request]) -> list[float]:
+    def logprob_sums(self, requests: Sequence[Request], work: dict[str, int] | None = None) -> list[float]:
         """For each (row, targets): Σ_j log P(target_j | the row up to position j)."""
-        return self._launch(requests)()
+        return self._launch(requests, {} if work is None else work)()
 
-    def _launch(self, requests: Sequence[Any]) -> Any:
-        """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`)."""
-        return launch_target_sums(list(requests), self._batches, self._target_logprobs, self.counters)
+    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Any:
+        """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`); a batch
+        that shares its prefixes counts in ``work["batches_shared"]``."""
+        return launch_target_sums(list(requests), self._batches, partial(self._target_logprobs, work=work), work)
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
         """Token-ordered batches that share prefixes when that saves enough over the call's
@@ -245,7 +245,7 @@ class CausalLMScorer(ModelScorer):
         return sum(len(self._batches(list(dict.fromkeys(row for row, _ in call))))
                    for call in calls)
 
-    def _target_logprobs(self, rows: list[Row], picks: Picks) -> Any:
+    def _target_logprobs(self, rows: list[Row], picks: Picks, work: dict[str, int]) -> Any:
         """``[M]`` log-probabilities, one per pick, reduced over the vocabulary on the
         model's device (:func:`.batching.read_targets`)."""
         import torch
@@ -257,7 +257,7 @@ class CausalLMScorer(ModelScorer):
             return self._plain_logprobs(rows, picks)
         pad = self.tokenizer.pad_token_id
         targets = long_tensor(picks.target, self.device)
-        self.counters["batches_shared"] = self.counters.get("batches_shared", 0) + 1
+        work["batches_shared"] = work.get("batches_shared", 0) + 1
         with torch.inference_mode():
             states = shared_states(self.head.base, [r.ids for r in rows], groups, picks.row,
                                    picks.position, pad if pad is not None else self.prefix_id,

@@ -25,7 +25,7 @@ import pickle
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -48,16 +48,15 @@ ScorerFactory = Callable[[], Scorer]
 class ChunkResult:
     """One chunk's answers; ``index`` is the chunk's place in the list the engine was given.
 
-    ``counters`` is the work the scorer did on this chunk (its ``counters`` after minus
-    before: rows, batches), so a run's counts are the sum over its chunks wherever they
-    ran. ``fingerprint`` is the scoring worker's own scorer fingerprint (None when the
+    The work the scorer did on the chunk travels on its answers (:attr:`Scored.work`:
+    rows, batches), so a run's counts are the sum over its chunks wherever they ran.
+    ``fingerprint`` is the scoring worker's own scorer fingerprint (None when the
     driver's scorer answered): the pipeline refuses answers from a scorer that is not
     the one its cache key names.
     """
 
     index: int
     scored: Scored
-    counters: Mapping[str, int]
     fingerprint: str | None = None
 
 
@@ -85,22 +84,6 @@ class ScoringEngine(Protocol):
         ...
 
 
-def counters_of(scorer: Any) -> dict[str, int]:
-    """A copy of a scorer's work counters (scorers without a model keep none)."""
-    return dict(getattr(scorer, "counters", None) or {})
-
-
-def counters_delta(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
-    """What a scorer counted between two snapshots of its counters."""
-    return {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
-
-
-def _score_one(scorer: Scorer, probes: Sequence[Probe], progress: Progress | None) -> tuple[Scored, dict[str, int]]:
-    before = counters_of(scorer)
-    scored = scorer.score(probes, progress=progress)
-    return scored, counters_delta(before, counters_of(scorer))
-
-
 class LocalEngine:
     """The chunks one after the other, with the caller's scorer, in this process."""
 
@@ -109,8 +92,7 @@ class LocalEngine:
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
                      progress: Progress) -> Iterator[ChunkResult]:
         for index, probes in enumerate(chunks):
-            scored, counted = _score_one(scorer, probes, progress)
-            yield ChunkResult(index, scored, counted)
+            yield ChunkResult(index, scorer.score(probes, progress=progress))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}
@@ -134,7 +116,7 @@ class _Reply:
 
     answers: dict[str, Answer]
     unscorable: dict[str, str]
-    counters: dict[str, int]
+    work: dict[str, int]
     fingerprint: str
     worker: str
     seconds_build: float
@@ -177,14 +159,14 @@ class _ScoreWorker:
     def _answer(self, probes: list[Probe]) -> _Reply:
         started = time.perf_counter()
         error = self.error
-        scored, counted = Scored({}), dict[str, int]()
+        scored = Scored({})
         if error is None:
             try:
-                scored, counted = _score_one(self.scorer, probes, None)
+                scored = self.scorer.score(probes)
             except BiasAtlasError as exc:
                 error = exc
-        return _Reply(dict(scored.answers), dict(scored.unscorable), counted, self.fingerprint, self.worker,
-                      self.seconds_build, time.perf_counter() - started, error)
+        return _Reply(dict(scored.answers), dict(scored.unscorable), dict(scored.work), self.fingerprint,
+                      self.worker, self.seconds_build, time.perf_counter() - started, error)
 
 
 class RayEngine:
@@ -305,8 +287,7 @@ class RayEngine:
                     raise reply.error
                 self._note(reply)
                 progress(len(chunks[index]))
-                yield ChunkResult(index, Scored(reply.answers, reply.unscorable), reply.counters,
-                                  reply.fingerprint)
+                yield ChunkResult(index, Scored(reply.answers, reply.unscorable, reply.work), reply.fingerprint)
         finally:
             context.enable_progress_bars, context.print_on_execution_start = bars, chatty
             data_log.setLevel(level)

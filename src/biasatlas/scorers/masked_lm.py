@@ -109,7 +109,6 @@ class MaskedLMScorer(ModelScorer):
                                            dtype, device, device_map)
         self.device = device if device_map is None else input_device(self.model)
         self._head = _HEADS.get(type(self.model).__name__) if fast_head else None
-        self.counters = {"rows_requested": 0, "rows_computed": 0, "batches": 0}
         self._encoded: dict[str, list[int]] = {}
         cpu = on_cpu(self.device)
         self.forward_overhead = CPU_FORWARD_OVERHEAD if cpu else GPU_FORWARD_OVERHEAD
@@ -257,13 +256,13 @@ class MaskedLMScorer(ModelScorer):
         ids = self.tokenizer(unique, add_special_tokens=True)["input_ids"] if unique else []
         self._encoded = dict(zip(unique, ids))
 
-    def logprob_sums(self, requests: Sequence[Request]) -> list[float]:
+    def logprob_sums(self, requests: Sequence[Request], work: dict[str, int] | None = None) -> list[float]:
         """For each (row, targets): Σ_j log softmax(logits[row, pos_j])[target_j]."""
-        return self._launch(requests)()
+        return self._launch(requests, {} if work is None else work)()
 
-    def _launch(self, requests: Sequence[Any]) -> Any:
+    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Any:
         """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`)."""
-        return launch_target_sums(list(requests), self._batches, self._target_logprobs, self.counters)
+        return launch_target_sums(list(requests), self._batches, self._target_logprobs, work)
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
         """Length-sorted batches under the row cap and the padded-token budget."""

@@ -85,12 +85,9 @@ class Seq2SeqScorer(ModelScorer):
         self.model, self.tokenizer = _load(self.resolved, revision, trust_remote_code,
                                            dtype, device, device_map)
         self.device = device if device_map is None else input_device(self.model)
-        self.counters = {"rows_requested": 0, "rows_computed": 0, "encoder_rows": 0,
-                         "batches": 0}
         limits = batch_limits(requested, self.device, 0, self._probe_batch,
                               (self.name, self.resolved.location, dtype, self.device), by_tokens=False)
         self.batch_size, self.batch_described = limits.rows, limits.described
-        self.counters.update(dict.fromkeys(self.counters, 0))  # the "auto" probe counted nothing real
 
     @property
     def info(self) -> ScorerInfo:
@@ -181,22 +178,23 @@ class Seq2SeqScorer(ModelScorer):
         encoders = {row.encoder for row in rows}
         return {"encoder_rows": len(encoders)} if encoders else {}
 
-    def logprob_sums(self, rows: Sequence[Seq2SeqRow]) -> list[float]:
+    def logprob_sums(self, rows: Sequence[Seq2SeqRow], work: dict[str, int] | None = None) -> list[float]:
         """Σ_t log P(targets[t] | encoder, decoder[:t+1]) for each row, in order."""
-        return self._launch(rows)()
+        return self._launch(rows, {} if work is None else work)()
 
-    def _launch(self, rows: Sequence[Any]) -> Any:
-        """Queue every batch of ``rows``; the returned function reads all their sums in one
-        copy (see :func:`.batching.launch_target_sums`)."""
+    def _launch(self, rows: Sequence[Any], work: dict[str, int]) -> Any:
+        """Queue every batch of ``rows``, counting into ``work``; the returned function reads
+        all their sums in one copy (see :func:`.batching.launch_target_sums`)."""
         distinct = list(dict.fromkeys(rows))
-        self.counters["rows_requested"] += len(rows)
+        _add(work, "rows_requested", len(rows))
         # Rows of one encoder input sit together, so a batch runs each encoder input once.
         order = sorted(distinct, key=lambda r: (len(r.encoder), r.encoder, len(r.decoder)))
         parts = []
         for batch in chunks(order, self.batch_size):
             parts.append((batch, self._batch_sums(batch)))
-            self.counters["rows_computed"] += len(batch)
-            self.counters["batches"] += 1
+            _add(work, "rows_computed", len(batch))
+            _add(work, "encoder_rows", len({r.encoder for r in batch}))  # each run once (_batch_sums)
+            _add(work, "batches", 1)
 
         def read() -> list[float]:
             import torch
@@ -215,7 +213,6 @@ class Seq2SeqScorer(ModelScorer):
         from transformers.modeling_outputs import BaseModelOutput
 
         sources = list(dict.fromkeys(r.encoder for r in batch))
-        self.counters["encoder_rows"] += len(sources)
         which = {s: i for i, s in enumerate(sources)}
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         enc_ids, enc_mask = (to_device(t, self.device) for t in pad_ids(sources, pad))  # [E, Le]
@@ -286,3 +283,8 @@ def _load(resolved: ResolvedModel, revision: str | None, trust_remote_code: bool
         raise ModelError(f"{resolved.name} has neither a decoder_start_token_id nor its own label shift")
     return model, tokenizer
 
+
+
+def _add(work: dict[str, int], name: str, count: int) -> None:
+    """One of a call's work counts grown by ``count`` (:attr:`~biasatlas.probes.Scored.work`)."""
+    work[name] = work.get(name, 0) + count
