@@ -25,14 +25,14 @@ import typer
 from typer.core import TyperGroup
 
 from ..scorers.packaged import PACKAGED_MODELS
-from .options import Force, Label, NoCache, Out, Refresh, batch_size, execute
+from .options import Force, Label, NoCache, Out, Refresh, Sensitivity, batch_size, execute, execute_sensitivity
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
                                                          "Run options")
 #: Flags of the run itself (not of the request), as every command spells them.
 RUN_FLAGS: tuple[tuple[str, Any, Any], ...] = (("out", Out, None), ("label", Label, None),
                                                ("no_cache", NoCache, False), ("refresh", Refresh, False),
-                                               ("force", Force, False))
+                                               ("force", Force, False), ("sensitivity", Sensitivity, None))
 
 
 class RunGroup(TyperGroup):
@@ -169,8 +169,13 @@ def _run(spec: Any, values: dict[str, Any]) -> None:
     bench = benchmark_values(spec, values)
     model = ModelOptions(**{f.name: values.pop(f.name) for f in fields(ModelOptions)})
     engine = EngineOptions(**{f.name: values.pop(f.name) for f in fields(EngineOptions)})
-    execute(RunRequest(spec.name, bench, model, engine), values["out"], no_cache=values["no_cache"],
-            refresh=values["refresh"], force=values["force"], label=values["label"])
+    request = RunRequest(spec.name, bench, model, engine)
+    run = {"no_cache": values["no_cache"], "refresh": values["refresh"], "force": values["force"],
+           "label": values["label"]}
+    if values["sensitivity"] is None:
+        execute(request, values["out"], **run)
+    else:
+        execute_sensitivity(request, values["sensitivity"], values["out"], **run)
 
 
 def _from_flag(value: Any, flag: Any) -> Any:
