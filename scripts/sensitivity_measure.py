@@ -33,7 +33,11 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["gemma-3-270m", "smollm2-135m"])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", nargs="*", default=None, help="folder names of RUNS to run (default: all)")
+    parser.add_argument("--tables", action="store_true", help="run nothing: tabulate the folders under --out")
     args = parser.parse_args()
+    if args.tables:
+        tabulate(sorted(args.out.glob("*/*/sensitivity.json")))
+        return
     cache = ScoreCache(default_cache_path())
     folders = []
     for model in args.models:
@@ -48,24 +52,32 @@ def main() -> None:
                 print(f"{model} {name} {kind}: {time.perf_counter() - start:.0f} s", flush=True)
                 folders.append(folder)
     cache.close()
+    tabulate([f / "sensitivity.json" for f in folders])
+
+
+def tabulate(files: list[Path]) -> None:
+    """Markdown tables of the sensitivity.json ``files``: per headline and run, and Kendall's τ."""
+    folders = [f.parent for f in files]
     results = [read(f) for f in folders]
-    print("\n| model | run | kind | perturbation | headline | value | range over the kind | flips |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| run | model | kind | headline: range (min–max) | perturbation: headlines; flips |")
+    print("|---|---|---|---|---|")
     for folder, r in zip(folders, results, strict=True):
-        for e in r["runs"]:
-            for h, v in e["headlines"].items():
-                f = e["flips"]
-                flips = "–" if f is None else f"{f['flipped']}/{f['n']} ({100 * f['share']:.1f} %)"
-                value = "–" if v["value"] is None else f"{v['value']:.2f}"
-                rng = r["spread"][h]["range"]
-                print(f"| {r['label']} | {folder.name.rsplit('-', 1)[0]} | {r['kind']} | {e['name']} | {h} | {value} "
-                      f"| {'–' if rng is None else f'{rng:.2f}'} | {flips} |")
+        spread = "; ".join(f"{h} {_num(s['range'])} ({_num(s['min'])}–{_num(s['max'])})"
+                           for h, s in r["spread"].items())
+        runs = "; ".join(f"{e['name']}: " + ", ".join(_num(v["value"]) for v in e["headlines"].values())
+                         + ("" if e["flips"] is None else f", flips {e['flips']['flipped']}/{e['flips']['n']}")
+                         for e in r["runs"])
+        print(f"| {folder.name.rsplit('-', 1)[0]} | {r['label']} | {r['kind']} | {spread} | {runs} |")
     print("\n| benchmark | kind | perturbation | headline | τ | values (unperturbed → perturbed) |")
     print("|---|---|---|---|---|---|")
     for row in ranking_stability(results):
         tau = "–" if row["tau"] is None else f"{row['tau']:+.0f}"
         values = "; ".join(f"{m} {a:.2f} → {b:.2f}" for m, (a, b) in row["models"].items())
         print(f"| {row['benchmark']} | {row['kind']} | {row['perturbation']} | {row['headline']} | {tau} | {values} |")
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
 
 
 if __name__ == "__main__":

@@ -283,3 +283,16 @@ def test_report_over_sensitivity_folders_ranks_the_models(isolated_run, capsys):
     with pytest.raises(SystemExit):
         main(["report", str(folders[0]), str(folders[0] / UNPERTURBED)])
     assert "not both" in capsys.readouterr().err
+
+
+def test_every_declared_kind_names_distinct_perturbations_for_a_causal_lm(shared_data, monkeypatch):
+    from biasatlas.registry import BENCHMARKS, benchmark_spec
+
+    monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
+    declared = {n: benchmark_spec(n).sensitivity for n in BENCHMARKS if benchmark_spec(n).sensitivity is not None}
+    assert set(declared) == {"bbq", "census", "crows-pairs", "stereoset", "winobias", "winogender"}
+    for name, sens in declared.items():
+        bench = load_benchmark(name, **({"dataset": "en"} if name in ("bbq", "crows-pairs") else {}))
+        for kind, perturbations in sens.kinds.items():
+            names = [p.name for p in perturbations(bench, "causal-lm")]
+            assert names and len(set(names)) == len(names), (name, kind)

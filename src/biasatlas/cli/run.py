@@ -5,8 +5,9 @@ and ``Literal`` choices from its signature, help and spelling from the spec's
 :class:`~biasatlas.benchmarks.base.Flag`\\ s), the fields of
 :class:`~biasatlas.request.ModelOptions` and of :class:`~biasatlas.request.EngineOptions`
 (help from their metadata), and the run's own (``--out``, ``--label``, ``--no-cache``, ``--refresh``,
-``--force``). The values become one :class:`~biasatlas.request.RunRequest`, handed to the
-runner. Commands are built when first named (``biasatlas --help`` imports no benchmark), so a
+``--force``, ``--sensitivity``). The values become one :class:`~biasatlas.request.RunRequest`, handed to
+the runner (with ``--sensitivity KIND``, to :func:`biasatlas.sensitivity.run`, which runs it once per
+perturbation the spec declares). Commands are built when first named (``biasatlas --help`` imports no benchmark), so a
 benchmark an installed package declares gets its command with nothing added here.
 """
 
