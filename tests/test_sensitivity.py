@@ -281,6 +281,10 @@ def test_report_over_sensitivity_folders_ranks_the_models(isolated_run, capsys):
         base, moved = zip(*r["models"].values(), strict=True)
         assert r["tau"] == pytest.approx(_tau_b(base, moved)) if len(set(base)) > 1 else r["tau"] is None
     with pytest.raises(SystemExit):
+        main(["report", *map(str, folders), "--n-resamples", "50"])
+    markdown = capsys.readouterr().out
+    assert markdown.count("**Sensitivity (preambles): crows-pairs") == 3 and "**Ranking stability" in markdown
+    with pytest.raises(SystemExit):
         main(["report", str(folders[0]), str(folders[0] / UNPERTURBED)])
     assert "not both" in capsys.readouterr().err
 

@@ -139,7 +139,7 @@ class Perturbed:
     kind: str
 
     def __getattr__(self, name: str) -> Any:  # only for what the wrapper does not define itself
-        if name.startswith("__"):
+        if name.startswith("__") or name == "inner":  # no recursion while ``inner`` is unset (a copy)
             raise AttributeError(name)
         return getattr(self.inner, name)
 

@@ -92,8 +92,9 @@ def execute_sensitivity(request: RunRequest, kind: str, out: Path | None, *, no_
 
     result = run(request, kind, out=out, cache=not no_cache, refresh=refresh, force=force, progress=True, log=say,
                  label=label)
+    out_console = Console()
     for table in tables(result):
-        Console().print(to_rich(table))
+        out_console.print(to_rich(table, width=out_console.width))  # narrowed or stacked, never cut
     if out is None:
         console.print("not saved: pass --out FOLDER to keep the run folders and sensitivity.json")
     else:
