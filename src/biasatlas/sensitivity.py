@@ -92,16 +92,11 @@ def perturbed(request: RunRequest, p: Perturbation, kind: str) -> RunRequest:
         raise UsageError(f"--sensitivity {kind} changes the scorer ({', '.join(p.model)}): it needs a model by "
                          "name or folder, not one already built")
     model = replace(request.model, **p.model) if p.model else request.model
-    if not p.wraps:
-        if isinstance(request.benchmark, str):
-            return RunRequest(request.benchmark, {**request.options, **p.options}, model, request.engine)
-        return RunRequest(_with_options(request.bench, p.options), {}, model, request.engine)
     if isinstance(request.benchmark, str):
         sub = RunRequest(request.benchmark, {**request.options, **p.options}, model, request.engine)
-        bench = sub.bench
     else:
-        bench = _with_options(request.bench, p.options)
-    return RunRequest(Perturbed(bench, p, kind), {}, model, request.engine)
+        sub = RunRequest(_with_options(request.bench, p.options), {}, model, request.engine)
+    return RunRequest(Perturbed(sub.bench, p, kind), {}, model, request.engine) if p.wraps else sub
 
 
 def _with_options(bench: Any, options: Mapping[str, Any]) -> Any:
