@@ -249,6 +249,11 @@ def test_two_models_get_tau_but_no_interval():
     assert kendall_with_interval([1, 2], [2, 1]) == (-1.0, None, None)
 
 
+def test_values_equal_but_for_float_noise_tie():
+    (row,) = ranking_stability([_result("a", (0.0, 0.1 + 0.2)), _result("b", (1.0, 0.3))])
+    assert 0.1 + 0.2 != 0.3 and row["tau"] is None  # a tie in the perturbed run: τ undefined, not ±1
+
+
 def _result(label, values, setting="s"):
     """A sensitivity.json of one model: unperturbed and one perturbation, headline ``h``."""
     return {"format": 1, "benchmark": "crows-pairs", "kind": "preambles", "label": label, "setting": setting,

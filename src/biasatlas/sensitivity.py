@@ -282,7 +282,9 @@ def ranking_stability(results: Sequence[Mapping[str, Any]], *, n_resamples: int 
             base = [_value(m, UNPERTURBED, headline) for m in members]
             moved = [_value(m, name, headline) for m in members]
             kept = [i for i, (a, b) in enumerate(zip(base, moved, strict=True)) if a is not None and b is not None]
-            x, y = [float(base[i] or 0) for i in kept], [float(moved[i] or 0) for i in kept]  # kept: not None
+            # kept: not None; rounded to 6 decimals, so that two models' values equal but for float noise
+            # (BBQ's 27.27 reached by two roads) tie instead of ranking by the noise
+            x, y = [round(float(base[i] or 0), 6) for i in kept], [round(float(moved[i] or 0), 6) for i in kept]
             tau, low, high = kendall_with_interval(x, y, n_resamples=n_resamples, seed=seed)
             rows.append({"benchmark": benchmark, "dataset": members[0].get("dataset"), "kind": kind,
                          "perturbation": name, "headline": headline,
