@@ -290,6 +290,7 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.benchmarks.census.metrics import AGGREGATIONS
     from biasatlas.benchmarks.census.scoring import NORMALISATIONS
     from biasatlas.benchmarks.crows_pairs import DATASETS
+    from biasatlas.benchmarks.sensitivity import KINDS
     from biasatlas.benchmarks.zh_neutral.benchmark import LOG_BASES, UNEQUAL_MASKS
     from biasatlas.probes import MULTI_TOKEN_POLICIES
     from biasatlas.scorers.engines import EngineName
@@ -298,7 +299,7 @@ def test_the_choices_are_the_librarys_sets():
     scorer_sets = {"scorer": ("auto", *registry.SCORERS),
                    "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
                    "dtype": (*DTYPES, *DTYPE_ALIASES), "multi_token": MULTI_TOKEN_POLICIES,
-                   "engine": typing.get_args(EngineName)}
+                   "engine": typing.get_args(EngineName), "sensitivity": KINDS}
     assert _choices("crows-pairs") == {"dataset": tuple(DATASETS), **scorer_sets}
     assert _choices("zh-neutral") == {"log_base": tuple(LOG_BASES), "unequal_masks": UNEQUAL_MASKS, **scorer_sets}
     assert _choices("census") == {

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from ..display.cite import Reference
 from ..display.controls import Headline
@@ -28,6 +28,8 @@ from ..lint import LintItem
 from ..probes import Answer, Probe, ScorerInfo
 from ..stats import check_resamples, check_seed
 
+if TYPE_CHECKING:  # the module imports this one (BenchmarkResult)
+    from .sensitivity import Sensitivity
 
 T = TypeVar("T")
 
@@ -246,6 +248,9 @@ class BenchmarkSpec:
     reports (CrowS-Pairs: ``variant``), where they are what sets two runs of one model apart.
     ``lint_items(benchmark)`` gives its loaded items as :mod:`biasatlas.lint` reads them (pairs
     or choices, with their lines), for ``biasatlas lint``; ``None``: the benchmark has no lint.
+    ``sensitivity`` declares the perturbation kinds ``biasatlas run NAME --sensitivity KIND``
+    offers, its headline numbers and an item's outcome
+    (:class:`~biasatlas.benchmarks.sensitivity.Sensitivity`); ``None``: no sensitivity runs.
     """
 
     name: str
@@ -261,6 +266,7 @@ class BenchmarkSpec:
     data_options: tuple[str, ...] = ()
     label_keys: tuple[str, ...] = ()
     lint_items: Callable[[Any], list[LintItem]] | None = None
+    sensitivity: Sensitivity | None = None
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its

@@ -8,7 +8,7 @@ A run's model and engine flags are not declared here: they are the fields of
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -42,6 +42,13 @@ Label = Annotated[str | None, typer.Option(help="The run's name in reports (defa
 ExcludeFlagged = Annotated[bool, typer.Option("--exclude-flagged", help="Score only the items 'biasatlas lint' "
                                               "finds nothing on (the clean subset; recorded, never paired with "
                                               "a full run).")]
+#: ``--sensitivity`` choices: :data:`biasatlas.benchmarks.sensitivity.KINDS` (a test keeps them equal; a
+#: literal here keeps ``--help`` light). Each benchmark offers those its spec declares.
+SensitivityKind = Literal["preambles", "paraphrases", "rules", "orders"]
+Sensitivity = Annotated[SensitivityKind | None, typer.Option(
+    "--sensitivity", help="Also score the items under the benchmark's named perturbations of this kind (each "
+    "a run folder under --out, with sensitivity.json): the spread of the headline numbers and the share of "
+    "items whose outcome flips (docs/sensitivity.md).", show_default=False)]
 Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out when its settings differ "
                                      "(a folder that is not a run folder is never replaced).")]
 
@@ -79,3 +86,29 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
         console.print("not saved: pass --out FOLDER to keep a run folder")
     else:
         console.print(f"run folder: {out}", markup=False, highlight=False)
+
+
+def execute_sensitivity(request: RunRequest, kind: str, out: Path | None, *, no_cache: bool = False,
+                        refresh: bool = False, force: bool = False, label: str | None = None) -> None:
+    """Run ``request`` under ``kind``'s perturbations (:func:`biasatlas.sensitivity.run`) and print its
+    tables, then where they are saved."""
+    from rich.console import Console
+
+    from ..display.tables import to_rich
+    from ..sensitivity import SENSITIVITY_FILE, run, tables
+
+    console = Console(stderr=True)
+
+    def say(line: str) -> None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    result = run(request, kind, out=out, cache=not no_cache, refresh=refresh, force=force, progress=True, log=say,
+                 label=label)
+    out_console = Console()
+    for table in tables(result):
+        out_console.print(to_rich(table, width=out_console.width))  # narrowed or stacked, never cut
+    if out is None:
+        console.print("not saved: pass --out FOLDER to keep the run folders and sensitivity.json")
+    else:
+        console.print(f"sensitivity: {out / SENSITIVITY_FILE} (each run in a subfolder)", markup=False,
+                      highlight=False)

@@ -18,7 +18,8 @@ import typer
 
 from ..errors import BiasAtlasError, UsageError
 
-Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json).",
+Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json), or sensitivity "
+                                            "folders (each with sensitivity.json).",
                                             show_default=False)]
 Labels = Annotated[list[str] | None, typer.Option(
     "--label", help="Name a run in the tables and plots, DIR=NAME (repeat for several; default: its model's "
@@ -102,16 +103,33 @@ def report_command(
     n_resamples: Resamples = 2000, seed: Seed = 0, label: Labels = None,
 ) -> None:
     """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV, JSON, LaTeX
-    tables or BibTeX. With neither --out nor --format: Markdown on stdout."""
+    tables or BibTeX. With neither --out nor --format: Markdown on stdout. Sensitivity folders (each
+    with sensitivity.json) give their tables and, over several models, Kendall's τ of each
+    perturbation's model ranking against the unperturbed one (md, html or json)."""
     from ..report import build_report, load_runs, render, render_html
 
     _check_out(out)
     chosen = report_format(fmt, out)
+    if _sensitivity_folders(runs):  # sensitivity folders: their tables and the models' ranking stability
+        from ..sensitivity import report as sensitivity_report
+
+        _emit(sensitivity_report(runs, chosen, n_resamples=n_resamples, seed=seed), out, "report")
+        return
     views = load_runs(runs, skip_unfinished=skip_unfinished, warn=_warn, labels=label or ())
     tables_only = chosen in ("latex", "bibtex")  # neither shows the paired tests: skip computing them
     report = build_report(views, compare=compare and not tables_only, n_resamples=n_resamples, seed=seed)
     text = render_html(report, title) if chosen == "html" else render(report, chosen)
     _emit(text, out, "report")
+
+
+def _sensitivity_folders(runs: list[Path]) -> bool:
+    """Whether ``runs`` are sensitivity folders (each with sensitivity.json); a mix is refused."""
+    from ..sensitivity import SENSITIVITY_FILE
+
+    marked = [(r / SENSITIVITY_FILE).is_file() for r in runs]
+    if any(marked) and not all(marked):
+        raise UsageError("give report either run folders or sensitivity folders (with sensitivity.json), not both")
+    return bool(runs) and all(marked)
 
 
 def compare_command(

@@ -5,10 +5,11 @@ and ``Literal`` choices from its signature, help and spelling from the spec's
 :class:`~biasatlas.benchmarks.base.Flag`\\ s), the fields of
 :class:`~biasatlas.request.ModelOptions` and of :class:`~biasatlas.request.EngineOptions`
 (help from their metadata), and the run's own (``--out``, ``--label``, ``--no-cache``, ``--refresh``,
-``--force``); a benchmark whose spec lints its data also gets ``--exclude-flagged``. The values
-become one :class:`~biasatlas.request.RunRequest`, handed to the runner. Commands are built when
-first named (``biasatlas --help`` imports no benchmark), so a benchmark an installed package
-declares gets its command with nothing added here.
+``--force``, ``--sensitivity``); a benchmark whose spec lints its data also gets ``--exclude-flagged``.
+The values become one :class:`~biasatlas.request.RunRequest`, handed to the runner (with
+``--sensitivity KIND``, to :func:`biasatlas.sensitivity.run`, which runs it once per perturbation
+the spec declares). Commands are built when first named (``biasatlas --help`` imports no benchmark),
+so a benchmark an installed package declares gets its command with nothing added here.
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ import typer
 from typer.core import TyperGroup
 
 from ..scorers.packaged import PACKAGED_MODELS
-from .options import ExcludeFlagged, Force, Label, NoCache, Out, Refresh, batch_size, execute
+from .options import (ExcludeFlagged, Force, Label, NoCache, Out, Refresh, Sensitivity, batch_size, execute,
+                      execute_sensitivity)
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
                                                          "Run options")
 #: Flags of the run itself (not of the request), as every command spells them.
 RUN_FLAGS: tuple[tuple[str, Any, Any], ...] = (("out", Out, None), ("label", Label, None),
                                                ("no_cache", NoCache, False), ("refresh", Refresh, False),
-                                               ("force", Force, False))
+                                               ("force", Force, False), ("sensitivity", Sensitivity, None))
 
 
 class RunGroup(TyperGroup):
@@ -172,8 +174,13 @@ def _run(spec: Any, values: dict[str, Any]) -> None:
     model = ModelOptions(**{f.name: values.pop(f.name) for f in fields(ModelOptions)})
     engine = EngineOptions(**{f.name: values.pop(f.name) for f in fields(EngineOptions)})
     clean = values.pop("exclude_flagged", False)
-    execute(RunRequest(spec.name, bench, model, engine, clean), values["out"], no_cache=values["no_cache"],
-            refresh=values["refresh"], force=values["force"], label=values["label"])
+    request = RunRequest(spec.name, bench, model, engine, clean)
+    run = {"no_cache": values["no_cache"], "refresh": values["refresh"], "force": values["force"],
+           "label": values["label"]}
+    if values["sensitivity"] is None:
+        execute(request, values["out"], **run)
+    else:
+        execute_sensitivity(request, values["sensitivity"], values["out"], **run)
 
 
 def _from_flag(value: Any, flag: Any) -> Any:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from itertools import permutations
 from typing import Any
 
 from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
-from .benchmark import BBQ
-from .data import CATEGORIES, DATASETS, LANGUAGE
+from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
+from .benchmark import BBQ, RULES
+from .data import CATEGORIES, DATASETS, LANGUAGE, Example
 from .summary import COLUMNS, BBQRunSummary
 from .view import VIEW
 
@@ -28,11 +32,43 @@ def _language(benchmark: Any) -> str | None:
     return LANGUAGE.get(getattr(benchmark, "dataset", ""))
 
 
+def reordered(example: Example, order: Sequence[int]) -> Example:
+    """``example`` with its options shown in ``order`` (``order[k]``: the option at place k) and its
+    label, unknown and target indices following them; an example with another number of options
+    is left as it is."""
+    if len(order) != len(example.options):
+        return example
+    place = {old: new for new, old in enumerate(order)}
+    return replace(example, options=tuple(example.options[i] for i in order), label=place[example.label],
+                   unknown=place[example.unknown], target=None if example.target is None else place[example.target])
+
+
+def orders(bench: BBQ, scorer: str) -> tuple[Perturbation, ...]:
+    """The five other orders of the three options. Each option is scored on its own after one
+    prompt, so the readings here are order-invariant: their spread must be zero (a reading that
+    lists the options in its prompt would not be)."""
+    return tuple(Perturbation(f"order-{''.join(map(str, o))}", f"options in order {''.join(map(str, o))}",
+                              items=_reorder_all(o)) for o in permutations(range(3)) if o != (0, 1, 2))
+
+
+def _reorder_all(order: Sequence[int]) -> Callable[[Sequence[Example]], list[Example]]:
+    return lambda items: [reordered(e, order) for e in items]
+
+
+#: Sensitivity runs (docs/sensitivity.md): neutral preambles before the prompt (English sets only),
+#: the answer rules, and the options' order; an item's outcome is the answer chosen (biased,
+#: counter or unknown; None for a tie).
+SENSITIVITY = Sensitivity(
+    kinds={"preambles": lambda bench, scorer: preambles("en" if bench.dataset in ("en", "mbbq-en") else None),
+           "rules": lambda bench, scorer: option_values("rule", RULES, "answer rule"), "orders": orders},
+    headlines=lambda s: tuple(headline(s, k) for k in ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis")),
+    outcome=lambda r: r.get("answer"), outcome_phrase="the answer chosen (biased, counter or unknown)")
+
 _ALL_CATEGORIES = tuple(dict.fromkeys(c for cs in CATEGORIES.values() for c in cs))
 SPEC = BenchmarkSpec(
     name="bbq", factory=BBQ, summary_type=BBQRunSummary, columns=COLUMNS, view=VIEW,
     pairing_keys=(("rule", "rule"), ("options", "options")), language=_language,
-    data_options=("dataset", "category", "data"), lint_items=lint_items,
+    data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
     flags={"dataset": Flag("en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
                            "cbbq (CBBQ gender).", choices=DATASETS),

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base import BenchmarkSpec, Flag
+from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
 from .benchmark import COUNTRIES, Census
 from .summary import COLUMNS, CensusRunSummary
 from .view import VIEW
@@ -30,11 +31,36 @@ def scorer_defaults(census: Census) -> Mapping[str, Any]:
     return {"multi_token": "first-token"} if census.method in FIRST_TOKEN_METHODS else {}
 
 
+def census_rules(census: Census, scorer: str) -> tuple[Perturbation, ...]:
+    """The census readings a scorer has (conditional and joint for likelihood scorers; a masked
+    LM has one) and the other aggregations of the same probabilities into a share."""
+    readings = () if scorer == "masked-lm" else option_values("causal_reading", ("conditional", "joint"),
+                                                               "causal reading")
+    return readings + option_values("aggregation", ("mean-prob", "pooled", "mean-share", "majority"), "aggregation")
+
+
+def majority(record: Mapping[str, Any]) -> str | None:
+    """An occupation's outcome: the model's female-vs-male majority (even at exactly 50 %)."""
+    share = record.get("model_female_pct")
+    if share is None:
+        return None
+    return "female" if share > 50 else "male" if share < 50 else "even"
+
+
+#: Sensitivity runs (docs/sensitivity.md): the census ``preamble`` (its robustness check, now one
+#: instance of this) with neutral preambles of the template language, and the readings and
+#: aggregations; an occupation's outcome is its model female-vs-male majority.
+SENSITIVITY = Sensitivity(
+    kinds={"preambles": lambda census, scorer: preambles(census.template_language, option="preamble"),
+           "rules": census_rules},
+    headlines=lambda s: (headline(s, "normative"), headline(s, "descriptive")), outcome=majority,
+    outcome_phrase="the female-vs-male majority of the model's share")
+
 SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("identifiers", "identifiers"), ("country", "census country"),
                                    ("language", "language"), ("variant", "method"), ("template_set", "template set")),
                      scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
-                     label_keys=("causal_reading",),
+                     label_keys=("causal_reading",), sensitivity=SENSITIVITY,
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
                      flags={
     "country": Flag("Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs --census "

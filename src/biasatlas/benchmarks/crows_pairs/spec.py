@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
+from ..sensitivity import Sensitivity, headline, preambles, variants
 from .benchmark import DATASETS, CrowsPairs
 from .groups import GROUP_PATTERNS, GROUP_WORDS
 from .summary import COLUMNS, CrowsRunSummary
@@ -31,12 +32,20 @@ def language(bench: CrowsPairs) -> str | None:
     return DATASET_LANGUAGES.get(str(bench.dataset)) if bench.data is None else None
 
 
+#: Sensitivity runs (docs/sensitivity.md): neutral preambles before both sentences, and the scorer's
+#: other pair variants; an item's outcome is which sentence scores higher (more, less or tie).
+SENSITIVITY = Sensitivity(
+    kinds={"preambles": lambda bench, scorer: preambles({"English": "en", "French": "fr"}.get(language(bench) or "")),
+           "rules": lambda bench, scorer: variants(scorer)},
+    headlines=lambda s: (headline(s, "metric_score"),), outcome=lambda r: r.get("outcome"),
+    outcome_phrase="which sentence scores higher")
+
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
                      label_keys=("variant",), lint_items=lint_items,
                      pairing_keys=(("bias_types", "bias types"), ("columns", "column mapping"),
                                    ("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),
-                     description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).",
+                     description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).", sensitivity=SENSITIVITY,
                      language=language, data_options=("dataset", "data"),
                      flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS),
                                             case_sensitive=False),

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
+from ..sensitivity import Sensitivity, headline, option_values, preambles
 from .benchmark import StereoSet
 from .summary import COLUMNS, StereoSetRunSummary
 from .view import VIEW
@@ -34,10 +35,19 @@ def scorer_defaults(bench: StereoSet) -> Mapping[str, Any]:
     return {"multi_token": "reveal"}
 
 
+#: Sensitivity runs (docs/sensitivity.md): neutral preambles before every text (the context too), and
+#: the other length rule; an item's outcome is whether the stereotype outranks the anti-stereotype.
+SENSITIVITY = Sensitivity(
+    kinds={"preambles": lambda bench, scorer: preambles("en" if bench.data is None else None),
+           "rules": lambda bench, scorer: option_values("length", ("mean", "sum"), "per-sentence score")},
+    headlines=lambda s: tuple(headline(s, k) for k in ("ss", "lms", "icat")),
+    outcome=lambda r: r.get("stereotype_preferred"), outcome_phrase="whether the stereotype outranks the "
+    "anti-stereotype")
+
 SPEC = BenchmarkSpec(name="stereoset", factory=StereoSet, summary_type=StereoSetRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("length", "length"),), label_keys=("reading",), lint_items=lint_items,
                      scorer_defaults=scorer_defaults,
-                     description="StereoSet (Nadeem, Bethke & Reddy 2021): SS, LMS and ICAT.",
+                     description="StereoSet (Nadeem, Bethke & Reddy 2021): SS, LMS and ICAT.", sensitivity=SENSITIVITY,
                      flags={"split": Flag("Split: dev (public) or test (gold labels, bias-bench's copy); "
                                           "ignored with --data."),
                             "data": Flag("A StereoSet split file (.json or .json.gz) instead of --split.", file=True),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base import BenchmarkSpec, Flag
+from ..sensitivity import Sensitivity, headline, preambles
 from .benchmark import Winogender
 from .summary import COLUMNS, WinogenderRunSummary
 from .view import VIEW
@@ -12,8 +13,14 @@ def _language(benchmark: Winogender) -> str:
     return "English"
 
 
+#: Sensitivity runs (docs/sensitivity.md): neutral preambles before every sentence; an item's outcome is
+#: the pronoun it prefers (female, male or tie).
+SENSITIVITY = Sensitivity(kinds={"preambles": lambda bench, scorer: preambles("en")},
+                          headlines=lambda s: (headline(s, "female_pct"), headline(s, "pearson")),
+                          outcome=lambda r: r.get("preferred"), outcome_phrase="the preferred pronoun")
+
 SPEC = BenchmarkSpec(name="winogender", factory=Winogender, summary_type=WinogenderRunSummary, columns=COLUMNS,
-                     view=VIEW, language=_language, data_options=("data",),
+                     view=VIEW, language=_language, data_options=("data",), sensitivity=SENSITIVITY,
                      description="Winogender (Rudinger et al. 2018): pronoun shares per occupation against BLS.",
                      flags={"data": Flag("A folder holding the authors' all_sentences.tsv, templates.tsv and "
                                          "occupations-stats.tsv instead of the canonical copies."),
