@@ -45,9 +45,8 @@ def bench_one(scorer: CausalLMScorer, name: str, probes: list, peak: float, args
     rows = rows_of(scorer, probes)  # a dry run: the model is never called
     flops, distinct, reads = needed_flops(rows, scorer.model.config)
     scorer.score(probes[:4])  # warm-up
-    scorer.counters.clear()
     seconds, times, scored = best_time(lambda: scorer.score(probes), args.repeats, args.device)
-    batches, shared = (scorer.counters.get(key, 0) // max(args.repeats, 1) for key in ("batches", "batches_shared"))
+    batches, shared = (scored.work.get(key, 0) for key in ("batches", "batches_shared"))  # the last call's work
     print(f"\n[{name}] {len(scored.answers)}/{len(probes)} probes answered; {len(rows)} rows, "
           f"{sum(len(r.ids) for r in rows)} tokens ({distinct} distinct prefixes' tokens), {reads} read "
           f"positions; {batches} batches ({shared} sharing prefixes)")

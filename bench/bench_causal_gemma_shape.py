@@ -74,7 +74,6 @@ def bench_work(scorer: CausalLMScorer, work: str, probes: list, questions: list[
                peak: float, args: argparse.Namespace) -> dict:
     rows = rows_of(scorer, probes)
     scorer.score(probes[:4])  # warm-up
-    scorer.counters.clear()
     best, times, ours = best_time(lambda: scorer.score(probes), args.repeats, args.device)
     got = answers_in_order(probes, ours)
     step = max(1, -(-len(questions) // args.reference_rows))
@@ -84,8 +83,8 @@ def bench_work(scorer: CausalLMScorer, work: str, probes: list, questions: list[
     flops = causal_flops(rows, scorer.model.config)
     n, rate, ref_rate = len(questions), len(questions) / best, len(picked) / t_ref
     print(f"\n[{dtype} · {work}] {n} sentences, {len(rows)} rows, {sum(len(r.ids) for r in rows)} tokens, "
-          f"{sum(len(r.positions) for r in rows)} read positions; {scorer.counters['batches'] // args.repeats} "
-          f"batches ({scorer.counters.get('batches_shared', 0) // args.repeats} sharing prefixes)")
+          f"{sum(len(r.positions) for r in rows)} read positions; {ours.work.get('batches', 0)} "
+          f"batches ({ours.work.get('batches_shared', 0)} sharing prefixes)")
     print(f"  ours:      {rate:10.1f} sentences/s ({best:.3f} s, best of {[round(t, 3) for t in times]})")
     print(f"  reference: {ref_rate:10.1f} sentences/s ({t_ref:.1f} s on {len(picked)} sentences, one per "
           f"forward, full log-softmax)")

@@ -100,7 +100,6 @@ def klass(pct: float) -> str:
 def bench_dtype(folder: str, plan: CensusPlan, dtype: str, args: argparse.Namespace) -> dict:
     scorer = MaskedLMScorer(folder, batch_size=args.batch_size, device=args.device, dtype=dtype)
     scorer.score(list(plan.probes[:4]))  # warm-up
-    scorer.counters.clear()
     t_ours, times, answers = best_time(lambda: scorer.score(list(plan.probes)), args.repeats, args.device)
     got = shares(plan, lambda pid, i: math.exp(answers[pid].logprobs[i]))
     rows = list({scorer._slot_request(p.left, f, p.right)[0][0] for p in plan.probes for f in p.fillers})
@@ -111,7 +110,7 @@ def bench_dtype(folder: str, plan: CensusPlan, dtype: str, args: argparse.Namesp
     flops = masked_flops(rows, scorer.model.config)
     diff = max(abs(got[o] - want[o]) for o in want)
     same_classes = sum(klass(got[o]) == klass(want[o]) for o in want)
-    n_sentences, batches = len(plan.cells), scorer.counters["batches"] // args.repeats
+    n_sentences, batches = len(plan.cells), answers.work.get("batches", 0)
     print(f"\n[{dtype}] {len(got)} occupations, {n_sentences} sentences, {len(plan.probes)} masked contexts; "
           f"batch size {scorer.describe()['batch_size']}, max {scorer.max_batch_tokens} tokens")
     print(f"  forward passes: ours {len(rows)} rows in {batches} batches = {len(rows) / n_sentences:.3f} per "

@@ -75,7 +75,6 @@ def bench_dtype(folder: str, probes: list[PairProbe], dtype: str, args: argparse
     ours = MaskedLMScorer(folder, batch_size=args.batch_size, device=args.device, dtype=dtype)
     loaded = time.perf_counter() - loaded
     ours.score(probes[:8])  # warm-up: kernels chosen, caches filled
-    ours.counters.clear()
     t_ours, times, fast = best_time(lambda: ours.score(probes), args.repeats, args.device)
     rows = {r for p in probes for side in ours._pair_plan(p) for r, _ in side}
     subset = probes[: args.reference_pairs] if args.reference_pairs else probes
@@ -88,7 +87,7 @@ def bench_dtype(folder: str, probes: list[PairProbe], dtype: str, args: argparse
                    for p in subset)
     ours_rate, ref_rate = len(probes) / t_ours, len(subset) / t_ref
     described = ours.describe()
-    print(f"\n[{dtype}] {len(probes)} pairs, {len(rows)} masked copies, {ours.counters['batches'] // args.repeats} "
+    print(f"\n[{dtype}] {len(probes)} pairs, {len(rows)} masked copies, {fast.work.get('batches', 0)} "
           f"batches; batch size {described['batch_size']}, max {ours.max_batch_tokens} tokens, attention "
           f"{described['attention']} (load + batch probe {loaded:.1f} s)")
     print(f"  ours:      {ours_rate:9.1f} pairs/s ({t_ours:.3f} s scoring, best of {[round(t, 3) for t in times]})")
