@@ -94,7 +94,7 @@ def test_terminal_tables_fit_80_columns_without_wrapping_a_cell(tmp_path, make):
         assert table.title in text
 
 
-def test_a_table_too_wide_for_the_terminal_is_stacked_never_wrapped():
+def test_a_one_row_table_too_wide_for_the_terminal_is_turned_on_its_side_never_wrapped():
     columns = ("model", "dataset", "n", "metric", "95% CI", "likelihood difference", "95% CI", "stereo",
                "anti-stereo", "ties", "limit", "lowercase")
     rows = (("almanach/camembert-base (nangia)", "fr+210", 1677, 60.05, CI(57.68, 62.37), 1.2345,
@@ -105,9 +105,11 @@ def test_a_table_too_wide_for_the_terminal_is_stacked_never_wrapped():
     text = _terminal(to_rich(table, width=80))
     assert all(len(line) <= 80 for line in text.splitlines())
     lines = text.splitlines()
-    assert any("model: almanach/camembert-base (nangia)" in line for line in lines)  # … so each row is a block
+    # … so each column becomes a line (name, then the run's cell), under the run's name
+    assert "almanach/camembert-base" in text and "model: " not in text
     for name, cell in (("95% CI", "[57.7, 62.4]"), ("95% CI", "[1.10, 1.30]"), ("anti-stereo", "48.33")):
         assert any(name in line and cell in line for line in lines), (name, cell, text)
+    assert to_rich(table, width=80).row_count == len(columns) - 1
     assert to_rich(table, width=400).row_count == 1  # wide enough: the table itself
 
 

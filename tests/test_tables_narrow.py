@@ -96,3 +96,18 @@ def test_folding_that_would_leave_names_alone_folds_nothing():
     assert fold_constant_columns(same) == same
     text = _shown(to_rich(same, width=18), 200)
     assert "model: a" in text and "CrowS-Pairs leaderboard" in text  # stacked, its title whole
+
+
+def test_a_table_of_a_few_rows_too_wide_even_folded_is_turned_on_its_side():
+    from biasatlas.display.tables import transposed
+
+    # one run's values and its intervals, as census's Table 3/4 prints them: 2 rows × 6 columns
+    table = Table("scores", ("model", "normative", "descriptive", "balanced", "female", "male"),
+                  (("a-rather-long-model-name (conditional)", 33.33, 58.33, 0.0, 25.0, 33.33),
+                   ("95% CI", CI(8.3, 58.3), CI(33.1, 83.3), None, None, None)))
+    side = transposed(table)
+    assert side.columns == ("model", "a-rather-long-model-name (conditional)", "95% CI")
+    assert side.rows[0] == ("normative", 33.33, CI(8.3, 58.3)) and len(side.rows) == 5
+    text = _shown(to_rich(table, width=70), 70)
+    assert "model: " not in text and all(len(line) <= 70 for line in text.splitlines())
+    assert any("descriptive" in line and "58.33" in line and "[33.1, 83.3]" in line for line in text.splitlines())

@@ -209,8 +209,10 @@ def to_rich(table: Table, width: int | None = None) -> Any:
     No cell ever wraps (an interval cut into "[8.3," and "58.3]" misreads). A table wider
     than ``width`` columns is narrowed first, the way a person would set it: a header wider
     than its column's cells goes on two or more lines ("likelihood / difference"), then a
-    column that says the same on every row moves into the caption ("test: McNemar exact");
-    only a table still too wide is printed one row at a time (:func:`stacked`).
+    column that says the same on every row moves into the caption ("test: McNemar exact"); a
+    table of a few rows is then turned on its side, one column per row (:func:`transposed`: a
+    run's value row and its interval row side by side); only a table still too wide is printed
+    one row at a time (:func:`stacked`).
     """
     out = _rich_table(table, wrap_headers=False)
     if width is None or rich_width(out) <= width:
@@ -222,7 +224,26 @@ def to_rich(table: Table, width: int | None = None) -> Any:
     out = _rich_table(folded, wrap_headers=True)
     if rich_width(out) <= width:
         return out
+    if len(table.rows) <= MAX_TRANSPOSED_ROWS:
+        out = _rich_table(transposed(table), wrap_headers=True)
+        if rich_width(out) <= width:
+            return out
     return stacked(table)
+
+
+#: The most rows a too-wide table may have to be shown on its side: beyond a few, a reader
+#: compares rows down a column, which turning the table would cut into a line per row.
+MAX_TRANSPOSED_ROWS = 3
+
+
+def transposed(table: Table) -> Table:
+    """``table`` on its side: its first column's cells head the new columns (one per row), its
+    other columns' names head the new rows ("normative", "descriptive" …), cells unchanged."""
+    rows = table.text_rows()
+    columns = (table.columns[0], *(row[0] for row in rows))
+    body = tuple((name, *(table.rows[r][c] for r in range(len(rows)))) for c, name in enumerate(table.columns)
+                 if c > 0)
+    return Table(table.title, columns, body, table.caption)
 
 
 def _rich_table(table: Table, *, wrap_headers: bool) -> Any:
