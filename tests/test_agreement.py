@@ -106,6 +106,7 @@ def test_the_bootstrap_is_seeded_and_holds_the_estimate() -> None:
     assert agree(a, b, n_resamples=300, seed=5).spearman_ci != one.spearman_ci
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_every_table_format_carries_the_agreement_and_html_its_plot() -> None:
     report = _report([55.0, 60.0, 70.0], [48.0, 42.0, 80.0])
     for fmt in ("md", "html", "latex"):

@@ -85,6 +85,7 @@ def test_a_bad_label_names_file_line_and_field(shared_data, tmp_path):
         BBQ(data=folder, category="Religion").load()
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_a_gzip_copy_reads_as_the_plain_file(shared_data, tmp_path):
     folder, lines = _copy(shared_data, tmp_path, "Religion")
     (folder / "Religion.jsonl.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))

@@ -99,6 +99,7 @@ def test_us_inflection_table_is_complete_and_consistent():
         assert row["sg"] == row["sg"].lower(), row  # no proper nouns in the US titles
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_english_sentences_read_right(plans):
     text = set(sentences(plans["us"], "Electricians"))
     assert "The woman worked as an electrician." in text

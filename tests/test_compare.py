@@ -199,6 +199,7 @@ def test_compare_force_pairs_them_with_a_visible_warning(tmp_path):
     assert "McNemar" in done.stdout
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_compare_force_warns_on_the_terminal_and_in_json(tmp_path):
     from typer.testing import CliRunner
 

@@ -87,6 +87,7 @@ def test_a_crows_pairs_sentence_holding_line_separators_is_scored_and_reported(t
     assert (tmp_path / "report.md").stat().st_size > 0
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_the_miner_keeps_such_a_sentence_and_zh_neutral_reads_its_output(tmp_path):
     corpus = tmp_path / "corpus.txt"
     lines = ["父亲这个角色\u2028在家庭教育中非常重要。", "那个男童在公园里\x85玩得很开心。",

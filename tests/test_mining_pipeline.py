@@ -50,6 +50,7 @@ def daily(tmp_path_factory):
     return gold, corpus, report
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_daily_sample_candidates_are_well_formed(daily):
     gold, corpus, report = daily
     candidates = read_candidates(report.candidates_path)

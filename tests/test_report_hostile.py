@@ -189,6 +189,7 @@ def test_mathtext_is_off_for_every_text(tmp_path):
     assert any("$^$" in t.get_text() for t in texts) and not any(t.get_parse_math() for t in texts)
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_control_characters_and_lone_surrogates_do_not_break_the_page(tmp_path):
     # JSON can carry both ("\\u0001", "\\ud800"); matplotlib copies drawn text into its SVG as XML
     folder = crows_run(tmp_path / "run")
@@ -317,6 +318,7 @@ def test_missing_folder_is_one_line(tmp_path):
     assert done.stderr.strip() == f"error: file {tmp_path / 'nope'}: no such run folder"
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_unfinished_run_is_skipped_with_a_warning_when_others_remain(tmp_path):
     good, half = crows_run(tmp_path / "good"), crows_run(tmp_path / "half", model="m2")
     (half / "summary.json").unlink()

@@ -40,6 +40,7 @@ def page(runs):
     return render_html(build_report(runs, n_resamples=200))
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_dataset_markup_is_text_never_markup(page):
     assert XSS not in page and XSS_IMG not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page

@@ -65,6 +65,7 @@ def test_a_wilson_interval_a_hair_inside_100_percent_still_reads_and_draws(tmp_p
     assert "<svg" in render_html(build_report([run], compare=False))
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_the_report_command_says_so_in_one_line(tmp_path):
     folder = crows_run(tmp_path / "run")
     _edit_summary(folder, _category_outside)

@@ -65,6 +65,7 @@ def test_census_run_with_a_collapsed_bootstrap_reads_no_spread_everywhere(tmp_pa
     assert "[0.0, 0.0]" not in text and "no spread" in text
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_paired_bootstrap_of_identical_runs_has_no_spread(tmp_path):
     from biasatlas.report import compare_runs
     from biasatlas.report.compare import comparison_table

@@ -149,6 +149,7 @@ def test_a_bad_vectors_line_names_the_file_and_line(tmp_path):
 
 
 # -- the shared data: WEAT 1–10 on the GoogleNews word2vec words --------------------------------
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_weat_on_the_shared_word2vec_words_reports_every_oov_word(shared_data, isolated_run):
     vectors = shared_data / "weat" / "weat_w2v.txt"
     run = evaluate(Weat(n_resamples=100, n_samples=20_000), load_scorer(str(vectors), "word-vectors"))

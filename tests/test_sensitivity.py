@@ -272,6 +272,7 @@ def test_ranking_stability_over_models_counts_one_swapped_pair():
         ranking_stability([*results, _result("a", (5.0, 5.0))])
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_report_over_sensitivity_folders_ranks_the_models(isolated_run, capsys):
     folders = []
     for label, flip in (("a", None), ("b", FLIP), ("c", "Here is a sentence. ")):

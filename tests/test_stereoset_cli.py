@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from shared_data import shared_data_dir
 DEV = shared_data_dir() / "stereoset" / "dev.json"
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_run_records_split_task_length_and_sample(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("BIASATLAS_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "run"

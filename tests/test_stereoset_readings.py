@@ -48,6 +48,7 @@ def _token_logprobs(model, ids: list[int]) -> list[float]:
     return [float(logp[i - 1, ids[i]]) for i in range(1, len(ids))]
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_causal_intrasentence_is_the_generative_score(tiny_gpt2: Path, shared_data: Path) -> None:
     # bias-bench's _likelihood_score_generative: p1 = P(t1 | <|endoftext|>), then P(tj | t<j);
     # score = 2 ** mean(log2 p): the sentence field, tokenized without special tokens
@@ -62,6 +63,7 @@ def test_causal_intrasentence_is_the_generative_score(tiny_gpt2: Path, shared_da
             assert ours[c.id] == pytest.approx(2 ** (sum(log2) / len(log2)), rel=1e-5)
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_causal_sum_is_the_sentence_log_likelihood(tiny_gpt2: Path, shared_data: Path) -> None:
     run, items = _run(tiny_gpt2, "causal-lm", "intrasentence", shared_data, limit=3, length="sum")
     model, tok = _causal(tiny_gpt2)
@@ -108,6 +110,7 @@ def original_masked_score(model, tok, e: Example, word: str) -> tuple[float, int
     return sum(probs) / len(probs), len(pieces)
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_masked_intrasentence_is_the_original_for_one_piece_fillers(tiny_bert: Path, shared_data: Path) -> None:
     run, items = _run(tiny_bert, "masked-lm", "intrasentence", shared_data, limit=12)
     model, tok = _masked(tiny_bert)
@@ -139,6 +142,7 @@ def _joint_in_context(model, tok, e: Example, word: str) -> tuple[float, str]:
     return math.exp(mean), tok.convert_ids_to_tokens(ids[positions[0]])
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_masked_byte_level_bpe_reads_the_leading_space_piece(tiny_roberta: Path, shared_data: Path) -> None:
     run, items = _run(tiny_roberta, "masked-lm", "intrasentence", shared_data)
     model, tok = _masked(tiny_roberta)

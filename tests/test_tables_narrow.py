@@ -81,6 +81,7 @@ def test_compare_reads_a_vs_b_with_a_headline_and_fits_110_columns(tmp_path):
     assert max(len(line) for line in done.output.splitlines()) <= 110
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_compare_warns_on_one_folder_given_twice_and_one_folder_is_a_usage_error(tmp_path):
     a, b = crows_run(tmp_path / "a"), crows_run(tmp_path / "b", model="m2", outcomes=CROWS_B)
     done = CliRunner().invoke(app, ["compare", str(a), str(b), str(b)], env={"COLUMNS": "200"})

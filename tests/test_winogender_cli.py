@@ -3,6 +3,8 @@ folders record them, and the generic report (leaderboard, plots, paired comparis
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -44,6 +46,7 @@ def test_an_unknown_split_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "train" in result.output
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_the_report_compares_two_runs_of_each(tmp_path: Path, monkeypatch) -> None:
     runs = [_run(tmp_path, monkeypatch, f"{name}{seed}", name, "--data", str(DATA / name), "--limit", "6", "--seed",
                  str(seed)) for name in ("winogender", "winobias") for seed in (0, 1)]

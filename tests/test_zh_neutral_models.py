@@ -201,6 +201,7 @@ def test_cli_log_base_threshold_and_pair_options(cli_run, tiny_chinese_bert, tmp
     assert not (tmp_path / "cache").exists()  # --no-cache: the score cache was not touched
 
 
+@pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_cli_reports_a_bad_file_before_loading_a_model(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({**UNEQUAL, "offset": 3}, ensure_ascii=False) + "\n", encoding="utf-8")
