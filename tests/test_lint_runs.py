@@ -86,3 +86,25 @@ def test_the_command_runs_the_clean_subset_and_says_how_many_were_left_out(pairs
                                     "-o", "clean"], env={"COLUMNS": "200"})
     assert done.exit_code == 0, done.output
     assert "data lint: 2 of 4 items carry a finding (left out" in done.output
+
+
+def test_binding_a_linted_benchmark_keeps_the_lint_already_read():
+    from biasatlas.benchmarks.linted import Linted
+    from biasatlas.probes import ScorerInfo
+
+    calls = []
+
+    class Inner:
+        name, VERSION = "toy", "1"
+
+        def bind(self, info):
+            return self
+
+    def lint_items(bench):
+        calls.append(bench)
+        return []
+
+    linted = Linted(Inner(), lint_items)
+    assert linted.linted == (0, []) and len(calls) == 1
+    bound = linted.bind(ScorerInfo(kind="fake", reads="sequence"))
+    assert bound.linted == (0, []) and len(calls) == 1  # read once, before and after binding
