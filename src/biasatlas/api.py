@@ -78,13 +78,15 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     it changes no score, so a run resumes and pairs whatever its label.
     """
     from .pipeline import evaluate as run_pipeline
+    from .registry import renamed_config
     from .results import claim_run_folder, write_run
 
     bench = request.bench
     request.scored.load()  # bad data or options fail here, before any model
     model = request.scorer_options
     folder = None if out is None else Path(out)
-    lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force)
+    lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force,
+                                                        renamed=renamed_config(bench.name))
     store, opened, runner = None, False, None
     try:
         store, opened = _cache(cache)  # inside: a cache that cannot be opened still releases the folder

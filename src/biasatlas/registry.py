@@ -240,6 +240,13 @@ def find_spec(name: str) -> BenchmarkSpec | None:
     return benchmark_spec(name) if name in BENCHMARKS else None
 
 
+def renamed_config(name: str) -> tuple[tuple[str, str], ...]:
+    """The config keys ``name`` renamed since run folders of format 1 (its spec's
+    ``renamed_config``; none for a benchmark this install does not know)."""
+    spec = find_spec(name)
+    return spec.renamed_config if spec is not None else ()
+
+
 def benchmark_specs() -> list[BenchmarkSpec]:
     """Every registered spec, in registration order (the order of the report's leaderboards)."""
     return [benchmark_spec(name) for name in BENCHMARKS]

@@ -13,8 +13,10 @@ benchmark configuration and model options: rerunning it resumes from the score c
 rewrites the same files). A folder holding another run is refused unless ``force``; a
 folder that is not a run folder (a model folder, a home directory) is always refused, so
 ``--out`` can never overwrite someone's ``config.json``. ``.biasatlas-run.json`` records
-the request; ``.biasatlas.lock`` is held (``flock``, released by the kernel if the process
-dies) for the whole run, so a second writer fails at once instead of interleaving files.
+the request and its ``format_version`` (:mod:`biasatlas.runformat`: a folder of an older
+format is upgraded before the comparison, one of a newer format refused);
+``.biasatlas.lock`` is held (``flock``, released by the kernel if the process dies) for
+the whole run, so a second writer fails at once instead of interleaving files.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 from .atomic import atomic_write
 from .errors import BiasAtlasError, DataError
+from .runformat import FORMAT_VERSION, Renames, renamed_config
 from .textfiles import json_lines, json_lines_text
 
 OWNER_FILE = ".biasatlas-run.json"
@@ -127,18 +130,19 @@ def _parquet_column(pa: Any, values: list[Any]) -> Any:
                     type=pa.string())
 
 
-def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False) -> Any:
+def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False, renamed: Renames = ()) -> Any:
     """Lock ``out`` for this run and record its request; refuse what is not ours to write.
 
     Returns the held lock (release it when the run folder is written). Raises
     :class:`RunFolderError` before anything is written when ``out`` is a file, a folder
     with files no run writes, a run folder of a different request (unless ``force``), or
-    a run folder another process is writing now.
+    a run folder another process is writing now. ``renamed`` are the benchmark's config
+    keys renamed since format 1 (:func:`same_request`).
     """
     from filelock import FileLock, Timeout
 
     out = Path(out)
-    check_run_folder(out, request, force=force)
+    check_run_folder(out, request, force=force, renamed=renamed)
     lock = FileLock(str(out / LOCK_FILE), timeout=0)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -149,14 +153,15 @@ def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False)
     except OSError as exc:
         raise RunFolderError(f"cannot write run folder {out}: {exc.strerror or exc}") from exc
     try:
-        atomic_write(out / OWNER_FILE, json.dumps(_clean(request), indent=2, sort_keys=True))
+        record = {**request, "format_version": FORMAT_VERSION}
+        atomic_write(out / OWNER_FILE, json.dumps(_clean(record), indent=2, sort_keys=True))
     except OSError as exc:
         lock.release()
         raise RunFolderError(f"cannot write run folder {out}: {exc.strerror or exc}") from exc
     return lock
 
 
-def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False) -> None:
+def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False, renamed: Renames = ()) -> None:
     """What :func:`claim_run_folder` refuses, checked without writing anything (a suite checks
     every cell's folder before it writes a file). Dot-files are tolerated only in a folder
     that is already a run's (it holds :data:`OWNER_FILE`: a viewer's ``.DS_Store``): a folder
@@ -176,12 +181,14 @@ def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False)
                              "choose an empty or new folder (this is never overwritten)")
     if not names & (RUN_FILES - {LOCK_FILE}):
         return  # empty, or only a stale lock
+    if force:
+        return
     recorded = _recorded_request(out)
-    if same_request(recorded, request) or force:
+    if same_request(recorded, request, renamed, where=out / OWNER_FILE):
         return
     what = "another run" if recorded is not None else "a run of unknown settings"
-    raise RunFolderError(f"--out {out} holds {what} ({_difference(recorded, request)}): choose "
-                         "another folder, or pass --force to replace it")
+    raise RunFolderError(f"--out {out} holds {what} ({_difference(upgraded(recorded, renamed), request)}): "
+                         "choose another folder, or pass --force to replace it")
 
 
 def _temporary(name: str) -> bool:
@@ -194,15 +201,39 @@ def _temporary(name: str) -> bool:
 LOCATION_KEYS: tuple[str, ...] = ("data", "census")
 
 
-def same_request(recorded: Any, request: dict[str, Any]) -> bool:
+def same_request(recorded: Any, request: dict[str, Any], renamed: Renames = (), *,
+                 where: Path = Path(OWNER_FILE)) -> bool:
     """Whether a folder's recorded request is ``request``: the same settings, where a data file
     that hashes the same (``data_sha256``) is the same data wherever it lies. Its path is
     recorded as typed (``--data pairs.csv``), so the same run resumed from another working
     folder, or with the data folder moved, names it otherwise; the scores depend on its bytes
     only. Comparing the hash rather than recording a resolved path keeps every folder already
-    written comparable, byte for byte."""
+    written comparable, byte for byte. A record of format 1 is read as today's first
+    (:func:`upgraded`, with the benchmark's ``renamed`` config keys); one of a newer format
+    raises :class:`RunFolderError` naming ``where``."""
     new = _clean(json.loads(json.dumps(request, default=str)))
-    return bool(_located_by_content(recorded) == _located_by_content(new))
+    return bool(_located_by_content(upgraded(recorded, renamed, where=where)) == _located_by_content(new))
+
+
+def upgraded(recorded: Any, renamed: Renames = (), *, where: Path = Path(OWNER_FILE)) -> Any:
+    """An owner file's record as the request it holds, in today's format (:mod:`~biasatlas.runformat`):
+    without its ``format_version``, and a format-1 record's benchmark config with the keys
+    ``renamed`` since under their new names. A record this version cannot read (a newer
+    format) is refused, naming ``where``: comparing it would call a rerun another run."""
+    if not isinstance(recorded, dict):
+        return recorded
+    version = recorded.get("format_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise RunFolderError(f"{where} records an unknown format_version {version!r}: choose another --out, "
+                             "or pass --force to replace the run")
+    if version > FORMAT_VERSION:
+        raise RunFolderError(f"{where} was written by a newer biasatlas (format_version {version}; this one "
+                             f"reads 1 to {FORMAT_VERSION}): upgrade biasatlas, or choose another --out")
+    request = {k: v for k, v in recorded.items() if k != "format_version"}
+    bench = request.get("benchmark")
+    if version == 1 and isinstance(bench, dict):
+        request["benchmark"] = renamed_config(bench, renamed)
+    return request
 
 
 def _located_by_content(request: Any) -> Any:

@@ -166,10 +166,17 @@ def compare(sens: Sensitivity, kind: str, planned: Sequence[Planned], runs: Sequ
 
 def setting(config: Mapping[str, Any]) -> str:
     """What makes two models' sensitivity runs comparable: the sha256 of the unperturbed run's
-    benchmark config (data by its sha256, not its path), so census NO and US never share a ranking."""
+    benchmark config (data by its sha256, not its path), so census NO and US never share a ranking.
+    A key its benchmark renamed since run folders of format 1 (``renamed_config``: census's
+    ``method``, once ``variant``) is hashed under its old name: sensitivity.json files written
+    before the rename keep ranking with today's."""
     import hashlib
 
-    bench = {k: v for k, v in (config.get("benchmark") or {}).items() if k not in ("data", "data_files")}
+    from .registry import renamed_config
+
+    recorded = config.get("benchmark") or {}
+    was = {new: old for old, new in renamed_config(str(recorded.get("benchmark")))}
+    bench = {was.get(k, k): v for k, v in recorded.items() if k not in ("data", "data_files")}
     return hashlib.sha256(json.dumps(bench, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import TEMP_SUFFIX, atomic_write
+from .registry import renamed_config
 from .results import OWNER_FILE, RunFolderError, check_run_folder, same_request
 
 __all__ = ["LEADERBOARD_FILE", "REPORT_FILE", "SUITE_COPY", "SUITE_OWNER", "claim_suite_folder", "finished_cell"]
@@ -46,7 +47,7 @@ def claim_suite_folder(folder: Path, suite_file: Path, cells: Sequence[tuple[str
     owner = str(suite_file.resolve())
     _check_suite_target(folder, owner, force)
     for name, request in cells:
-        check_run_folder(folder / name, dict(request), force=force)
+        check_run_folder(folder / name, dict(request), force=force, renamed=_renamed(request))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(folder / SUITE_OWNER, json.dumps({"suite": owner}, indent=2, ensure_ascii=False))
@@ -113,4 +114,11 @@ def finished_cell(folder: Path, request: Mapping[str, Any]) -> bool:
         recorded = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return same_request(recorded, dict(request))
+    return same_request(recorded, dict(request), _renamed(request), where=folder / OWNER_FILE)
+
+
+def _renamed(request: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The config keys the cell's benchmark renamed since format 1, found by the benchmark
+    name its recorded config holds."""
+    bench = request.get("benchmark")
+    return renamed_config(str(bench.get("benchmark"))) if isinstance(bench, Mapping) else ()

@@ -251,6 +251,9 @@ class BenchmarkSpec:
     ``sensitivity`` declares the perturbation kinds ``biasatlas run NAME --sensitivity KIND``
     offers, its headline numbers and an item's outcome
     (:class:`~biasatlas.benchmarks.sensitivity.Sensitivity`); ``None``: no sensitivity runs.
+    ``renamed_config`` are its config keys renamed since run folders of format 1 recorded
+    them, as (old, new) (census: ``("variant", "method")``): a rerun into such a folder and a
+    report of it read them under the new names (:mod:`biasatlas.runformat`).
     """
 
     name: str
@@ -267,6 +270,7 @@ class BenchmarkSpec:
     label_keys: tuple[str, ...] = ()
     lint_items: Callable[[Any], list[LintItem]] | None = None
     sensitivity: Sensitivity | None = None
+    renamed_config: tuple[tuple[str, str], ...] = ()
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its
@@ -276,4 +280,4 @@ class BenchmarkSpec:
     @property
     def contract(self) -> RunContract:
         """What loading one of its run folders checks."""
-        return RunContract(self.summary_type.read, self.columns, self.label_keys)
+        return RunContract(self.summary_type.read, self.columns, self.label_keys, self.renamed_config)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from ..errors import DataError, MissingInput
+from ..runformat import renamed_config
 from ..textfiles import json_lines, read_text
 from .checks import FieldCheck, check_fields, describe, number, obj, required_number, required_string, string
 
@@ -135,12 +136,15 @@ class RunContract:
 
     ``read_summary`` reads summary.json back typed (raising :class:`DataError` naming file
     and field); ``columns`` are the item fields, checked on every line of items.jsonl.
+    ``renamed_config`` are the benchmark's config keys renamed since an older run folder
+    recorded them, as (old, new): the view reads its config under the new names.
     """
 
     read_summary: Callable[[Mapping[str, Any], Path], object]
     columns: tuple[Column, ...] = ()
     #: The summary's settings that follow the model in a run's label, e.g. CrowS-Pairs' variant.
     label_keys: tuple[str, ...] = ()
+    renamed_config: tuple[tuple[str, str], ...] = ()
 
 
 #: The contract of a benchmark name, ``None`` for a benchmark the caller does not know.
@@ -275,8 +279,19 @@ def _check_run(view: RunView, contract: RunContract | None) -> RunView:
             if name not in record:
                 raise DataError(f"{view.benchmark} item lacks {name!r}", path=items, line=line, field=name)
         check_fields(record, types, items, line)
-    return replace(view, typed_summary=typed, label_keys=contract.label_keys if contract is not None
-                   else view.label_keys)
+    if contract is None:
+        return replace(view, typed_summary=typed)
+    return replace(view, typed_summary=typed, label_keys=contract.label_keys,
+                   config=_upgraded_config(view.config, contract.renamed_config))
+
+
+def _upgraded_config(config: Mapping[str, Any], renames: tuple[tuple[str, str], ...]) -> Mapping[str, Any]:
+    """config.json with the benchmark's settings under today's names (an older folder's
+    census ``variant`` is its ``method``), so pairing, provenance and labels read one name."""
+    bench = config.get("benchmark")
+    if not renames or not isinstance(bench, Mapping):
+        return config
+    return {**config, "benchmark": renamed_config(bench, renames)}
 
 
 def with_labels(views: Sequence[RunView]) -> list[RunView]:

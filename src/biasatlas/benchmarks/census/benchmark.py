@@ -284,12 +284,11 @@ class Census:
 
     def config(self) -> dict[str, Any]:
         table = self.census_table
-        # The method is recorded under "variant", its name before the parameter became
-        # ``method``: the run folder's owner file holds this config, and a rerun into an
-        # existing folder compares it, so a renamed key would make that folder refuse its
-        # own rerun. (The summary has always called it "method".) Likewise "normalisation"
+        # "method" was recorded as "variant" (its name before the parameter became
+        # ``method``) by run folders of format 1; the spec's ``renamed_config`` says so, and
+        # their reruns and reports read it as "method" (biasatlas.runformat). "normalisation"
         # and "causal_reading" record "auto" while no scorer is bound.
-        return {"benchmark": self.name, "version": self.VERSION, "variant": self.method,
+        return {"benchmark": self.name, "version": self.VERSION, "method": self.method,
                 "country": self.country, "dataset": f"census-{table.name}",
                 "data": table.source, "data_sha256": table.sha256,
                 "census": str(self.census) if self.census else None,

@@ -58,7 +58,7 @@ SENSITIVITY = Sensitivity(
 
 SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("identifiers", "identifiers"), ("country", "census country"),
-                                   ("language", "language"), ("variant", "method"), ("template_set", "template set")),
+                                   ("language", "language"), ("method", "method"), ("template_set", "template set")),
                      scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
                      label_keys=("causal_reading",), sensitivity=SENSITIVITY,
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
@@ -80,4 +80,4 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
     "preamble": Flag("Text put before every sentence (a robustness check; default none)."),
     "missing": Flag("Skip (and record) occupations without inflection forms instead of failing.",
                     spelling="--skip-missing/--no-skip-missing", switch=("error", "skip")),
-})
+}, renamed_config=(("variant", "method"),))
