@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from biasatlas.results import Run
-from biasatlas.results import write_run
+from biasatlas.runs.folder import Run
+from biasatlas.runs.folder import write_run
 
 CATS = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age",
         "sexual-orientation", "physical-appearance", "disability", "autre")

@@ -1,7 +1,7 @@
 """Small fixed run folders for the report tests, one per benchmark, with hand-checked numbers.
 
 Each builder writes a finished run folder through the real writer
-(:func:`biasatlas.results.write_run`) with exactly the item and summary fields the
+(:func:`biasatlas.runs.folder.write_run`) with exactly the item and summary fields the
 benchmarks write. The numbers in the comments are the arithmetic the tests assert.
 Dataset text carries markup (``<script>``, ``<img onerror>``) to prove it is shown as
 text, and accents, æøå and Chinese to prove it is shown at all.
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from biasatlas.results import Run
-from biasatlas.results import write_run
+from biasatlas.runs.folder import Run
+from biasatlas.runs.folder import write_run
 
 XSS = "<script>alert(1)</script>"
 XSS_IMG = "<img src=x onerror=alert(2)>"

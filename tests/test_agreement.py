@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
-from biasatlas.display.runview import RunView
+from biasatlas.runs.view import RunView
 from biasatlas.report import build_report, render
 from biasatlas.report.agreement import MIN_MODELS, Measure, agree, kendall_rows, spearman_rows
 

@@ -183,7 +183,7 @@ def test_bad_data_fails_before_the_model(tmp_path):
 
 
 def test_bad_out_fails_before_the_model(tmp_path):
-    from biasatlas.results import RunFolderError
+    from biasatlas.runs.folder import RunFolderError
 
     (tmp_path / "a-file").write_text("x", encoding="utf-8")
     with pytest.raises(RunFolderError, match="is a file"):
@@ -191,7 +191,7 @@ def test_bad_out_fails_before_the_model(tmp_path):
 
 
 def test_a_folder_of_another_run_is_refused_unless_forced():
-    from biasatlas.results import RunFolderError
+    from biasatlas.runs.folder import RunFolderError
 
     biasatlas.evaluate("crows-pairs", model="fake", dataset="en", limit=5, out="run", progress=False)
     with pytest.raises(RunFolderError, match="another run"):

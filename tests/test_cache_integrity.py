@@ -26,7 +26,7 @@ import pytest
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.cache import TABLE, ScoreCache, _checksum, probe_key
 from biasatlas.pipeline import evaluate
-from biasatlas.results import Run
+from biasatlas.runs.folder import Run
 from biasatlas.probes import (ContinuationProbe, PairProbe, SentenceAnswer, SentenceProbe,
                               SlotProbe)
 from biasatlas.registry import load_scorer

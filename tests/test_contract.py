@@ -23,7 +23,7 @@ from biasatlas.benchmarks.winogender import Winogender
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas import registry
 from biasatlas.api import with_detectable
-from biasatlas.display.runview import RunView
+from biasatlas.runs.view import RunView
 from biasatlas.errors import UnsupportedProbe
 from biasatlas.pipeline import evaluate
 from biasatlas.power import DETECTABLE_KEY

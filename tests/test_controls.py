@@ -21,7 +21,7 @@ from biasatlas.benchmarks.bbq.benchmark import choices
 from biasatlas.benchmarks.crows_pairs.benchmark import summarise as crows_summarise
 from biasatlas.benchmarks.stereoset import StereoSet
 from biasatlas.display.controls import MIN_DECIDED, above_chance, decided
-from biasatlas.display.runview import RunView
+from biasatlas.runs.view import RunView
 from biasatlas.power import DETECTABLE_KEY
 from biasatlas.probes import SentenceAnswer, SlotAnswer
 from biasatlas.registry import benchmark_spec

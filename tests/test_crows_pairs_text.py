@@ -10,7 +10,7 @@ from biasatlas.benchmarks.crows_pairs.paper import PAPER_SCORES, comparability
 from biasatlas.pipeline import evaluate
 from biasatlas.report import build_report, load_run, load_runs, render
 from biasatlas.scorers.fake import FakeScorer
-from biasatlas.results import write_run
+from biasatlas.runs.folder import write_run
 from report_fixtures import crows_paper_run, hub_scorer
 
 HEADER = "\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from biasatlas.results import LOCK_FILE
+from biasatlas.runs.folder import LOCK_FILE
 
 PAIRS = ("\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n"
          "0\tShe is here.\tHe is here.\tstereo\tgender\n"

@@ -78,7 +78,7 @@ def test_the_run_says_it_was_an_in_memory_model(tiny_bert):
     assert json.loads(Path("held/config.json").read_text())["scorer"]["in_memory"] == identity
     owner = json.loads(Path("held/.biasatlas-run.json").read_text())
     assert owner["model"]["in_memory"] == identity
-    from biasatlas.results import RunFolderError
+    from biasatlas.runs.folder import RunFolderError
 
     with pytest.raises(RunFolderError, match="another run"):  # other weights: another run, not a rewrite
         biasatlas.evaluate("crows-pairs", model=(_nudged(model), tokenizer), out="held", **CROWS)

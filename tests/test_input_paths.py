@@ -17,7 +17,7 @@ import pytest
 
 import biasatlas
 from biasatlas.errors import DataError, MissingInput
-from biasatlas.results import RunFolderError
+from biasatlas.runs.folder import RunFolderError
 from biasatlas.suite import SuiteError, read_suite
 
 

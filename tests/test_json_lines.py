@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from biasatlas.benchmarks.zh_neutral.data import read_items
 from biasatlas.mining import MiningConfig, read_candidates, run_pipeline
-from biasatlas.report.runs import load_run
+from biasatlas.runs.load import load_run
 from biasatlas.textfiles import decode_text, json_line, json_lines, json_lines_text
 
 #: Every character ``str.splitlines`` breaks at (the Python documentation's table).
@@ -113,7 +113,7 @@ def test_read_run_keeps_a_raw_line_separator_of_an_older_run_folder_inside_its_r
     # the zh-neutral analysis) split such a line in two with str.splitlines.
     import json as _json
 
-    from biasatlas.results import read_run
+    from biasatlas.runs.folder import read_run
 
     for name, text in (("summary.json", "{}"), ("config.json", "{}")):
         (tmp_path / name).write_text(text, encoding="utf-8")

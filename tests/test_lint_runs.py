@@ -54,7 +54,7 @@ def test_exclude_flagged_scores_the_clean_items_only(pairs):
 
 def test_a_clean_run_is_labelled_and_never_paired_as_the_full_one(pairs):
     from biasatlas.report.compare import NotLikeForLike, compare_runs
-    from biasatlas.report.runs import load_run, with_labels
+    from biasatlas.runs.load import load_run, with_labels
     from biasatlas.report.sections import lint_table
 
     _run(pairs, "full"), _run(pairs, "clean", exclude_flagged=True)

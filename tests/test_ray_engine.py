@@ -26,7 +26,7 @@ from biasatlas.errors import ModelError, UsageError
 from biasatlas.pipeline import chunked, evaluate
 from biasatlas.probes import SentenceProbe
 from biasatlas.registry import load_scorer
-from biasatlas.results import write_run
+from biasatlas.runs.folder import write_run
 from biasatlas.scorers.engines import LocalEngine, RayEngine, make_engine
 from biasatlas.scorers.fake import FakeScorer
 

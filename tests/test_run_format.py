@@ -21,8 +21,8 @@ import pytest
 
 import biasatlas
 from biasatlas.report.compare import pairing_differences
-from biasatlas.results import RunFolderError, same_request, upgraded
-from biasatlas.runformat import FORMAT_VERSION, renamed_config
+from biasatlas.runs.folder import RunFolderError, same_request, upgraded
+from biasatlas.runs.format import FORMAT_VERSION, renamed_config
 
 CENSUS = {"country": "no", "sample": 4}
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import biasatlas
 from biasatlas.cli import app
-from biasatlas.display.runview import model_name
+from biasatlas.runs.view import model_name
 from biasatlas.errors import UsageError
 from biasatlas.report import load_runs
 from report_fixtures import census_run, crows_run, zh_run

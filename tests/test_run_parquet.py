@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from biasatlas.results import PARQUET_FILE, RUN_FILES, Run, claim_run_folder, items_parquet, write_run
+from biasatlas.runs.folder import PARQUET_FILE, RUN_FILES, Run, claim_run_folder, items_parquet, write_run
 from report_fixtures import real_run, write_crows_tsv
 
 pq = pytest.importorskip("pyarrow.parquet")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from biasatlas.errors import BiasAtlasError
-from biasatlas.results import RunFolderError
+from biasatlas.runs.folder import RunFolderError
 from biasatlas.suite import SuiteError, read_suite, run_suite
 from biasatlas.suite_folder import SUITE_OWNER
 

@@ -19,7 +19,7 @@ from biasatlas.probes import PairProbe
 from biasatlas.registry import load_scorer, register_benchmark
 from biasatlas.report import build_report, compare_runs, leaderboard, load_runs, render, render_html
 from biasatlas.report.compare import comparison_table
-from biasatlas.results import write_run
+from biasatlas.runs.folder import write_run
 from biasatlas.scorers.fake import FakeScorer
 from toy_benchmark import SENTENCES
 

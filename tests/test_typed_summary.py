@@ -14,7 +14,7 @@ from typing import Any, Literal, TypedDict
 
 import pytest
 
-from biasatlas.display.checks import Interval
+from biasatlas.runs.checks import Interval
 from biasatlas.display.typed import Summary, read_typed, same_object
 from biasatlas.errors import DataError
 from biasatlas.registry import benchmark_specs

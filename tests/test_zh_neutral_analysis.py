@@ -15,7 +15,7 @@ from biasatlas.benchmarks.zh_neutral.analysis import (case_study, context_text, 
                                                       topics)
 from biasatlas.errors import DataError
 from biasatlas.pipeline import evaluate
-from biasatlas.results import write_run
+from biasatlas.runs.folder import write_run
 from biasatlas.scorers.fake import FakeScorer
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from biasatlas.benchmarks.base import BenchmarkResult, BenchmarkSpec, BenchmarkView, PairedMethod
 from biasatlas.display.typed import Summary
 from biasatlas.display.paired import Paired, PairedTest, pair_items
-from biasatlas.display.runview import Column, RunView
+from biasatlas.runs.view import Column, RunView
 from biasatlas.display.tables import Metric, Table, leaderboard_table
 from biasatlas.probes import Answer, PairAnswer, PairProbe, ScorerInfo
 from biasatlas.stats import wilcoxon_test

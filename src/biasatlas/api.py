@@ -79,7 +79,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     """
     from .pipeline import evaluate as run_pipeline
     from .registry import renamed_config
-    from .results import claim_run_folder, write_run
+    from .runs.folder import claim_run_folder, write_run
 
     bench = request.bench
     request.scored.load()  # bad data or options fail here, before any model
@@ -120,7 +120,7 @@ def with_detectable(summary: Mapping[str, Any], config: Mapping[str, Any],
     """``summary`` with each headline's minimum detectable effect under one key for every benchmark
     (:data:`~biasatlas.power.DETECTABLE_KEY`: headline name → :class:`~biasatlas.power.Detectable`), as
     the benchmark's view declares its headlines (:mod:`biasatlas.display.controls`)."""
-    from .display.runview import RunView
+    from .runs.view import RunView
     from .power import DETECTABLE_KEY
     from .registry import find_spec
 
@@ -253,7 +253,7 @@ class EvaluationRun:
 
     def headlines(self) -> tuple[Any, ...]:
         """The run's headline numbers with their controls (:class:`~biasatlas.display.controls.Headline`)."""
-        from .display.runview import RunView
+        from .runs.view import RunView
         from .registry import find_spec
 
         spec = find_spec(self.benchmark)
@@ -264,7 +264,7 @@ class EvaluationRun:
         """What ``biasatlas run`` prints: the tables the report shows for this run, then its
         notices, each table fitted to the console that prints it (a rich renderable:
         ``rich.print(run.table())``; :func:`biasatlas.report.sections.run_terminal`)."""
-        from .display.runview import RunView, with_labels
+        from .runs.view import RunView, with_labels
         from .registry import find_spec
         from .report.sections import run_terminal
 
@@ -277,7 +277,7 @@ class EvaluationRun:
 
 def _as_saved(value: Any) -> Any:
     """``value`` as its run-folder file reads back: JSON, with NaN and infinities as null
-    (what :func:`biasatlas.results.write_run` writes)."""
+    (what :func:`biasatlas.runs.folder.write_run` writes)."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return json.loads(text, parse_constant=lambda _: None)
 
@@ -294,7 +294,7 @@ def load_run(path: Path | str) -> EvaluationRun:
     """A finished run folder, read and checked by the report's reader
     (:func:`biasatlas.report.load_run`: a damaged file is one DataError naming file, line and
     field), as the same :class:`EvaluationRun` :func:`evaluate` returns."""
-    from .report.runs import load_run as read_view
+    from .runs.load import load_run as read_view
 
     view = read_view(path)
     timing = _timing(view.path / "timing.json")

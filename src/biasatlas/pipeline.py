@@ -23,7 +23,7 @@ from .benchmarks.base import Benchmark
 from .cache import ScoreCache
 from .errors import ModelError, RunInterrupted, UnsupportedProbe
 from .probes import Answer, Probe, Scored
-from .results import Run
+from .runs.folder import Run
 from .scorers.base import Scorer
 from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine
 

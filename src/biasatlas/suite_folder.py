@@ -1,4 +1,4 @@
-"""A suite's output folder, claimed as a run folder is (:func:`biasatlas.results.claim_run_folder`).
+"""A suite's output folder, claimed as a run folder is (:func:`biasatlas.runs.folder.claim_run_folder`).
 
 A suite writes ``suite.toml``, ``report.html`` and ``leaderboard.md`` into its folder and
 one run folder per cell below it. Before any of that, :func:`claim_suite_folder` checks the
@@ -28,7 +28,7 @@ from typing import Any
 
 from .atomic import TEMP_SUFFIX, atomic_write
 from .registry import renamed_config
-from .results import OWNER_FILE, RunFolderError, check_run_folder, same_request
+from .runs.folder import OWNER_FILE, RunFolderError, check_run_folder, same_request
 
 __all__ = ["LEADERBOARD_FILE", "REPORT_FILE", "SUITE_COPY", "SUITE_OWNER", "claim_suite_folder", "finished_cell"]
 
@@ -42,7 +42,7 @@ SUITE_FILES = (SUITE_COPY, REPORT_FILE, LEADERBOARD_FILE, SUITE_OWNER)
 def claim_suite_folder(folder: Path, suite_file: Path, cells: Sequence[tuple[str, Mapping[str, Any]]], *,
                        force: bool = False) -> None:
     """Claim ``folder`` for the suite read from ``suite_file``, whose cells are (folder name,
-    recorded request) pairs; raises :class:`~biasatlas.results.RunFolderError` before
+    recorded request) pairs; raises :class:`~biasatlas.runs.folder.RunFolderError` before
     anything is written when the folder or a cell's folder is not this suite's to write."""
     owner = str(suite_file.resolve())
     _check_suite_target(folder, owner, force)

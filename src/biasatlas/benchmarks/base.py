@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 from ..display.cite import Reference
 from ..display.controls import Headline
 from ..display.paired import Paired
-from ..display.runview import Column, RunContract, RunView
+from ..runs.view import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
 from ..errors import UsageError
@@ -253,7 +253,7 @@ class BenchmarkSpec:
     (:class:`~biasatlas.benchmarks.sensitivity.Sensitivity`); ``None``: no sensitivity runs.
     ``renamed_config`` are its config keys renamed since run folders of format 1 recorded
     them, as (old, new) (census: ``("variant", "method")``): a rerun into such a folder and a
-    report of it read them under the new names (:mod:`biasatlas.runformat`).
+    report of it read them under the new names (:mod:`biasatlas.runs.format`).
     """
 
     name: str

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DataError
 from ..stats import holm, paired_bootstrap
-from .runview import RunView
+from ..runs.view import RunView
 
 if TYPE_CHECKING:
     import numpy as np

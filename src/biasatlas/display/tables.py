@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .runview import SETTINGS, RunView
+from ..runs.view import SETTINGS, RunView
 
 #: Rows of an item-level table (the most extreme items only, so 20,000 items render as fast as 200).
 N_EXAMPLES = 8
@@ -388,7 +388,7 @@ WARNING_MARK = " †"
 def leaderboard_table(title: str, columns: tuple[str, ...], rows: Sequence[tuple[RunView, tuple[Any, ...]]],
                       runs: Sequence[RunView], caption: str,
                       warnings: Callable[[RunView], Sequence[str]] | None = None) -> Table:
-    """A leaderboard: one row per run, then one column per recorded setting (:data:`~.runview.SETTINGS`),
+    """A leaderboard: one row per run, then one column per recorded setting (:data:`~biasatlas.runs.view.SETTINGS`),
     so a run on 80 pairs never passes for a full one. A run with ``warnings`` gets
     :data:`WARNING_MARK` after its first cell (its label), so a tilted number is not read bare."""
     settings = tuple((k, label) for k, label in SETTINGS if any(k in r.benchmark_config for r in runs))

@@ -4,7 +4,7 @@ A benchmark's summary.json is read back as a frozen dataclass (``summary.py`` in
 folder) whose fields say what the report reads and of which type. :func:`read_typed`
 walks those hints and the JSON together, so a damaged folder is one
 :class:`~biasatlas.errors.DataError` naming file and dotted field (``by_category.gender.ci[0]``),
-with the messages of :mod:`.checks` ("expected a number or null, got the string '50%'").
+with the messages of :mod:`biasatlas.runs.checks` ("expected a number or null, got the string '50%'").
 
 What a hint means:
 
@@ -13,7 +13,7 @@ What a hint means:
 - ``str``, ``bool``, ``Literal[...]``: that, or one of those values.
 - ``X | None``: ``X`` or null.
 - ``tuple[X, ...]`` / ``list[X]``: a list, each entry ``X`` (``field[i]`` in errors);
-  ``tuple[X, Y]``: a list of exactly those (``[low, high]`` for an :data:`.checks.Interval`).
+  ``tuple[X, Y]``: a list of exactly those (``[low, high]`` for an :data:`biasatlas.runs.checks.Interval`).
 - ``Mapping[str, X]`` / ``dict[str, X]``: an object whose every value is ``X`` (``field.key``).
 - a frozen dataclass: an object whose fields, where present, are read alike; a field
   marked :func:`same_object` reads the enclosing object itself (a set of scores written at
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 from ..errors import DataError
-from .checks import Interval, Mismatch, describe
+from ..runs.checks import Interval, Mismatch, describe
 
 T = TypeVar("T")
 _SAME_OBJECT = "biasatlas.same_object"
@@ -148,7 +148,7 @@ def _object(hint: Any, value: Any, name: str, nullable: bool) -> Mapping[str, An
 
 
 def _phrase(hint: Any, nullable: bool) -> str:
-    """What ``hint`` expects, in the words of :mod:`.checks` (``a number or null``)."""
+    """What ``hint`` expects, in the words of :mod:`biasatlas.runs.checks` (``a number or null``)."""
     origin = get_origin(hint)
     if hint in _PHRASES:
         words = _PHRASES[hint]

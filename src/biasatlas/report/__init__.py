@@ -14,7 +14,7 @@ leaderboard and paired test that this package assembles.
 from __future__ import annotations
 
 from ..display.paired import PairedTest
-from ..display.runview import RunView
+from ..runs.view import RunView
 from ..display.tables import Table
 from ..stats import holm, mcnemar_table, mcnemar_test
 from .cite import report_references, to_bibtex
@@ -22,7 +22,7 @@ from .compare import Comparison, compare_runs
 from .document import FORMATS, Report, build_report, to_csv_doc, to_json_doc, to_markdown_doc
 from .html import render_html
 from .latex import to_latex_doc
-from .runs import load_run, load_runs
+from ..runs.load import load_run, load_runs
 from .tables import leaderboard, metric_rows
 
 __all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", "build_report",

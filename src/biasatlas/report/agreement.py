@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..display.controls import Headline
-from ..display.runview import RunView, model_name
+from ..runs.view import RunView, model_name
 from ..display.svg import Plot
 from ..display.tables import CI, Table
 from ..stats import check_resamples, check_seed

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..display.cite import Reference, bibtex_key, bibtex_text
-from ..display.runview import RunView, model_name
+from ..runs.view import RunView, model_name
 from ..registry import find_spec
 
 #: Gemma 3 technical report (arXiv:2503.19786), for the packaged ``gemma-3-270m``.

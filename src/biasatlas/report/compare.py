@@ -20,7 +20,7 @@ from typing import Any
 
 from ..benchmarks.base import PairedMethod
 from ..display.paired import PairedTest
-from ..display.runview import RunView
+from ..runs.view import RunView
 from ..display.tables import CI, PValue, Table, cell_text, interval_text, to_csv
 from ..errors import DataError, did_you_mean
 from ..registry import BENCHMARKS, find_spec

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..version import __version__
 from ..display.controls import Headline, flag_notices, headline_dict, headline_table
-from ..display.runview import RunView
+from ..runs.view import RunView
 from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError
 from ..registry import find_spec

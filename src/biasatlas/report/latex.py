@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..display.cite import bibtex_key
 from ..display.controls import headline_table
-from ..display.runview import RunView
+from ..runs.view import RunView
 from ..display.tables import CI, Table, to_latex
 from .document import Report, title_of
 from .tables import leaderboard, metric_rows

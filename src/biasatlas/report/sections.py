@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..display.controls import Headline
-from ..display.runview import SETTINGS, RunView
+from ..runs.view import SETTINGS, RunView
 from ..display.svg import Plot
 from ..display.tables import Table
 from ..display.terminal import TerminalTables

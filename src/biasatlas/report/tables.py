@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..display.controls import Headline, mark_flagged
-from ..display.runview import RunView
+from ..runs.view import RunView
 from ..display.tables import Metric, Table
 from ..registry import BENCHMARKS, benchmark_spec, find_spec
 from .agreement import Agreement

@@ -14,7 +14,7 @@ so the MDE is :func:`~biasatlas.power.mde_normal` at that interval's SE (normal 
 from __future__ import annotations
 
 from ...display.controls import Control, Headline, above_chance, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_normal, se_from_interval
 from .summary import BBQRunSummary, SetScores
 

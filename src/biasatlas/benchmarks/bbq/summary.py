@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...display.checks import Interval, WithIntervals
-from ...display.runview import Column
+from ...runs.checks import Interval, WithIntervals
+from ...runs.view import Column
 from ...display.typed import Summary, same_object
 
 #: The items.jsonl fields the report reads.

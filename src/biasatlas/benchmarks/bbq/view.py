@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod

@@ -286,7 +286,7 @@ class Census:
         table = self.census_table
         # "method" was recorded as "variant" (its name before the parameter became
         # ``method``) by run folders of format 1; the spec's ``renamed_config`` says so, and
-        # their reruns and reports read it as "method" (biasatlas.runformat). "normalisation"
+        # their reruns and reports read it as "method" (biasatlas.runs.format). "normalisation"
         # and "causal_reading" record "auto" while no scorer is bound.
         return {"benchmark": self.name, "version": self.VERSION, "method": self.method,
                 "country": self.country, "dataset": f"census-{table.name}",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...display.controls import Control, Headline, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_correlation
 from .metrics import BALANCED_HIGH, BALANCED_LOW
 from .summary import census_summary

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...display.paired import Paired, PairedTest, pair_items, with_holm
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...display.cite import Reference
 from ...display.labels import place_labels
 from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, NOTE_WIDTH, fit,

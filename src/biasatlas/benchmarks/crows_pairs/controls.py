@@ -13,7 +13,7 @@ so the MDE is the one-sample proportion test's (:func:`~biasatlas.power.mde_prop
 from __future__ import annotations
 
 from ...display.controls import Headline, decided, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_proportion
 from .summary import crows_summary
 

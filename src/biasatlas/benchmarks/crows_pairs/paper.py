@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ...display.runview import RunView
+from ...runs.view import RunView
 from .benchmark import DATASETS
 
 # Paper category names → our category keys (files.CATEGORIES).

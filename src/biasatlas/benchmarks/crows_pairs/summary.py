@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...display.checks import FragileBound, Interval, WithIntervals, check_interval_holds
-from ...display.runview import Column, RunView
+from ...runs.checks import FragileBound, Interval, WithIntervals, check_interval_holds
+from ...runs.view import Column, RunView
 from ...display.typed import Summary
 
 #: The three headline scores, each with its interval and binomial test in the summary.

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items, with_holm
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...display.style import (INK, LABEL_WIDTH, TICK_WIDTH, DATASET_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
 from ...display.svg import Plot

@@ -13,7 +13,7 @@ is the largest over the tests, the effect every test would find four times in fi
 from __future__ import annotations
 
 from ...display.controls import Headline, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_two_sample_d
 from .summary import SeatRunSummary
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...display.runview import Column
+from ...runs.view import Column
 from ...display.typed import Summary
 
 TEST_FIELDS = ("d", "d_low", "d_high", "p", "p_holm", "p_mc_error", "partitions", "n_targ1", "n_targ2", "n_attr1",

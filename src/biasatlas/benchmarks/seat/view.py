@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...display.cite import Reference
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...display.style import INK, fit, new_figure, short
 from ...display.svg import Plot
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table

@@ -15,7 +15,7 @@ approximation of that SE, stated as such).
 from __future__ import annotations
 
 from ...display.controls import Headline, above_chance, decided
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_one_sample_t, se_from_interval
 from .summary import StereoSetRunSummary
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...display.checks import Interval, WithIntervals
-from ...display.runview import Column
+from ...runs.checks import Interval, WithIntervals
+from ...runs.view import Column
 from ...display.typed import Summary, same_object
 from .evaluation import Outcome, Scores, evaluate, ss_test, term_bootstrap
 

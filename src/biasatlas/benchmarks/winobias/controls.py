@@ -14,7 +14,7 @@ Diff = 2·pro % − 100 moves two points per point of pro %.
 from __future__ import annotations
 
 from ...display.controls import Headline, decided, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_proportion
 from .summary import WinoBiasRunSummary
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from ...display.checks import Interval, WithIntervals
-from ...display.runview import Column
+from ...runs.checks import Interval, WithIntervals
+from ...runs.view import Column
 from ...display.typed import Summary, same_object
 from .analysis import PairScore, against_majority, occupation_shares, preference
 

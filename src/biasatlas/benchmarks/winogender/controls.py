@@ -14,7 +14,7 @@ Detectable effect: Pearson's r against 0 at the run's occupations, by Fisher's z
 from __future__ import annotations
 
 from ...display.controls import Headline, decided, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_correlation
 from .summary import WinogenderRunSummary
 

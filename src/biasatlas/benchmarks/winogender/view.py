@@ -20,7 +20,7 @@ import numpy as np
 
 from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, pair_items
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...display.style import DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table

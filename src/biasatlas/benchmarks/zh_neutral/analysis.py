@@ -85,7 +85,7 @@ def correlate_runs(run_dirs: Sequence[Path]) -> list[RunCorrelation]:
 
 def read_records(run_dir: Path) -> list[dict[str, Any]]:
     """The per-sentence records of a finished ``zh-neutral`` run folder."""
-    from ...results import read_run
+    from ...runs.folder import read_run
 
     run = read_run(Path(run_dir))
     name = run.summary.get("benchmark")

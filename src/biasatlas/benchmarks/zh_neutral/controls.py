@@ -15,7 +15,7 @@ difference in mean |b| the run resolves.
 from __future__ import annotations
 
 from ...display.controls import Headline, shown
-from ...display.runview import RunView
+from ...runs.view import RunView
 from ...power import Detectable, mde_normal, se_from_interval
 from .summary import zh_summary
 

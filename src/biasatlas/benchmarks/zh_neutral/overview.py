@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...display.runview import RunView
+from ...runs.view import RunView
 from .benchmark import DEFAULT_THRESHOLD
 from .benchmark import mean_or_none as mean  # the benchmark's own mean, so a fallback score is the one it writes
 from .summary import zh_summary

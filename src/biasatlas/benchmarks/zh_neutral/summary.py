@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...display.checks import FragileBound, Interval
-from ...display.runview import Column, RunView
+from ...runs.checks import FragileBound, Interval
+from ...runs.view import Column, RunView
 from ...display.typed import Summary
 
 #: The items.jsonl fields the report reads (presence, in this order, then types).

@@ -1,4 +1,4 @@
-"""Finished run folders as the report loads them: :mod:`biasatlas.display.runview`'s checking
+"""Finished run folders as the report loads them: :mod:`biasatlas.runs.view`'s checking
 reader, with each benchmark's contract (typed summary, item columns) from its spec.
 
 A run of a benchmark this install does not know still loads (its common fields checked)
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..display.runview import (SETTINGS, RunContract, RunView, UnfinishedRun, read_run_view, read_run_views, relabel,
+from .view import (SETTINGS, RunContract, RunView, UnfinishedRun, read_run_view, read_run_views, relabel,
                                with_labels)
 from ..registry import find_spec
 

@@ -13,7 +13,7 @@ benchmark configuration and model options: rerunning it resumes from the score c
 rewrites the same files). A folder holding another run is refused unless ``force``; a
 folder that is not a run folder (a model folder, a home directory) is always refused, so
 ``--out`` can never overwrite someone's ``config.json``. ``.biasatlas-run.json`` records
-the request and its ``format_version`` (:mod:`biasatlas.runformat`: a folder of an older
+the request and its ``format_version`` (:mod:`biasatlas.runs.format`: a folder of an older
 format is upgraded before the comparison, one of a newer format refused);
 ``.biasatlas.lock`` is held (``flock``, released by the kernel if the process dies) for
 the whole run, so a second writer fails at once instead of interleaving files.
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write
-from .errors import BiasAtlasError, DataError
-from .runformat import FORMAT_VERSION, Renames, renamed_config
-from .textfiles import json_lines, json_lines_text
+from ..atomic import atomic_write
+from ..errors import BiasAtlasError, DataError
+from .format import FORMAT_VERSION, Renames, renamed_config
+from ..textfiles import json_lines, json_lines_text
 
 OWNER_FILE = ".biasatlas-run.json"
 LOCK_FILE = ".biasatlas.lock"
@@ -216,7 +216,7 @@ def same_request(recorded: Any, request: dict[str, Any], renamed: Renames = (), 
 
 
 def upgraded(recorded: Any, renamed: Renames = (), *, where: Path = Path(OWNER_FILE)) -> Any:
-    """An owner file's record as the request it holds, in today's format (:mod:`~biasatlas.runformat`):
+    """An owner file's record as the request it holds, in today's format (:mod:`~biasatlas.runs.format`):
     without its ``format_version``, and a format-1 record's benchmark config with the keys
     ``renamed`` since under their new names. A record this version cannot read (a newer
     format) is refused, naming ``where``: comparing it would call a rerun another run."""
@@ -274,7 +274,7 @@ def _difference(recorded: Any, request: dict[str, Any]) -> str:
 
 
 def _read_jsonl(path: Path) -> list[Any]:
-    """A JSON Lines file's records, split as they are written (:func:`~.textfiles.json_lines`:
+    """A JSON Lines file's records, split as they are written (:func:`~biasatlas.textfiles.json_lines`:
     on ``\\n`` only): a sentence holding U+2028 in an older run folder stays one record."""
     return [json.loads(line) for _, line in json_lines(path.read_text(encoding="utf-8"))]
 

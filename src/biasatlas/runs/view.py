@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from ..errors import DataError, MissingInput
-from ..runformat import renamed_config
+from .format import renamed_config
 from ..textfiles import json_lines, read_text
 from .checks import FieldCheck, check_fields, describe, number, obj, required_number, required_string, string
 
@@ -159,7 +159,7 @@ def read_run_view(folder: Path | str, contract_of: ContractOf = _no_contract) ->
     """Read one finished run folder; raises :class:`DataError` naming the file and what is wrong.
 
     A folder without ``summary.json`` raises :class:`UnfinishedRun`. Every file is read
-    here (not through :func:`biasatlas.results.read_run`) so that a bad byte, a bad line or
+    here (not through :func:`biasatlas.runs.folder.read_run`) so that a bad byte, a bad line or
     a value of the wrong type is reported by file, line and field, never as a traceback
     from deep inside a table or a plot.
     """

@@ -1,6 +1,6 @@
 """The formats of what a run folder records, and how a folder of an older one reads today.
 
-Format 1: the owner file (``.biasatlas-run.json``, :func:`biasatlas.results.claim_run_folder`)
+Format 1: the owner file (``.biasatlas-run.json``, :func:`biasatlas.runs.folder.claim_run_folder`)
 holds the recorded request and no ``format_version``; a benchmark's config keys carry their
 names of then (census recorded its method as ``variant``). Format 2: the owner file holds
 ``format_version: 2`` beside the request, and the configs use today's names. A benchmark

@@ -1,0 +1,14 @@
+"""The run folder: everything that claims, writes, reads and checks one (DESIGN.md, "Layout").
+
+The modules sit at different layers (``[tool.importlinter]`` in pyproject.toml), low to high:
+
+- :mod:`.format` and :mod:`.checks`: the owner file's ``format_version`` and the renamed
+  config keys; the field checks a run folder's JSON is read with (core: nothing above).
+- :mod:`.view`: a finished run folder as the report reads it (``RunView``), checked on load;
+  below the presentation primitives that draw it.
+- :mod:`.folder`: ``Run``, written atomically, claimed and locked, and the rerun check.
+- :mod:`.load`: ``load_run(s)``, the checking reader with each benchmark's contract from the
+  registry.
+
+This package imports nothing itself, so importing one module loads no layer above it.
+"""
