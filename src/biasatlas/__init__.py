@@ -7,27 +7,28 @@ From Python, one call runs a benchmark (docs/python.md)::
     run.summary, run.items, run.table()
     biasatlas.load_run("runs/fr-camembert")   # a finished run folder, as the same object
 
-``evaluate``, ``load_run`` and ``EvaluationRun`` come from :mod:`biasatlas.api`, imported on
-first use (PEP 562), so ``import biasatlas`` loads no benchmark, model library or pandas.
+``evaluate`` comes from :mod:`biasatlas.api`, ``load_run`` and ``EvaluationRun`` from
+:mod:`biasatlas.runs.evaluation`, each imported on first use (PEP 562), so ``import biasatlas``
+loads no benchmark, model library or pandas.
 """
 
 from typing import Any
 
 from .version import __version__
 
-#: The names :mod:`biasatlas.api` lends the package, imported when first asked for.
-_FROM_API = ("EvaluationRun", "evaluate", "load_run")
+#: The names the package lends from its modules, each imported when first asked for.
+_LENT = {"evaluate": "api", "EvaluationRun": "runs.evaluation", "load_run": "runs.evaluation"}
 
 __all__ = ["EvaluationRun", "__version__", "evaluate", "load_run"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in _FROM_API:
-        from . import api
+    if name in _LENT:
+        from importlib import import_module
 
-        return getattr(api, name)
+        return getattr(import_module(f".{_LENT[name]}", __name__), name)
     raise AttributeError(f"module 'biasatlas' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_FROM_API})
+    return sorted({*globals(), *_LENT})

@@ -1,4 +1,5 @@
-"""One call from Python: :func:`evaluate` a benchmark on a model, :func:`load_run` a finished run folder.
+"""One call from Python: :func:`evaluate` a benchmark on a model (its result, and
+:func:`~biasatlas.runs.evaluation.load_run` for a finished run folder, are in :mod:`biasatlas.runs.evaluation`).
 
 The command line and suites go through the same runner (:func:`execute`, which
 :func:`evaluate` calls with a :class:`~biasatlas.request.RunRequest` built from its keywords),
@@ -22,20 +23,20 @@ the functions), so ``import biasatlas`` stays fast.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .request import RunRequest, check_label, split_options
+from .runs.evaluation import EvaluationRun, as_saved
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
     from .cache import ScoreCache
     from .pipeline import Planned
 
-__all__ = ["EvaluationRun", "evaluate", "execute", "load_run"]
+__all__ = ["evaluate", "execute"]
 
 Log = Callable[[str], None]
 
@@ -127,7 +128,7 @@ def with_detectable(summary: Mapping[str, Any], config: Mapping[str, Any],
     spec = find_spec(str(summary.get("benchmark")))
     if spec is None:
         return dict(summary)
-    view = RunView(Path("."), _as_saved(config), _as_saved(summary), _as_saved(records))
+    view = RunView(Path("."), as_saved(config), as_saved(summary), as_saved(records))
     found = {h.name: h.detectable.as_dict() for h in spec.view.headlines(view) if h.detectable is not None}
     return {**summary, DETECTABLE_KEY: found} if found else dict(summary)
 
@@ -192,120 +193,3 @@ def _passes(planned: Planned) -> str:
         return "no forward passes planned (the scorer runs no model here)"
     rows, batches = planned.work.get("rows_computed", 0), planned.work["batches"]
     return f"{rows:,} rows in {batches:,} forward passes"
-
-
-# -- the result ---------------------------------------------------------------------------------------
-@dataclass(frozen=True, repr=False)
-class EvaluationRun:
-    """A finished run, from :func:`evaluate` or read back by :func:`load_run`: the same
-    fields either way, as the run folder holds them (JSON values: NaN and infinities read
-    as ``None``, tuples as lists).
-
-    ``summary`` is the benchmark's typed summary (``CrowsRunSummary``, ``CensusRunSummary``,
-    ``ZhRunSummary``: the fields its report reads, checked); ``summary_dict`` all of
-    summary.json. ``path`` is the run folder, ``None`` when the run was not saved.
-    """
-
-    benchmark: str
-    summary: Any
-    summary_dict: Mapping[str, Any] = field(repr=False)
-    records: list[dict[str, Any]] = field(repr=False)
-    skipped: list[dict[str, Any]] = field(repr=False)
-    config: Mapping[str, Any] = field(repr=False)
-    timing: Mapping[str, Any] = field(repr=False)
-    path: Path | None = None
-
-    @classmethod
-    def of(cls, benchmark: str, summary: Mapping[str, Any], records: list[dict[str, Any]],
-           skipped: list[dict[str, Any]], config: Mapping[str, Any], timing: Mapping[str, Any], *,
-           path: Path | None) -> EvaluationRun:
-        """A run from the pipeline's values, each as its run-folder file would read back."""
-        from .registry import find_spec
-
-        as_saved = _as_saved(summary)
-        spec = find_spec(benchmark)
-        typed = spec.summary_type.read(as_saved, (path or Path(".")) / "summary.json") if spec else as_saved
-        return cls(benchmark, typed, as_saved, _as_saved(records), _as_saved(skipped), _as_saved(config),
-                   _as_saved(timing), path)
-
-    def __repr__(self) -> str:
-        where = f"saved in {self.path}" if self.path is not None else "not saved"
-        return (f"<EvaluationRun {self.benchmark} · {self.summary_dict.get('dataset')} · {self.model} · "
-                f"{len(self.records)} items, {len(self.skipped)} skipped · {where}>")
-
-    @property
-    def model(self) -> str:
-        return str(self.summary_dict.get("model") or "unknown model")
-
-    @property
-    def items(self) -> Any:
-        """The per-item records as a pandas DataFrame (one row per item; needs the ``pandas`` extra)."""
-        try:
-            import pandas as pd  # type: ignore[import-untyped]  # the optional `pandas` extra
-        except ImportError:
-            from .errors import BiasAtlasError
-
-            raise BiasAtlasError("run.items needs pandas: pip install 'biasatlas[pandas]' "
-                                 "(run.records holds the same rows as dicts)") from None
-        if self.records:
-            return pd.DataFrame.from_records(self.records)
-        return pd.DataFrame(columns=[c.name for c in _columns(self.benchmark)])
-
-    def headlines(self) -> tuple[Any, ...]:
-        """The run's headline numbers with their controls (:class:`~biasatlas.display.controls.Headline`)."""
-        from .runs.view import RunView
-        from .registry import find_spec
-
-        spec = find_spec(self.benchmark)
-        view = RunView(self.path or Path("."), self.config, self.summary_dict, self.records, tuple(self.skipped))
-        return spec.view.headlines(view) if spec is not None else ()
-
-    def table(self) -> Any:
-        """What ``biasatlas run`` prints: the tables the report shows for this run, then its
-        notices, each table fitted to the console that prints it (a rich renderable:
-        ``rich.print(run.table())``; :func:`biasatlas.report.sections.run_terminal`)."""
-        from .runs.view import RunView, with_labels
-        from .registry import find_spec
-        from .report.sections import run_terminal
-
-        spec = find_spec(self.benchmark)
-        view = RunView(self.path or Path("."), self.config, self.summary_dict, self.records, tuple(self.skipped),
-                       typed_summary=self.summary)
-        (view,) = with_labels([replace(view, label_keys=spec.label_keys) if spec is not None else view])
-        return run_terminal(view)
-
-
-def _as_saved(value: Any) -> Any:
-    """``value`` as its run-folder file reads back: JSON, with NaN and infinities as null
-    (what :func:`biasatlas.runs.folder.write_run` writes)."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return json.loads(text, parse_constant=lambda _: None)
-
-
-def _columns(benchmark: str) -> tuple[Any, ...]:
-    from .registry import find_spec
-
-    spec = find_spec(benchmark)
-    return spec.columns if spec is not None else ()
-
-
-# -- reading a run folder --------------------------------------------------------------------------
-def load_run(path: Path | str) -> EvaluationRun:
-    """A finished run folder, read and checked by the report's reader
-    (:func:`biasatlas.report.load_run`: a damaged file is one DataError naming file, line and
-    field), as the same :class:`EvaluationRun` :func:`evaluate` returns."""
-    from .runs.load import load_run as read_view
-
-    view = read_view(path)
-    timing = _timing(view.path / "timing.json")
-    return EvaluationRun.of(view.benchmark, view.summary, [dict(r) for r in view.records],
-                            [dict(s) for s in view.skipped], view.config, timing, path=view.path)
-
-
-def _timing(path: Path) -> dict[str, Any]:
-    """timing.json, or nothing: it holds seconds and cache counts, never a result."""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}

@@ -34,7 +34,7 @@ from .errors import DataError, UsageError
 from .request import GivenModel, RunRequest
 
 if TYPE_CHECKING:
-    from .api import EvaluationRun
+    from .runs.evaluation import EvaluationRun
     from .benchmarks.base import BenchmarkSpec
     from .cache import ScoreCache
 
