@@ -1,4 +1,4 @@
-"""The one typed-summary reader (``biasatlas.display.typed``): checks from type hints.
+"""The one typed-summary reader (``biasatlas.runs.typed``): checks from type hints.
 
 Every benchmark's summary.json is read back by it (issue 20), so these pin what each hint
 accepts, what it turns a value into, and the words and dotted field of each error.
@@ -15,7 +15,7 @@ from typing import Any, Literal, TypedDict
 import pytest
 
 from biasatlas.runs.checks import Interval
-from biasatlas.display.typed import Summary, read_typed, same_object
+from biasatlas.runs.typed import Summary, read_typed, same_object
 from biasatlas.errors import DataError
 from biasatlas.registry import benchmark_specs
 

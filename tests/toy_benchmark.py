@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from biasatlas.benchmarks.base import BenchmarkResult, BenchmarkSpec, BenchmarkView, PairedMethod
-from biasatlas.display.typed import Summary
+from biasatlas.runs.typed import Summary
 from biasatlas.display.paired import Paired, PairedTest, pair_items
 from biasatlas.runs.view import Column, RunView
 from biasatlas.display.tables import Metric, Table, leaderboard_table

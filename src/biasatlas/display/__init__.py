@@ -10,9 +10,9 @@ the views return into one document. Nothing here names a benchmark.
 - :mod:`.style`: the figures' fonts, colours and label fitting.
 - :mod:`.labels`: point labels placed inside the plot area without collisions.
 - :mod:`.cite`: BibTeX entries (the papers each benchmark's view lists).
-- :mod:`.typed`: a benchmark's typed summary, read from its type hints.
 - :mod:`.paired`: the record a paired test between two runs returns.
 
-The run folder as the report reads it (``RunView``) and its field checks are
-:mod:`biasatlas.runs.view` and :mod:`biasatlas.runs.checks`, one layer below.
+The run folder as the report reads it (``RunView``), its field checks and the typed
+summary reader are :mod:`biasatlas.runs.view`, :mod:`biasatlas.runs.checks` and
+:mod:`biasatlas.runs.typed`, below this package.
 """

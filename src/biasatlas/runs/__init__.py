@@ -2,8 +2,9 @@
 
 The modules sit at different layers (``[tool.importlinter]`` in pyproject.toml), low to high:
 
-- :mod:`.format` and :mod:`.checks`: the owner file's ``format_version`` and the renamed
-  config keys; the field checks a run folder's JSON is read with (core: nothing above).
+- :mod:`.checks`, then :mod:`.format` and :mod:`.typed`: the field checks a run folder's
+  JSON is read with; the owner file's ``format_version`` and the renamed config keys; a
+  benchmark's summary.json read back typed from its dataclass's hints (the core layers).
 - :mod:`.view`: a finished run folder as the report reads it (``RunView``), checked on load;
   below the presentation primitives that draw it.
 - :mod:`.folder`: ``Run``, written atomically, claimed and locked, and the rerun check.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...display.typed import Summary, same_object
+from ...runs.typed import Summary, same_object
 
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ...runs.checks import FragileBound, Interval
 from ...runs.view import Column, RunView
-from ...display.typed import Summary
+from ...runs.typed import Summary
 
 #: The items.jsonl fields the report reads (presence, in this order, then types).
 COLUMNS: tuple[Column, ...] = (Column("occupation"), Column("census_female_pct", "number"),

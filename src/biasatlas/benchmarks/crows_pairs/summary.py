@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...runs.checks import FragileBound, Interval, WithIntervals, check_interval_holds
 from ...runs.view import Column, RunView
-from ...display.typed import Summary
+from ...runs.typed import Summary
 
 #: The three headline scores, each with its interval and binomial test in the summary.
 SCORES: tuple[str, ...] = ("metric_score", "stereo_score", "antistereo_score")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...runs.view import Column
-from ...display.typed import Summary
+from ...runs.typed import Summary
 
 TEST_FIELDS = ("d", "d_low", "d_high", "p", "p_holm", "p_mc_error", "partitions", "n_targ1", "n_targ2", "n_attr1",
                "n_attr2", "n_oov")

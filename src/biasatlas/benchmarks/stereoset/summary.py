@@ -14,7 +14,7 @@ from typing import Any
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...display.typed import Summary, same_object
+from ...runs.typed import Summary, same_object
 from .evaluation import Outcome, Scores, evaluate, ss_test, term_bootstrap
 
 HEADLINE: tuple[str, ...] = ("lms", "ss", "icat")

@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...display.typed import Summary, same_object
+from ...runs.typed import Summary, same_object
 from .analysis import PairScore, against_majority, occupation_shares, preference
 
 _PREFERENCE = ("n", "n_ties", "pro_pct", "diff", "diff_p", "mean_log_ratio")

@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...display.typed import Summary, same_object
+from ...runs.typed import Summary, same_object
 from ...stats import mean_interval
 from .analysis import ContextScore, against_bls, by_referent, gotchas, occupation_shares
 

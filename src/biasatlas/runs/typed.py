@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal, Self, TypeVar, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 from ..errors import DataError
-from ..runs.checks import Interval, Mismatch, describe
+from .checks import Interval, Mismatch, describe
 
 T = TypeVar("T")
 _SAME_OBJECT = "biasatlas.same_object"
