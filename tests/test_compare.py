@@ -219,7 +219,10 @@ def test_compare_force_warns_on_the_terminal_and_in_json(tmp_path):
     ({"identifiers": "paired"}, {"identifiers": "all"}, "identifiers: A paired, B all"),
     ({"sample": 5, "seed": 0}, {"sample": 5, "seed": 1}, "sample seed: A 0, B 1"),
     ({"country": "no"}, {"country": "us"}, "census country: A no, B us"),
+    ({"method": "touileb2023"}, {"method": "gebnlp2022"}, "method: A touileb2023, B gebnlp2022"),
+    # Folders of format 1 recorded the method as "variant": read as "method", beside a new folder too.
     ({"variant": "touileb2023"}, {"variant": "gebnlp2022"}, "method: A touileb2023, B gebnlp2022"),
+    ({"variant": "gebnlp2022"}, {"method": "touileb2023"}, "method: A gebnlp2022, B touileb2023"),
     ({"identifiers": "paired"}, {}, "identifiers: A paired, B not recorded"),
 ])
 def test_census_runs_differing_in_preparation_are_refused(tmp_path, bench_a, bench_b, difference):
