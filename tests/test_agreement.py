@@ -119,3 +119,39 @@ def test_every_table_format_carries_the_agreement_and_html_its_plot() -> None:
     page = render(report, "html")
     section = page.split('id="agreement"')[1].split("</section>")[0]
     assert section.count("<svg ") == 1 and "Spearman" in section
+
+
+def test_pairs_with_no_common_model_are_left_out_and_said_once() -> None:
+    # CrowS on a, b, c; StereoSet on d, e, f: no model has both, so no row, one sentence
+    runs = [_crows(m, v) for m, v in zip("abc", (55.0, 60.0, 70.0))]
+    runs += [_stereoset(m, v) for m, v in zip("def", (48.0, 42.0, 80.0))]
+    # a third measure shared with the CrowS models: its pair with CrowS stays a row
+    runs += [RunView(Path(f"crows-fr-{m}"), {}, {**_crows(m, v).summary, "dataset": "fr"}, [], label=m)
+             for m, v in zip("abc", (51.0, 58.0, 64.0))]
+    report = build_report(runs, compare=False, n_resamples=200)
+    (row,) = report.agreement
+    assert (row.a, row.b, row.n_models) == ("crows-pairs metric score (en)", "crows-pairs metric score (fr)", 3)
+    assert report.agreement_left_out == (("crows-pairs metric score (en)", "stereoset SS (dev)"),
+                                         ("stereoset SS (dev)", "crows-pairs metric score (fr)"))
+    md = render(report, "md")
+    said = ("No common model, left out (2 pairs): crows-pairs metric score (en) vs stereoset SS (dev); "
+            "stereoset SS (dev) vs crows-pairs metric score (fr).")
+    assert md.count(said) == 1 and "0 common model" not in md
+    assert json.loads(render(report, "json"))["agreement_left_out"][0] == ["crows-pairs metric score (en)",
+                                                                           "stereoset SS (dev)"]
+    assert "| stereoset SS (dev)" not in "\n".join(line for line in render(report, "csv").splitlines()
+                                                  if line.startswith("agreement,"))
+
+
+def test_a_model_run_twice_uses_the_last_run_given_and_says_which() -> None:
+    # a's two CrowS runs: 90 first (bias 40), then 55 (bias 5); with the later run the order of
+    # a, b, c is 5, 10, 20 on CrowS and 2, 8, 30 on StereoSet: ρ = 1 (with the first it would be −0.5)
+    first = RunView(Path("runs/crows-a-old"), {}, _crows("a", 90.0).summary, [], label="a")
+    runs = [first] + [_crows(m, v) for m, v in zip("abc", (55.0, 60.0, 70.0))]
+    runs += [_stereoset(m, v) for m, v in zip("abc", (48.0, 42.0, 80.0))]
+    (row,) = build_report(runs, compare=False, n_resamples=200).agreement
+    assert row.spearman == 1.0
+    assert row.note.endswith("a: 2 runs of crows-pairs metric score (en) (runs/crows-a-old, crows-a), the last "
+                             "given (crows-a) used")
+    unique = build_report(runs[1:], compare=False, n_resamples=200).agreement[0]
+    assert "runs of" not in unique.note and unique.spearman == 1.0

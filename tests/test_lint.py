@@ -118,6 +118,36 @@ def test_choice_items_check_their_group_options_against_the_context():
     assert [(f.rule, f.field) for f in lint([same])] == [("identical", "option 1")]
 
 
+def _choice(context: str, *options: str) -> LintItem:
+    texts = {"context": context, **{f"option {i}": o for i, o in enumerate(options)}}
+    return LintItem("q", None, texts, "choice", tuple(f"option {i}" for i in range(len(options))))
+
+
+@pytest.mark.parametrize(("context", "option"), [
+    ("Two people came in, one carrying papers and the other in a wheelchair.", "The person with the wheelchair"),
+    ("Alex Liu, whose parents are professors, got top marks.", "Alex Liu, the professors' child"),
+    ("A cashier and a dentist were house hunting.", "The cashier's family"),
+    ("Two women, one who uses a cane and one with dark hair, were there.", "The woman with a cane"),
+    ("The White teenager's parents are both parking attendant.", "The teenager, whose parents are attendants"),
+    ("Two friends of the bakery.", "The bakeries' friend"),  # -ies plural of a word the context has
+])
+def test_option_absent_ignores_generic_person_words_function_words_and_plurals(context, option):
+    """Before: "person", "with", "child", "family", "woman" (the context says "women"),
+    "whose", "attendants" (for "attendant") and "bakeries" each counted as a word the context lacks."""
+    assert [f.detail for f in lint([_choice(context, option)]) if f.rule == "option-absent"] == []
+
+
+@pytest.mark.parametrize(("context", "option", "missing"), [
+    ("I met two clients, one who's gay and the other who's straight.", "The straight woman", "woman"),  # adds a gender
+    ("A Latina woman (a bartender) and a White woman talked.", "The Latino bartender", "latino"),
+    ("A doctor and a lawyer met.", "The nurses", "nurses"),  # a plural of a word the context lacks
+    ("She and her brother met a lawyer.", "The gentleman lawyer", "gentleman"),  # the context's man is "brother"
+])
+def test_option_absent_still_finds_what_the_context_lacks(context, option, missing):
+    found = [f.detail for f in lint([_choice(context, option)]) if f.rule == "option-absent"]
+    assert found == [f"not in the context: {missing}"]
+
+
 def _grouped(id_: str, a: str, b: str, words: tuple[str, ...], pattern: str = "") -> LintItem:
     return LintItem(id_, 2, {"sent_more": a, "sent_less": b}, group=words, group_pattern=pattern)
 

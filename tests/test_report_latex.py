@@ -31,7 +31,8 @@ SPECIALS = r"a&b%c$d#e_f{g}h~i^j\k"
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("latex")
-    return load_runs([crows_run(root / "crows-a", model=SPECIALS), crows_run(root / "crows-b", model="m2"),
+    # crows-b's model is the census run's: the agreement table has a row (the other pairs share no model)
+    return load_runs([crows_run(root / "crows-a", model=SPECIALS), crows_run(root / "crows-b", model="ltg/norbert"),
                       census_run(root / "census"), zh_run(root / "zh")])
 
 
@@ -67,8 +68,9 @@ def test_one_booktabs_float_per_table_with_caption_and_label(runs):
     tex = render(build_report(runs, compare=False), "latex")
     floats = _floats(tex)
     # leaderboards: crows-pairs, census, zh-neutral; the agreement between measures (two models or
-    # more); then per run its metric table and its headlines-with-controls table
+    # more, one pair sharing a model); then per run its metric table and its headlines-with-controls table
     assert len(floats) == 3 + 1 + 2 * len(runs)
+    assert "No common model, left out (2 pairs)" in next(b for b in floats if "Agreement between measures" in b)
     labels = []
     for block in floats:
         assert block.count(r"\caption{") == 1 and block.count(r"\label{") == 1, block

@@ -181,8 +181,11 @@ def _check_plan(make, probes):
     assert work["rows_computed"] > 0
 
 
-@pytest.mark.parametrize("batch_size", [1, 2, 64])
-@pytest.mark.parametrize("kind", ["pairs", "slots", "sentence"])
+# pairs at batch sizes 1 and 2 are the slowest cases (a forward per masked copy, four scorers
+# twice): the full suite runs them, the fast loop keeps pairs at 64 and every size of the others
+@pytest.mark.parametrize("batch_size,kind", [
+    *(pytest.param(size, "pairs", marks=pytest.mark.slow) for size in (1, 2)), (64, "pairs"),
+    *((size, kind) for kind in ("slots", "sentence") for size in (1, 2, 64))])
 def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
     from biasatlas.scorers.masked_lm import MaskedLMScorer
 

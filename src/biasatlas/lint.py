@@ -32,8 +32,11 @@ Rules (each a name a finding carries):
 - ``option-absent`` (multiple choice with a context, BBQ): an answer option naming a group whose
   words are not in the context. A word is a lower-cased ``\\w+`` run of 4 or more characters, or
   of 2 or more outside ASCII (Korean, Chinese: a Chinese option is one run); it is looked for as
-  a substring, so "manager" finds "managers". A paraphrase ("the gay woman" for "the other who's
-  gay") is flagged too: a finding to look at, not a defect.
+  a substring, so "manager" finds "managers", and a plural is found by its singular
+  ("attendants" for "attendant"). Generic person words and function words (:data:`GENERIC_WORDS`:
+  "person", "child", "family", "with", "whose") never count as absent, nor a gendered person word
+  ("woman") where the context names someone of that gender; where it names no gender the option
+  adds one ("the gay woman" for "the other who's gay"), which is flagged: a finding to look at.
 """
 
 from __future__ import annotations
@@ -231,15 +234,40 @@ def _duplicate(item: LintItem, seen: dict[tuple[str, ...], str]) -> list[Finding
 
 
 _WORD = re.compile(r"\w+")
+#: Words an option may add without naming anyone the context lacks: generic person nouns (BBQ's
+#: options say "the person with PTSD", "the professors' child", "the clerk's family", "the Thai
+#: girlfriend" of someone the context names otherwise) and function words ("with", "whose").
+GENERIC_WORDS = frozenset((
+    "person persons people individual individuals someone somebody child children kids family families "
+    "friend friends girlfriend girlfriends boyfriend boyfriends student students "
+    "with whose other others that this these those their them from both who's").split())
+#: Gendered person words: present where the context names someone of that gender by any of them
+#: ("the woman with a cane" for "two women, one who uses a cane"), absent where it names no
+#: gender at all, since then the option adds one ("the straight woman" for "one who's straight").
+GENDERED_WORDS = (frozenset("woman women girl girls lady ladies she her hers".split()),
+                  frozenset("man men boy boys guy guys gentleman gentlemen he him his".split()))
+
+
+def _present(word: str, context: str, context_words: frozenset[str]) -> bool:
+    """``word`` (lower-cased) is in ``context`` as a substring; or it is a generic word, a
+    gendered one whose gender the context names, or a plural whose singular is there
+    ("cashiers" for "a cashier"; "-ies" for "-y", "-es" and "-s" dropped)."""
+    if word in GENERIC_WORDS or word in context:
+        return True
+    if any(word in gender and gender & context_words for gender in GENDERED_WORDS):
+        return True
+    stems = (word[:-3] + "y", word[:-2], word[:-1]) if word.endswith("ies") else (word[:-2], word[:-1])
+    return word.endswith("s") and any(len(stem) >= 3 and stem in context for stem in stems)
 
 
 def _absent(item: LintItem) -> list[Finding]:
     context = item.texts.get("context", "").lower()
+    context_words = frozenset(_WORD.findall(context))
     out = []
     for field in item.in_context:
         words = [w for w in _WORD.findall(item.texts[field].lower())
                  if len(w) >= 4 or (len(w) >= 2 and not w.isascii())]
-        missing = [w for w in words if w not in context]
+        missing = [w for w in words if not _present(w, context, context_words)]
         if missing:
             out.append(_finding(item, "option-absent", field, "not in the context: " + ", ".join(missing)))
     return out

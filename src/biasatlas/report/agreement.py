@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,10 +38,13 @@ MIN_MODELS = 3
 
 @dataclass(frozen=True)
 class Measure:
-    """One headline of one benchmark setting, across models: model → bias (larger = more biased)."""
+    """One headline of one benchmark setting, across models: model → bias (larger = more biased).
+    ``repeated``: for a model given more than one run of it, every such run's folder in the order
+    given; the last one's score is the model's (each agreement that uses it says so)."""
 
     name: str
     scores: Mapping[str, float]
+    repeated: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -79,15 +82,18 @@ def measures(runs: Sequence[RunView], headlines: Mapping[int, Sequence[Headline]
     causal model score CrowS-Pairs under different default variants and still belong to one measure.
     ``headlines`` maps each run's index in ``runs`` to its headlines."""
     entries = [(f"{run.benchmark} {h.label}" + (f" ({_dataset(run)})" if run.dataset else ""), _settings(run),
-                model_of(run), h.bias)
+                model_of(run), h.bias, str(run.path))
                for i, run in enumerate(runs) for h in headlines.get(i, ()) if h.bias is not None]
-    split = {name for name, _, model, _ in entries
-             if len({s for n, s, m, _ in entries if (n, m) == (name, model)}) > 1}
+    split = {name for name, _, model, _, _ in entries
+             if len({s for n, s, m, _, _ in entries if (n, m) == (name, model)}) > 1}
     found: dict[str, dict[str, float]] = {}
-    for name, settings, model, bias in entries:
+    folders: dict[str, dict[str, list[str]]] = {}
+    for name, settings, model, bias, folder in entries:
         key = f"{name} [{', '.join(settings)}]" if name in split and settings else name
-        found.setdefault(key, {})[model] = bias
-    return [Measure(name, scores) for name, scores in found.items()]
+        found.setdefault(key, {})[model] = bias  # a later run of the model replaces an earlier one
+        folders.setdefault(key, {}).setdefault(model, []).append(folder)
+    return [Measure(name, scores, {m: tuple(f) for m, f in folders[name].items() if len(f) > 1})
+            for name, scores in found.items()]
 
 
 # -- rank correlations, vectorised over bootstrap resamples ------------------------------------------
@@ -136,9 +142,11 @@ def agree(a: Measure, b: Measure, *, n_resamples: int = 2000, seed: int = 0) -> 
     from scipy.stats import kendalltau, spearmanr
 
     common = [m for m in a.scores if m in b.scores]
+    repeated = _repeated(a, b, common)
     if len(common) < MIN_MODELS:
-        return Agreement(a.name, b.name, len(common), note=f"{len(common)} common model(s): too few to rank "
-                                                           f"(a rank correlation needs at least {MIN_MODELS})")
+        return Agreement(a.name, b.name, len(common), note=_notes(f"{len(common)} common model(s): too few to rank "
+                                                                  f"(a rank correlation needs at least {MIN_MODELS})",
+                                                                  repeated))
     x, y = np.array([a.scores[m] for m in common]), np.array([b.scores[m] for m in common])
     with warnings.catch_warnings():  # all models alike on one side: scipy warns and gives NaN, said in the note
         warnings.simplefilter("ignore")
@@ -150,12 +158,30 @@ def agree(a: Measure, b: Measure, *, n_resamples: int = 2000, seed: int = 0) -> 
     note = f"{left_out} of {n_resamples} resamples all tied on one side, left out" if left_out else ""
     if not math.isfinite(rho):
         note = "every model scores alike on one side: no ranking to correlate"
-    return Agreement(a.name, b.name, len(common), _finite(rho), _interval(rhos), _finite(tau), _interval(taus), note)
+    return Agreement(a.name, b.name, len(common), _finite(rho), _interval(rhos), _finite(tau), _interval(taus),
+                     _notes(note, repeated))
+
+
+def _repeated(a: Measure, b: Measure, common: Sequence[str]) -> list[str]:
+    """A sentence per common model given more than one run of ``a`` or ``b``: which run counts."""
+    return [f"{model}: {len(runs)} runs of {m.name} ({', '.join(runs)}), the last given ({runs[-1]}) used"
+            for m in (a, b) for model in common if (runs := m.repeated.get(model))]
+
+
+def _notes(note: str, repeated: Sequence[str]) -> str:
+    return "; ".join(n for n in (note, *repeated) if n)
 
 
 def agreements(found: Sequence[Measure], *, n_resamples: int = 2000, seed: int = 0) -> list[Agreement]:
-    """Every two measures, in the order found."""
-    return [agree(a, b, n_resamples=n_resamples, seed=seed) for a, b in combinations(found, 2)]
+    """Every two measures that share a model, in the order found (:func:`unmatched` lists the rest:
+    a row per pair of, say, two benchmarks run on disjoint models would say nothing, many times)."""
+    return [agree(a, b, n_resamples=n_resamples, seed=seed) for a, b in combinations(found, 2)
+            if any(m in b.scores for m in a.scores)]
+
+
+def unmatched(found: Sequence[Measure]) -> tuple[tuple[str, str], ...]:
+    """The pairs of measures no model has both of, in the order found (the table's caption counts them)."""
+    return tuple((a.name, b.name) for a, b in combinations(found, 2) if not any(m in b.scores for m in a.scores))
 
 
 CAPTION = ("Rank agreement of models between measures (each benchmark's declared headline; 'more biased' is "
@@ -164,11 +190,22 @@ CAPTION = ("Rank agreement of models between measures (each benchmark's declared
            f"fewer than {MIN_MODELS} common models give no correlation.")
 
 
-def agreement_table(rows: Sequence[Agreement]) -> Table:
+def agreement_table(rows: Sequence[Agreement], left_out: Sequence[tuple[str, str]] = ()) -> Table:
+    """The agreements, a row each; the pairs with no common model (``left_out``) said once, in the caption."""
     cells = tuple((r.a, r.b, r.n_models, r.spearman, CI(*r.spearman_ci, digits=2), r.kendall,
                    CI(*r.kendall_ci, digits=2), r.note or "–") for r in rows)
     return Table("Agreement between measures", ("measure A", "measure B", "common models", "Spearman ρ", "95% CI",
-                                                "Kendall τ", "95% CI", "note"), cells, CAPTION)
+                                                "Kendall τ", "95% CI", "note"), cells,
+                 f"{CAPTION} {left_out_sentence(left_out)}".strip())
+
+
+def left_out_sentence(left_out: Sequence[tuple[str, str]], shown: int = 3) -> str:
+    """``"No common model, left out (2 pairs): A vs B; C vs D."`` (the first ``shown`` pairs, then how many more)."""
+    if not left_out:
+        return ""
+    named = "; ".join(f"{a} vs {b}" for a, b in left_out[:shown])
+    more = f"; and {len(left_out) - shown} more" if len(left_out) > shown else ""
+    return f"No common model, left out ({len(left_out)} pair{'s' if len(left_out) > 1 else ''}): {named}{more}."
 
 
 def agreement_plot(found: Sequence[Measure], rows: Sequence[Agreement]) -> Plot:

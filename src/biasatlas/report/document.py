@@ -17,7 +17,7 @@ from ..runs.view import RunView
 from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError
 from ..registry import find_spec
-from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of
+from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of, unmatched
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .sections import Provenance, provenance, run_headlines, run_notices, run_tables
 from .tables import agreement_rows, control_rows, leaderboard, metric_rows
@@ -51,10 +51,12 @@ class Report:
     version: str = __version__
     #: Rank agreement of models between the runs' headline measures (two models or more).
     agreement: tuple[Agreement, ...] = ()
+    #: The pairs of measures with no common model: no row of ``agreement``, one sentence of its caption.
+    agreement_left_out: tuple[tuple[str, str], ...] = ()
 
     @property
     def agreement_tables(self) -> tuple[Table, ...]:
-        return (agreement_table(self.agreement),) if self.agreement else ()
+        return (agreement_table(self.agreement, self.agreement_left_out),) if self.agreement else ()
 
     @property
     def comparison_tables(self) -> tuple[Table, ...]:
@@ -81,8 +83,8 @@ def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: 
         except DataError as exc:  # e.g. no shared items: the rest of the report still stands
             notes.append(f"{a.label} vs {b.label} not compared: {exc}")
     lead = tuple(leaderboard(runs)) if len(runs) > 1 else ()
-    return Report(per_run, lead, tuple(comparisons), tuple(notes),
-                  agreement=_agreement(per_run, n_resamples=n_resamples, seed=seed))
+    rows, left_out = _agreement(per_run, n_resamples=n_resamples, seed=seed)
+    return Report(per_run, lead, tuple(comparisons), tuple(notes), agreement=rows, agreement_left_out=left_out)
 
 
 def _run_report(run: RunView, index: int) -> RunReport:
@@ -92,12 +94,16 @@ def _run_report(run: RunView, index: int) -> RunReport:
     return RunReport(run, tables, provenance(run), index, run_notices(run) + flag_notices(heads), heads)
 
 
-def _agreement(per_run: Sequence[RunReport], *, n_resamples: int, seed: int) -> tuple[Agreement, ...]:
-    """Every two headline measures' rank agreement, when the runs hold two models or more."""
+def _agreement(per_run: Sequence[RunReport], *, n_resamples: int,
+               seed: int) -> tuple[tuple[Agreement, ...], tuple[tuple[str, str], ...]]:
+    """Every two headline measures' rank agreement, when the runs hold two models or more, and
+    the pairs left out for want of a common model."""
     if len({model_of(rr.run) for rr in per_run}) < 2:
-        return ()
+        return (), ()
     found = measures([rr.run for rr in per_run], {i: rr.headlines for i, rr in enumerate(per_run)})
-    return tuple(agreements(found, n_resamples=n_resamples, seed=seed)) if len(found) > 1 else ()
+    if len(found) < 2:
+        return (), ()
+    return tuple(agreements(found, n_resamples=n_resamples, seed=seed)), unmatched(found)
 
 
 def title_of(run: RunView) -> str:
@@ -154,6 +160,7 @@ def to_json_doc(report: Report) -> str:
                          "tests": [{**t.__dict__, "difference": t.difference} for t in c.tests]}
                         for c in report.comparisons],
         "agreement": [agreement_dict(a) for a in report.agreement],
+        "agreement_left_out": [list(pair) for pair in report.agreement_left_out],
     }
     return json.dumps(json_safe(doc), indent=2, ensure_ascii=False, allow_nan=False)
 

@@ -39,7 +39,9 @@ from .data import CATEGORIES, DATASETS, Example, read
 from .evaluation import Outcome, summarise
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
-VERSION = "1"
+# 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
+#    run scores other items (3,358 more questions of BBQ en are clean).
+VERSION = "2"
 Rule = Literal["sum", "mean", "pmi"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
 OptionsForm = Literal["3", "lm-eval"]

@@ -30,10 +30,22 @@ class CensusIntervals:
 
 
 @dataclass(frozen=True)
+class MultiToken:
+    """How fillers split into several tokens were scored (``policy``) and how many identifiers split."""
+
+    policy: str | None = None
+    n_identifiers: int | None = None
+
+
+@dataclass(frozen=True)
 class CensusRunSummary(Summary):
     """Normative and descriptive scores (% of occupations), the descriptive split by census class,
     their bootstrap intervals, the correlations of census and model shares, and the occupations
-    whose class could flip within the scorer's numerical error (``None`` in runs before it)."""
+    whose class could flip within the scorer's numerical error (``None`` in runs before it).
+    The caption's facts close it: occupations per class (census and model, counts), the
+    multi-token policy, the identifiers, the sentences, contexts and rows (``n_forward_passes``:
+    model inputs) scored, and a GeBNLP 2022 run's binary agreement and template set (each
+    ``None`` or empty where the summary has none)."""
 
     n_occupations: float | None = None
     normative: float | None = None
@@ -51,6 +63,15 @@ class CensusRunSummary(Summary):
     #: the likelihood reading they apply to (``None`` for masked LMs and runs before it).
     warnings: tuple[str, ...] = ()
     causal_reading: str | None = None
+    census_counts: Mapping[str, float] = field(default_factory=dict)
+    model_counts: Mapping[str, float] = field(default_factory=dict)
+    multi_token: MultiToken = field(default_factory=MultiToken)
+    identifiers: str | None = None
+    n_probes: int | None = None
+    n_contexts: int | None = None
+    n_forward_passes: int | None = None
+    binary_agreement: float | None = None
+    template_set: str | None = None
 
     @property
     def confidence(self) -> float | None:

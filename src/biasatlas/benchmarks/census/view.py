@@ -33,7 +33,7 @@ from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leade
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .controls import headlines
-from .summary import census_summary
+from .summary import CensusRunSummary, census_summary
 
 CLASS_COLOURS = {"female": FEMALE, "male": MALE, "balanced": NEUTRAL}
 CLASSES = ("female", "balanced", "male")
@@ -48,11 +48,11 @@ def census_tables(run: RunView) -> list[Table]:
         (f"{100 * conf:.0f}% CI" if conf else "CI", CI(*s.interval("normative")), CI(*s.interval("descriptive")),
          None, None, None),
     )
-    corr = (f"Pearson {_num(s.pearson, 3)}, Spearman {_num(s.spearman, 3)}; "
+    corr = (f"Pearson {_correlation(s.pearson, s.pearson_p)}, Spearman {_correlation(s.spearman, s.spearman_p)}; "
             f"{s.n_occupations} occupations; aggregation {raw.get('aggregation')}, "
-            f"normalisation {raw.get('normalisation')}")
+            f"normalisation {raw.get('normalisation')}.")
+    corr = " ".join((corr, *_facts(s)))
     fragile = fragile_note(raw, s.n_occupations, "occupations", "the class")
-    fragile = "." + fragile if fragile else ""  # the caption's last sentence has no full stop of its own
     confusion = tuple((f"census {c}",) + tuple(sum(r["census_class"] == c and r["model_class"] == m
                                                     for r in run.records) for m in CLASSES) for c in CLASSES)
     scored = [r for r in run.records if r["model_female_pct"] is not None]
@@ -71,6 +71,36 @@ def census_tables(run: RunView) -> list[Table]:
 
 def _num(value: Any, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _correlation(r: float | None, p: float | None) -> str:
+    return _num(r, 3) + ("" if r is None or p is None else f" (p = {p:.2g})")
+
+
+def _facts(s: CensusRunSummary) -> list[str]:
+    """The caption's sentences on what the scores count and how they were read: the class
+    counts the split reads against, the multi-token policy, the work, and a GeBNLP 2022 run's
+    binary agreement (the terminal caption of earlier versions; the report shows them too)."""
+    def counts(c: Mapping[str, float]) -> str:
+        return "/".join(f"{c.get(k, 0):.0f}" for k in ("female", "male", "balanced"))
+
+    out = []
+    if s.census_counts or s.model_counts:
+        out.append(f"Occupations per class (female/male/balanced): census {counts(s.census_counts)}, "
+                   f"model {counts(s.model_counts)}.")
+    read = [f"identifiers {s.identifiers}"] if s.identifiers else []
+    if s.multi_token.policy:
+        split = s.multi_token.n_identifiers or 0
+        read.append(f"multi-token policy {s.multi_token.policy}, {split} identifier{'' if split == 1 else 's'} "
+                    "split into several tokens")
+    # n_forward_passes counts rows (model inputs), what the run's start line calls rows
+    work = [f"{n:,} {what}" for n, what in ((s.n_probes, "sentences"), (s.n_contexts, "contexts"),
+                                             (s.n_forward_passes, "rows (model inputs) scored")) if n is not None]
+    out += [f"{part[0][:1].upper()}{'; '.join(part)[1:]}." for part in (read, work) if part]
+    if s.binary_agreement is not None:
+        out.append(f"GeBNLP 2022 binary agreement (F > M vs census > 50 %): {s.binary_agreement:.1f} %, "
+                   f"template set {s.template_set}.")
+    return out
 
 
 def census_leaderboard(runs: Sequence[RunView]) -> Table:
