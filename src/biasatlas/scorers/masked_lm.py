@@ -43,6 +43,7 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairA
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, Progress, batch_size_request
+from .resume import EVERY_ROW, Watch
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
                        token_batches, token_limits, unpadded)
@@ -131,7 +132,8 @@ class MaskedLMScorer(ModelScorer):
             self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
             yield Job([r for plan in plans for side in plan for r in side],
-                      partial(self._pair_answers, chunk, plans), len(chunk))
+                      partial(self._pair_answers, chunk, plans), len(chunk),
+                      [(p.id, len(a) + len(b)) for p, (a, b) in zip(chunk, plans)])
 
     def _pair_answers(self, chunk: list[PairProbe], plans: list[tuple[list[Request], list[Request]]],
                       values: list[float]) -> list[PairAnswer]:
@@ -236,7 +238,7 @@ class MaskedLMScorer(ModelScorer):
         for probe in probes:
             ids = self.encode(probe.text)
             reqs = self._one_mask_each(ids, [i for i, t in enumerate(ids) if t not in special])
-            yield Job(reqs, partial(_sentence_answer, probe.id, len(reqs)), 1)
+            yield Job(reqs, partial(_sentence_answer, probe.id, len(reqs)), 1, [(probe.id, len(reqs))])
 
     # -- engine -------------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
@@ -260,9 +262,12 @@ class MaskedLMScorer(ModelScorer):
         """For each (row, targets): Σ_j log softmax(logits[row, pos_j])[target_j]."""
         return self._launch(requests, {} if work is None else work)()
 
-    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Any:
-        """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`)."""
-        return launch_target_sums(list(requests), self._batches, self._target_logprobs, work)
+    def _launch(self, requests: Sequence[Any], work: dict[str, int], watch: Watch = EVERY_ROW) -> Any:
+        """Queue every batch of ``requests`` that ``watch`` needs (:func:`.batching.launch_target_sums`)."""
+        return launch_target_sums(list(requests), self._batches, self._target_logprobs, work, watch)
+
+    def _batch_plan(self, requests: Sequence[Any]) -> list[list[Any]]:
+        return self._batches(list(dict.fromkeys(row for row, _ in requests)))
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
         """Length-sorted batches under the row cap and the padded-token budget."""
