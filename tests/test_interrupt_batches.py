@@ -265,3 +265,41 @@ def test_an_encoder_stopped_mid_call_keeps_its_finished_batches(tiny_bert):
     assert set(rest) == {p.id for p in probes if p.text not in first}
     assert all(rest[pid] == whole[pid] for pid in rest)
     assert scorer.plan(probes, set(stopped.value.finished)) == {"rows_computed": 8, "batches": 2}
+
+
+@pytest.mark.slow  # builds a tiny BertForPreTraining (MLM and NSP heads): over a second
+def test_an_nsp_head_stopped_mid_call_keeps_its_finished_batches(tiny_bert, tmp_path):
+    """Next-sentence pairs go to the NSP head in batches of ``batch_size`` in probe order: stopped
+    at the second batch the first batch's pairs are kept, and the rerun computes the others only,
+    to the values of an uninterrupted call."""
+    import torch
+    import transformers
+
+    from biasatlas.probes import NextSentenceProbe
+    from biasatlas.scorers.resume import Interrupted
+
+    torch.manual_seed(0)
+    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
+        tmp_path, safe_serialization=True)
+    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(tmp_path)
+    probes = [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(10)]
+    whole = load_scorer(str(tmp_path), "masked-lm", batch_size=4).score(probes)
+    scorer = load_scorer(str(tmp_path), "masked-lm", batch_size=4)
+    head, calls = scorer._nsp, []
+    real = head.tokenizer
+
+    def stopping(*args, **kw):  # the head tokenizes each batch once, just before its forward
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    head.tokenizer = stopping
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    assert set(stopped.value.finished) == {"n0", "n1", "n2", "n3"}
+    head.tokenizer, calls[:] = real, []
+    ticks: list[int] = []
+    rest = scorer.score(probes, ticks.append, answered=set(stopped.value.finished))
+    assert set(rest) == {f"n{i}" for i in range(4, 10)} and all(rest[pid] == whole[pid] for pid in rest)
+    assert ticks == [4, 2]  # one update per batch that ran: the first batch was skipped

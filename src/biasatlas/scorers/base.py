@@ -181,7 +181,8 @@ class Scorer(abc.ABC):
     def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress) -> Sequence[Answer]:
         raise self._unsupported("embedding")
 
-    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress) -> Sequence[Answer]:
+    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress,
+                        answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
         raise self._unsupported("next-sentence")
 
     def plan(self, probes: Sequence[Probe], answered: Collection[str] = frozenset()) -> dict[str, int]:
@@ -298,7 +299,7 @@ class ModelScorer(Scorer):
         """Each kind answered by running its jobs: the one table is :meth:`_job_builders`; and
         next-sentence probes, which a classification head answers, not LM-head rows."""
         by_jobs = tuple((kind, partial(self._run, build, work, answered)) for kind, build in self._job_builders())
-        return (*by_jobs, (NextSentenceProbe, self._next_sentences))
+        return (*by_jobs, (NextSentenceProbe, partial(self._next_sentences, answered=answered)))
 
     def _run(self, build: Callable[[list[Any]], Iterable[Job]], work: dict[str, int], answered: frozenset[str],
              probes: list[Any], tick: Progress) -> list[Answer]:

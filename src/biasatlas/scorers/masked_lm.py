@@ -33,6 +33,7 @@ host, once per engine call; all under ``torch.inference_mode``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
@@ -43,7 +44,7 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairA
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, Progress, batch_size_request
-from .resume import EVERY_ROW, Watch
+from .resume import EVERY_ROW, Interrupted, Stopped, Watch
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
                        token_batches, token_limits, unpadded)
@@ -223,13 +224,23 @@ class MaskedLMScorer(ModelScorer):
             masked[pos] = mask
         return (Row(tuple(masked), tuple(positions)), tuple(ids[p] for p in positions)), len(positions)
 
-    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress) -> list[SentenceAnswer]:
-        """log P(IsNext | first, second) from the checkpoint's NSP head (:mod:`.nsp`)."""
+    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress,
+                        answered: frozenset[str] = frozenset()) -> list[SentenceAnswer]:
+        """log P(IsNext | first, second) from the checkpoint's NSP head (:mod:`.nsp`), in its
+        batches over all ``probes``: those of ``answered`` probes only are skipped, and on
+        Ctrl-C the pairs of the batches that ran are kept (:mod:`.resume`)."""
         if self._nsp is None:
             raise self._unsupported("next-sentence")
-        values = self._nsp.log_is_next([(p.first, p.second) for p in probes])
-        tick(len(probes))
-        return [SentenceAnswer(p.id, v, 1) for p, v in zip(probes, values)]
+        needed = frozenset(i for i, p in enumerate(probes) if p.id not in answered)
+        watch = Watch(needed, lambda batch: tick(len(needed.intersection(batch))))
+        pairs = [(p.first, p.second) for p in probes]
+        try:
+            values = self._nsp.log_is_next(pairs, watch)
+        except Stopped as stop:
+            got = stop.read()
+            raise Interrupted({p.id: SentenceAnswer(p.id, got[i], 1) for i, p in enumerate(probes)
+                               if i in needed and not math.isnan(got[i])}) from None
+        return [SentenceAnswer(p.id, values[i], 1) for i, p in enumerate(probes) if i in needed]
 
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         """Pseudo-log-likelihood of every non-special token (Salazar et al. 2020), one
