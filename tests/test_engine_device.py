@@ -123,10 +123,10 @@ def _host_copies(monkeypatch, scorer) -> list[tuple[int, ...]]:
         monkeypatch.setattr(torch.Tensor, name, spy)
     launch = scorer._launch
 
-    def watched(requests, work):
+    def watched(requests, work, *watch):  # watch: the rows needed (scorers.resume.Watch)
         engine["on"] = True
         try:
-            read = launch(requests, work)
+            read = launch(requests, work, *watch)
         finally:
             engine["on"] = False
 

@@ -20,8 +20,8 @@ class _StopAfter(LocalEngine):
         super().__init__()
         self.chunks = chunks
 
-    def score_chunks(self, scorer, chunks, progress):
-        for i, result in enumerate(super().score_chunks(scorer, chunks, progress)):
+    def score_chunks(self, scorer, chunks, progress, answered=frozenset()):
+        for i, result in enumerate(super().score_chunks(scorer, chunks, progress, answered)):
             if i == self.chunks:
                 raise KeyboardInterrupt
             yield result
@@ -54,3 +54,17 @@ def test_without_a_cache_it_says_nothing_was_kept(isolated_run, monkeypatch):
     monkeypatch.setattr(EngineOptions, "build", lambda self, model: _StopAfter(1))
     with pytest.raises(KeyboardInterrupt, match="interrupted: nothing kept"):
         biasatlas.evaluate("census", model="fake", country="no", sample=3, cache=False, progress=False)
+
+
+def test_the_command_line_prints_what_it_kept(isolated_run, monkeypatch, capsys):
+    """typer turns a KeyboardInterrupt into exit status 130 and drops its message: the command
+    line still prints the run's count, not a bare 'interrupted'."""
+    from biasatlas.cli import main
+    from biasatlas.request import EngineOptions
+
+    monkeypatch.setattr(EngineOptions, "build", lambda self, model: _StopAfter(2))
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "census", "--country", "no", "--sample", "3", "--model", "fake"])
+    assert stopped.value.code == 130
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said[-1] == "interrupted: 32 of 48 answers kept; rerun the same command to resume"

@@ -138,8 +138,8 @@ class _Reversed(LocalEngine):
     """Scores every chunk first, then hands them back last to first: a pool whose
     later chunks finished first."""
 
-    def score_chunks(self, scorer, chunks, progress):
-        return reversed(list(super().score_chunks(scorer, chunks, progress)))
+    def score_chunks(self, scorer, chunks, progress, answered=frozenset()):
+        return reversed(list(super().score_chunks(scorer, chunks, progress, answered)))
 
 
 def test_chunks_arriving_out_of_order_make_the_same_run(tmp_path, crows_file):
@@ -203,9 +203,9 @@ class _Recording(RayEngine):
         super().__init__(*args, **kw)
         self.sent: list[list[str]] = []
 
-    def score_chunks(self, scorer, chunks, progress):
+    def score_chunks(self, scorer, chunks, progress, answered=frozenset()):
         self.sent = [[p.id for p in chunk] for chunk in chunks]
-        return super().score_chunks(scorer, chunks, progress)
+        return super().score_chunks(scorer, chunks, progress, answered)
 
 
 @on_ray

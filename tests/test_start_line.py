@@ -87,7 +87,8 @@ def test_resumed_run_counts_the_cached_answers():
 def test_planned_passes_are_the_passes_the_run_then_computes(tiny_bert):
     """A masked LM's plan of the uncached pairs, against its own counters after scoring them:
     300 pairs are chunks of 128, 128 and 44 (pipeline.chunked); with the first 100 cached,
-    the rest of the first chunk and the two others are scored, each batched on its own."""
+    the first chunk's batches that hold an uncached pair's row are computed (cut over the whole
+    chunk, as uncached: scorers/resume.py), and the two other chunks, each batched on its own."""
     options = {"model": str(tiny_bert), "dataset": "en", "batch_size": 8}
     biasatlas.evaluate("crows-pairs", limit=100, progress=False, **options)
     lines, run = _lines("crows-pairs", limit=300, **options)

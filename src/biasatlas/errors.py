@@ -83,7 +83,8 @@ class UnscorableProbe(UnsupportedProbe):
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during scoring, with what was kept: ``kept`` of ``total`` answers are in the score
-    cache (every finished chunk is committed as it arrives), so the same command resumes there.
+    cache (every finished chunk is committed as it arrives, and the finished batches of the chunk
+    Ctrl-C stopped), so the same command resumes there.
     A :class:`KeyboardInterrupt`, so whatever stops on Ctrl-C stops on it (the CLI exits 130)."""
 
     def __init__(self, kept: int, total: int, cached: bool) -> None:

@@ -3,9 +3,15 @@
 Scoring goes through the score cache when one is given: cached answers are reused, the
 rest are scored in chunks, and each chunk is committed before the next starts, so a
 killed run resumes where it stopped and ends with the same outputs as an uninterrupted
-one. An engine scores the chunks (:mod:`biasatlas.scorers.engines`): in this process, or
-the same chunks on a Ray actor pool, committed here as they come back; the outputs do not
-depend on which. Everything that varies between equivalent runs (seconds, cache hits,
+one. Ctrl-C keeps more: the finished batches of the chunk it stopped are committed too
+before :class:`~biasatlas.errors.RunInterrupted` says how many answers were kept. A chunk
+the cache answers in part is still scored whole-planned: the scorer batches all its probes
+as an uncached run does and computes only the batches the missing ones need
+(:mod:`biasatlas.scorers.resume`), so every float is computed beside the same rows as in an
+uninterrupted run. An engine scores the chunks (:mod:`biasatlas.scorers.engines`): in this
+process, or the same chunks on a Ray actor pool, committed here as they come back (there
+Ctrl-C keeps whole chunks only); the outputs do not depend on which. The progress bar
+moves per batch. Everything that varies between equivalent runs (seconds, cache hits,
 batches, the engine) goes to ``timing`` rather than the summary, so summaries of equal
 runs are byte-identical.
 """
@@ -25,7 +31,8 @@ from .errors import ModelError, RunInterrupted, UnsupportedProbe
 from .probes import Answer, Probe, Scored
 from .runs.folder import Run
 from .scorers.base import Scorer
-from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine
+from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine, planned_work
+from .scorers.resume import Interrupted
 
 MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
 MIN_CHUNK = 128  # ... and at least this many: 10-pair chunks ran CrowS-Pairs 5.2 s against 4.35 s
@@ -84,7 +91,7 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     planned = scorer.plan(probes)
     if announce is not None:  # the work of the chunks still to score, each planned as it is scored
         announce(Planned(benchmark.name, bench_config, len(items), len(probes), scorer.describe(), len(cached),
-                         _summed(scorer.plan(chunk) for chunk in remaining(probes, cached))))
+                         _summed(planned_work(scorer, chunk, cached) for chunk in remaining(probes, cached))))
     started = time.perf_counter()
     engine = engine or LocalEngine()
     answers, unscorable, cache_stats, counters = _score(scorer, key, probes, (cached, rejected), progress, cache,
@@ -131,21 +138,24 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
 
     answers, rejected = dict(found[0]), found[1]
     work = remaining(probes, answers)
-    missing = {p.id for chunk in work for p in chunk}
+    todo = [[p for p in chunk if p.id not in answers] for chunk in work]
+    missing = {p.id for chunk in todo for p in chunk}
     done: dict[int, Scored] = {}
     counted: list[Mapping[str, int]] = []
     with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
               disable=not progress) as bar:
         bar.update(len(probes) - len(missing))
         try:
-            for result in engine.score_chunks(scorer, work, bar.update):
+            for result in engine.score_chunks(scorer, work, bar.update, frozenset(answers)):
                 _check_worker(result, key)
                 if cache is not None:  # committed as it arrives: a killed run keeps it
-                    cache.put(key, work[result.index], result.scored)
+                    cache.put(key, todo[result.index], result.scored)
                 done[result.index] = result.scored
                 counted.append(result.scored.work)
-        except KeyboardInterrupt:
-            kept = len(probes) - len(missing) + sum(len(work[i]) for i in done)
+        except KeyboardInterrupt as stop:
+            kept = len(probes) - len(missing) + sum(len(todo[i]) for i in done)
+            unfinished = [p for i, chunk in enumerate(todo) if i not in done for p in chunk]
+            kept += _keep_finished(stop, unfinished, cache, key)
             raise RunInterrupted(kept, len(probes), cached=cache is not None) from None
     unscorable: dict[str, str] = {}
     for index in sorted(done):  # chunk order, whichever chunk finished first
@@ -158,9 +168,22 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
                                  "cache_rejected": rejected}, _summed(counted)
 
 
+def _keep_finished(stop: KeyboardInterrupt, unfinished: Sequence[Probe], cache: ScoreCache | None, key: str) -> int:
+    """Commit the answers a stopped scorer finished (:class:`~biasatlas.scorers.resume.Interrupted`)
+    among the ``unfinished`` chunks' probes; how many they are."""
+    if not isinstance(stop, Interrupted):
+        return 0
+    finished = [p for p in unfinished if p.id in stop.finished]
+    if cache is not None and finished:
+        cache.put(key, finished, stop.finished)
+    return len(finished)
+
+
 def remaining(probes: Sequence[Probe], answered: Mapping[str, Answer]) -> list[Sequence[Probe]]:
-    """The probes still to score, by :func:`chunked`'s chunks (those with none left out)."""
-    return [todo for chunk in chunked(probes) if (todo := [p for p in chunk if p.id not in answered])]
+    """:func:`chunked`'s chunks that still hold a probe to score, whole: the scorer batches a
+    chunk over all its probes whatever the cache answered, and skips what it did
+    (:mod:`biasatlas.scorers.resume`)."""
+    return [chunk for chunk in chunked(probes) if any(p.id not in answered for p in chunk)]
 
 
 def _summed(plans: Iterable[Mapping[str, int]]) -> dict[str, int]:
@@ -180,7 +203,10 @@ def chunked(probes: Sequence[Probe]) -> list[Sequence[Probe]]:
     and are the same without a cache: a resumed run, or a Ray run, scores each remaining
     chunk in the same batches as an uninterrupted local one, so its floats are identical
     to the bit. Small runs commit often too: a 108-probe census run stopped at 17 % keeps
-    its first chunk of 16 rather than restarting from zero (one chunk held all 108).
+    its first chunk of 16 rather than restarting from zero (one chunk held all 108). Within
+    a chunk, Ctrl-C keeps the probes of the batches that finished (a chunk is one ``score``
+    call, its batches cut by the scorer), and the rerun computes only the chunk's other
+    batches, cut as before (:mod:`biasatlas.scorers.resume`).
     """
     n = len(probes)
     size = max(MIN_SMALL_CHUNK, -(-n // 10)) if n <= 2 * MIN_CHUNK else min(MAX_CHUNK, max(MIN_CHUNK, n // 10))

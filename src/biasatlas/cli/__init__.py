@@ -107,16 +107,33 @@ def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point: run the app; every failure becomes one line and an exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _take_flag(args, DEBUG_FLAG)
+    said: list[str] = []
     try:
         command = typer.main.get_command(app)
         plain_placeholders(command)
+        _keep_interrupts(command, said)
         result = command.main(args=args, prog_name="biasatlas", standalone_mode=False)
     except BaseException as exc:  # noqa: BLE001 (the one place every failure is translated)
         sys.exit(_report(exc, args, debug))
     # In this mode typer returns the exit status of --help, --version and Ctrl-C (130).
     if result == INTERRUPTED:
-        _error("interrupted")
+        _error(next((s for s in reversed(said) if s), "interrupted"))
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _keep_interrupts(command: Any, said: list[str]) -> None:
+    """Keep what a Ctrl-C says (:class:`~biasatlas.errors.RunInterrupted`: the answers kept) in
+    ``said``: typer turns the KeyboardInterrupt into exit status 130 and drops its message."""
+    invoke = command.invoke
+
+    def invoking(ctx: Any) -> Any:
+        try:
+            return invoke(ctx)
+        except KeyboardInterrupt as exc:
+            said.append(str(exc))
+            raise
+
+    command.invoke = invoking
 
 
 def _take_flag(args: list[str], flag: str) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import abc
 import gc
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -31,9 +31,11 @@ from typing import Any, Literal, TypeVar
 from ..errors import UnscorableProbe, UnsupportedProbe, UsageError
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, NextSentenceProbe, PairProbe, Probe, Scored,
                       ScorerInfo, SentenceProbe, SlotProbe)
+from .resume import EVERY_ROW, Interrupted, Watch, batches_needed, run_jobs
 
 Progress = Callable[[int], None]
-"""Called with the number of probes just answered, so a CLI can draw a progress bar."""
+"""Called with the number of probes just answered (a model scorer: after each batch, with the
+probes it completed), so a CLI can draw a progress bar."""
 
 Hook = Callable[[list[Any], Progress], Sequence[Answer]]
 P = TypeVar("P", bound=Probe)
@@ -114,26 +116,38 @@ class Scorer(abc.ABC):
     def info(self) -> ScorerInfo:
         """What this scorer's answers mean (:class:`~biasatlas.probes.ScorerInfo`)."""
 
-    def score(self, probes: Sequence[Probe], progress: Progress | None = None) -> Scored:
+    def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
+              answered: Collection[str] = frozenset()) -> Scored:
         """Answer every probe it can; returns the answers by probe id, and the rest.
 
         A probe the scorer cannot answer (a sentence longer than the model's maximum
         length, a filler with no token of its own) or whose answer is not finite is left
         out and its reason put in :attr:`Scored.unscorable`, never turned into a number.
+
+        ``answered`` names probes of ``probes`` already answered (a resumed chunk's cached
+        ones): they are left out of the result, and a model scorer computes only the batches
+        the others need, in the batch plan of all of ``probes`` (:mod:`.resume`). On Ctrl-C it
+        raises :class:`~.resume.Interrupted` with the answers of the probes already finished.
         """
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
         work: dict[str, int] = {}  # this call's counts, returned with its answers (never kept here)
         unscorable = self._refused(probes)
         probes = [p for p in probes if p.id not in unscorable]
-        for kind, hook in self._hooks(work):
-            group = [p for p in probes if isinstance(p, kind)]
-            if group:
-                unscorable.update(each_alone(_answering(hook, tick, answers), group))
+        try:
+            for kind, hook in self._hooks(work, frozenset(answered)):
+                group = [p for p in probes if isinstance(p, kind)]
+                if group:
+                    unscorable.update(each_alone(_answering(hook, tick, answers), group))
+        except KeyboardInterrupt as stop:
+            answers.update(stop.finished if isinstance(stop, Interrupted) else {})
+            raise Interrupted({pid: a for pid, a in answers.items() if _finite(a) and pid not in answered}) from None
         for pid in [pid for pid, a in answers.items() if not _finite(a)]:
             del answers[pid]
             unscorable[pid] = "non-finite score from the model"
-        return Scored(answers, unscorable, {k: n for k, n in work.items() if n})
+        return Scored({pid: a for pid, a in answers.items() if pid not in answered},
+                      {pid: why for pid, why in unscorable.items() if pid not in answered},
+                      {k: n for k, n in work.items() if n})
 
     def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
         """Probes this scorer's variant does not score by its definition, with why, decided
@@ -141,8 +155,10 @@ class Scorer(abc.ABC):
         out up front, so one such probe never costs its group the batching of the rest."""
         return {}
 
-    def _hooks(self, work: dict[str, int]) -> tuple[tuple[type, Hook], ...]:
-        """Each probe kind's answering hook; ``work`` collects the call's counts (none here)."""
+    def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
+        """Each probe kind's answering hook; ``work`` collects the call's counts (none here).
+        These hooks answer ``answered`` probes too (then dropped): one batched otherwise would
+        change its neighbours' batches."""
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
                 (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences),
                 (EmbeddingProbe, self._embeddings), (NextSentenceProbe, self._next_sentences))
@@ -165,10 +181,11 @@ class Scorer(abc.ABC):
     def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress) -> Sequence[Answer]:
         raise self._unsupported("embedding")
 
-    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress) -> Sequence[Answer]:
+    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress,
+                        answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
         raise self._unsupported("next-sentence")
 
-    def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
+    def plan(self, probes: Sequence[Probe], answered: Collection[str] = frozenset()) -> dict[str, int]:
         """The distinct model inputs these probes need (see :meth:`ModelScorer.plan`);
         scorers without a model compute none and return ``{}``."""
         return {}
@@ -208,12 +225,15 @@ class Job:
     targets to read), and how their summed log-probabilities become answers.
 
     ``answers(values)`` gets one value per request, in request order; ``n_probes`` is
-    how many probes the job answers (for the progress bar).
+    how many probes the job answers (for the progress bar). ``spans`` (each of its probes'
+    id and number of requests, in request order) lets the job's probes finish one by
+    one (:class:`~.resume.JobTrack`); a job without them finishes whole.
     """
 
     requests: Sequence[Any]
     answers: Callable[[list[float]], Sequence[Answer]]
     n_probes: int
+    spans: Sequence[tuple[str, int]] = ()
 
 
 class ModelScorer(Scorer):
@@ -233,12 +253,20 @@ class ModelScorer(Scorer):
         """One summed log-probability per request, in order: the only call into the model.
         ``work``, where given, gets the rows and batches computed added to it."""
 
-    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Callable[[], list[float]]:
+    def _launch(self, requests: Sequence[Any], work: dict[str, int],
+                watch: Watch = EVERY_ROW) -> Callable[[], list[float]]:
         """Start the engine on ``requests``, counting into ``work``; the returned function waits for
         and returns :meth:`logprob_sums`' values. An engine that queues its work on a device
-        returns before that work is done (see :meth:`_run`); by default the call runs here."""
+        returns before that work is done (see :meth:`_run`); by default the call runs here.
+        ``watch`` (:class:`~.resume.Watch`) names the rows needed and hears of each batch;
+        this default engine is one batch (its batching is :meth:`logprob_sums`' own) of every row."""
         values = self.logprob_sums(requests, work)
+        watch.done([self._model_input(r) for r in requests])
         return lambda: values
+
+    def _batch_plan(self, requests: Sequence[Any]) -> list[list[Any]]:
+        """The batches (lists of distinct rows) :meth:`_launch` cuts ``requests`` into."""
+        return [list(dict.fromkeys(self._model_input(r) for r in requests))]
 
     def _model_input(self, request: Any) -> Any:
         """The row a request reads (rows are what the engine computes, once each)."""
@@ -267,38 +295,32 @@ class ModelScorer(Scorer):
                 (EmbeddingProbe, self._embedding_jobs))
 
     # -- running ------------------------------------------------------------------------------
-    def _hooks(self, work: dict[str, int]) -> tuple[tuple[type, Hook], ...]:
+    def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
         """Each kind answered by running its jobs: the one table is :meth:`_job_builders`; and
         next-sentence probes, which a classification head answers, not LM-head rows."""
-        by_jobs = tuple((kind, partial(self._run, build, work)) for kind, build in self._job_builders())
-        return (*by_jobs, (NextSentenceProbe, self._next_sentences))
+        by_jobs = tuple((kind, partial(self._run, build, work, answered)) for kind, build in self._job_builders())
+        return (*by_jobs, (NextSentenceProbe, partial(self._next_sentences, answered=answered)))
 
-    def _run(self, build: Callable[[list[Any]], Iterable[Job]], work: dict[str, int], probes: list[Any],
-             tick: Progress) -> list[Answer]:
-        """Run each job's engine call, one job ahead of reading its results.
+    def _run(self, build: Callable[[list[Any]], Iterable[Job]], work: dict[str, int], answered: frozenset[str],
+             probes: list[Any], tick: Progress) -> list[Answer]:
+        """Run each job's engine call, one job ahead of reading its results
+        (:func:`.resume.run_jobs`: only the batches unanswered probes need, ticks per batch).
 
-        Why: on a GPU a job's batches are queued and run while the host builds the next
-        job (tokenising, planning rows, cutting batches) and queues it; reading a job's
+        Why one ahead: on a GPU a job's batches are queued and run while the host builds the
+        next job (tokenising, planning rows, cutting batches) and queues it; reading a job's
         results is the one wait. On a CPU the engine computes as it is called, and the
         order changes nothing. A failure in any job fails the whole call, as before.
         """
-        answers: list[Answer] = []
-        pending: tuple[Job, Callable[[], list[float]]] | None = None
         with _collector_paused():
-            for job in build(probes):
-                launched = (job, self._launch(job.requests, work))
-                if pending is not None:
-                    answers.extend(pending[0].answers(pending[1]()))
-                    tick(pending[0].n_probes)
-                pending = launched
-            if pending is not None:
-                answers.extend(pending[0].answers(pending[1]()))
-                tick(pending[0].n_probes)
-        return answers
+            def launch(requests: Sequence[Any], watch: Watch) -> Callable[[], list[float]]:
+                return self._launch(requests, work, watch)
+
+            return run_jobs(build(probes), launch, self._model_input, answered, tick)
 
     # -- planning -----------------------------------------------------------------------------
-    def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
-        """The work an uncached ``score(probes)`` does, counted from its jobs' requests.
+    def plan(self, probes: Sequence[Probe], answered: Collection[str] = frozenset()) -> dict[str, int]:
+        """The work an uncached ``score(probes)`` does, counted from its jobs' requests
+        (with ``answered``: what ``score(probes, answered=answered)`` computes).
 
         ``rows_computed`` is the number of distinct rows, ``batches`` the engine's batches
         (:meth:`_planned_batches`); a seq2seq scorer adds ``encoder_rows``. Kinds are
@@ -306,16 +328,22 @@ class ModelScorer(Scorer):
         uncached run's, and it does not change when a resumed run finds most answers in
         the cache. The model is never called.
         """
-        calls: list[Sequence[Any]] = []
+        jobs: list[Job] = []
         refused = self._refused(probes)
         probes = [p for p in probes if p.id not in refused]
         for kind, build in self._job_builders():
             group = [p for p in probes if isinstance(p, kind)]
             if group:
-                each_alone(_recording(build, calls), group)
+                each_alone(_recording(build, jobs), group)
+        if answered:  # a resumed chunk: the batches of its plan that unanswered probes need
+            kept = batches_needed(jobs, answered, self._model_input, self._batch_plan)
+            rows = {row for batch in kept for row in batch}
+            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(rows)}
+        calls = [job.requests for job in jobs]
         rows = {self._model_input(r) for call in calls for r in call}
         planned = {"rows_computed": len(rows), "batches": self._planned_batches(calls, rows)}
         return {**planned, **self._planned_extra(rows)}
+
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
         """Batches for the requests of ``calls`` (one list per engine call): ``batch_size``
@@ -347,15 +375,15 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _recording(build: Callable[[list[Any]], Iterable[Job]],
-               calls: list[Sequence[Any]]) -> Callable[[list[Any]], None]:
-    """An attempt for :func:`each_alone`: build the jobs, keep each one's requests.
+               calls: list[Job]) -> Callable[[list[Any]], None]:
+    """An attempt for :func:`each_alone`: build the jobs, keep each one.
 
     One job at a time, as :meth:`ModelScorer._run` builds them: when a probe cannot be
     encoded, the jobs before it stay counted, as a run has computed them.
     """
     def attempt(probes: list[Any]) -> None:
         for job in build(probes):
-            calls.append(job.requests)
+            calls.append(job)
 
     return attempt
 

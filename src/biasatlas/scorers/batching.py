@@ -16,6 +16,7 @@ rows (:func:`token_batches`).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 
 from ..probes import Answer, SlotAnswer
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, largest_fitting
+from .resume import EVERY_ROW, Watch, launched
 
 T = TypeVar("T")
 
@@ -196,7 +198,8 @@ def target_logprob_sums(requests: list[Request], batches: Callable[[list[Row]], 
 
 
 def launch_target_sums(requests: list[Request], batches: Callable[[list[Row]], list[list[Row]]],
-                       logprobs: TargetFn, counters: dict[str, int]) -> Callable[[], list[float]]:
+                       logprobs: TargetFn, counters: dict[str, int],
+                       watch: Watch = EVERY_ROW) -> Callable[[], list[float]]:
     """Run every batch of ``requests``; return the function that reads their results.
 
     ``batches`` cuts the distinct rows (e.g. :func:`token_batches`); ``logprobs(rows,
@@ -209,33 +212,41 @@ def launch_target_sums(requests: list[Request], batches: Callable[[list[Row]], l
     batch, and the one copy that returns the results (the returned function) waits once.
     A caller may prepare its next engine call before reading this one
     (:meth:`~biasatlas.scorers.base.ModelScorer._run`).
+
+    ``watch`` (:class:`.resume.Watch`): the batches are cut from every distinct row, and those
+    holding no row it needs are skipped (their values read as NaN), so the batches that run are
+    the ones a call with every row needed runs; it hears of each batch as it is launched.
     """
     wanted: dict[Row, list[tuple[int, ...]]] = defaultdict(list)
     for row, targets in requests:
         if targets not in wanted[row]:
             wanted[row].append(targets)
     counters["rows_requested"] = counters.get("rows_requested", 0) + len(requests)
-    parts: list[tuple[list[tuple[Row, tuple[int, ...]]], Any]] = []
-    for batch in batches(list(wanted)):
+
+    def compute(batch: list[Row]) -> tuple[list[tuple[Row, tuple[int, ...]]], Any]:
         keys = [(row, targets) for row in batch for targets in wanted[row]]
         index = {row: i for i, row in enumerate(batch)}
         picks = Picks([index[row] for row, targets in keys for _ in targets],
                       [p for row, _ in keys for p in row.positions],
                       [t for _, targets in keys for t in targets])
-        parts.append((keys, logprobs(batch, picks)))
+        part = logprobs(batch, picks)
         counters["rows_computed"] = counters.get("rows_computed", 0) + len(batch)
         counters["batches"] = counters.get("batches", 0) + 1
+        return keys, part
 
-    def read() -> list[float]:
-        values = iter(_host_floats([part for _, part in parts]))
-        results: dict[tuple[Row, tuple[int, ...]], float] = {}
-        for keys, _ in parts:
-            for key in keys:
-                # Summed in double, in target order: order-independent to 1e-12.
-                results[key] = sum((next(values) for _ in key[1]), 0.0)
-        return [results[(row, targets)] for row, targets in requests]
+    def reader(parts: list[tuple[list[Row], Any]]) -> Callable[[], list[float]]:
+        def read() -> list[float]:
+            values = iter(_host_floats([part for _, (_, part) in parts]))
+            results: dict[tuple[Row, tuple[int, ...]], float] = {}
+            for _, (keys, _) in parts:
+                for key in keys:
+                    # Summed in double, in target order: order-independent to 1e-12.
+                    results[key] = sum((next(values) for _ in key[1]), 0.0)
+            return [results.get((row, targets), math.nan) for row, targets in requests]
 
-    return read
+        return read
+
+    return launched(batches(list(wanted)), compute, watch, reader)
 
 
 def _host_floats(parts: list[Any]) -> list[float]:
@@ -277,7 +288,8 @@ def option_jobs(probes: Sequence[Any], requests_of: Callable[[Any], list[tuple[A
     for group in chunks(probes, chunk):
         plans = [requests_of(p) for p in group]
         yield Job([req for plan in plans for req, _ in plan],
-                  partial(_option_answers, group, plans), len(group))
+                  partial(_option_answers, group, plans), len(group),
+                  [(p.id, len(plan)) for p, plan in zip(group, plans)])
 
 
 def _option_answers(group: list[Any], plans: list[list[tuple[Any, int]]],

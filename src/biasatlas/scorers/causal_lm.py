@@ -49,6 +49,7 @@ from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, h
                        launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets, slot_jobs,
                        to_device, token_batches, token_limits, unpadded)
 from .loading import input_device, load_checked, model_provenance, placement, resolve
+from .resume import EVERY_ROW, Watch
 from .prefix import Group, groups_worth_sharing, prefix_batches, shared_states
 from .spans import continuation_positions, filler_positions, split_continuation
 
@@ -176,7 +177,7 @@ class CausalLMScorer(ModelScorer):
             self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
             yield Job([r for plan in plans for r in plan], partial(_pair_answers, chunk, plans),
-                      len(chunk))
+                      len(chunk), [(p.id, 2) for p in chunk])
 
     def _pair_plan(self, probe: PairProbe) -> tuple[Request, Request]:
         ids_a, ids_b = self.encode(probe.a), self.encode(probe.b)
@@ -211,16 +212,20 @@ class CausalLMScorer(ModelScorer):
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         self._encode_ahead(p.text for p in probes)
         requests = [self._request(self.encode(p.text)) for p in probes]
-        yield Job(requests, partial(_sentence_answers, probes, requests), len(probes))
+        yield Job(requests, partial(_sentence_answers, probes, requests), len(probes), [(p.id, 1) for p in probes])
 
     def logprob_sums(self, requests: Sequence[Request], work: dict[str, int] | None = None) -> list[float]:
         """For each (row, targets): Σ_j log P(target_j | the row up to position j)."""
         return self._launch(requests, {} if work is None else work)()
 
-    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Any:
-        """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`); a batch
-        that shares its prefixes counts in ``work["batches_shared"]``."""
-        return launch_target_sums(list(requests), self._batches, partial(self._target_logprobs, work=work), work)
+    def _launch(self, requests: Sequence[Any], work: dict[str, int], watch: Watch = EVERY_ROW) -> Any:
+        """Queue every batch of ``requests`` that ``watch`` needs (:func:`.batching.launch_target_sums`);
+        a batch that shares its prefixes counts in ``work["batches_shared"]``."""
+        return launch_target_sums(list(requests), self._batches, partial(self._target_logprobs, work=work), work,
+                                  watch)
+
+    def _batch_plan(self, requests: Sequence[Any]) -> list[list[Any]]:
+        return self._batches(list(dict.fromkeys(row for row, _ in requests)))
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
         """Token-ordered batches that share prefixes when that saves enough over the call's

@@ -23,13 +23,15 @@ batches padded on the right under an attention mask; the pad positions never ent
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Progress, Scorer
+from .base import DEFAULT_BATCH_SIZE, BatchSize, Hook, Progress, Scorer
+from .resume import Interrupted
 from .inmemory import InMemoryModel
 from .loading import check_tokenizer, model_provenance, resolve, torch_dtype
 
@@ -83,22 +85,37 @@ class EncoderScorer(Scorer):
         """Vectors, no likelihoods."""
         return ScorerInfo(kind=self.name, reads="embedding", dtype=self.dtype)
 
-    def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress) -> list[EmbeddingAnswer]:
+    def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
+        """Embeddings, told which probes are answered: their batches are skipped (:mod:`.resume`)."""
+        return ((EmbeddingProbe, partial(self._embeddings, answered=answered)),)
+
+    def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress,
+                    answered: frozenset[str] = frozenset()) -> list[EmbeddingAnswer]:
+        """The probes' vectors, batched over all of them; a batch no unanswered probe reads is
+        skipped, so the others run as they would with none answered. On Ctrl-C,
+        :class:`~.resume.Interrupted` with the vectors of the batches that ran."""
         for p in probes:
             if p.pooling not in POOLINGS:
                 raise UnsupportedProbe(f"pooling {p.pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         # a text asked twice (SEAT's attribute sentences recur across tests) is computed once
         asked = Counter((p.text, p.pooling) for p in probes)
+        needed = {(p.text, p.pooling) for p in probes if p.id not in answered}
         vectors: dict[tuple[str, str], EmbeddingAnswer] = {}
-        for batch in _batches(asked, self.batch_size):
-            vectors.update(zip(batch, self._batch([text for text, _ in batch], batch[0][1])))
-            tick(sum(asked[key] for key in batch))
-        return [replace(vectors[(p.text, p.pooling)], id=p.id) for p in probes]
+        try:
+            for batch in _batches(asked, self.batch_size):
+                if needed.intersection(batch):
+                    vectors.update(zip(batch, self._batch([text for text, _ in batch], batch[0][1])))
+                    tick(sum(asked[key] for key in batch))
+        except KeyboardInterrupt:
+            raise Interrupted({a.id: a for a in _answers(probes, vectors, answered)}) from None
+        return _answers(probes, vectors, answered)
 
-    def plan(self, probes: Sequence[Probe]) -> dict[str, int]:
+    def plan(self, probes: Sequence[Probe], answered: Collection[str] = frozenset()) -> dict[str, int]:
         """The distinct texts (one forward row each) and their batches, as :meth:`_embeddings` runs them."""
-        rows = {(p.text, p.pooling) for p in probes if isinstance(p, EmbeddingProbe)}
-        return {"rows_computed": len(rows), "batches": len(_batches(rows, self.batch_size))}
+        asked = [p for p in probes if isinstance(p, EmbeddingProbe)]
+        needed = {(p.text, p.pooling) for p in asked if p.id not in answered}
+        kept = [b for b in _batches({(p.text, p.pooling) for p in asked}, self.batch_size) if needed.intersection(b)]
+        return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept)}
 
     def _batch(self, texts: Sequence[str], pooling: str) -> list[EmbeddingAnswer]:
         import torch
@@ -139,6 +156,13 @@ class EncoderScorer(Scorer):
         return {"scorer": self.name, "variant": self.variant, "dtype": self.dtype, "device": self.device,
                 "batch_size": self.batch_size, "tokenizer": type(self.tokenizer).__name__,
                 **model_provenance(self.resolved, self.model, self.revision)}
+
+
+def _answers(probes: Sequence[EmbeddingProbe], vectors: dict[tuple[str, str], EmbeddingAnswer],
+             answered: frozenset[str]) -> list[EmbeddingAnswer]:
+    """The vector of each probe not answered whose text ran."""
+    return [replace(vectors[(p.text, p.pooling)], id=p.id) for p in probes
+            if p.id not in answered and (p.text, p.pooling) in vectors]
 
 
 def _batches(keys: Iterable[tuple[str, str]], size: int) -> list[list[tuple[str, str]]]:

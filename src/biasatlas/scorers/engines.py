@@ -1,13 +1,16 @@
 """Where a run's chunks of probes are scored: here, or on a pool of Ray actors.
 
 The pipeline cuts the probe list into chunks whose boundaries depend on the probe list
-only (:mod:`biasatlas.pipeline`), and hands an engine the part of each chunk that the
-score cache could not answer. Both engines call the same ``Scorer.score`` on exactly
-those chunks, so every batch, and hence every float, is the same whichever engine ran
-it: a run folder from :class:`RayEngine` is byte-identical to one from
+only (:mod:`biasatlas.pipeline`), and hands an engine each chunk that the score cache could
+not answer in full, with the ids it did answer. Both engines call the same
+``Scorer.score(chunk, answered=...)`` (:func:`score_chunk`), which batches the whole chunk and
+computes what is not answered, so every batch, and hence every float, is the same whichever
+engine ran it: a run folder from :class:`RayEngine` is byte-identical to one from
 :class:`LocalEngine`. An engine yields each chunk's answers as soon as it has them, and
 the pipeline commits them to the score cache before it takes the next, so a killed run
-resumes from the last committed chunk whatever the engine.
+resumes from the last committed chunk whatever the engine. Ctrl-C in a local run also keeps
+the finished batches of the chunk it stopped (:mod:`.resume`); in a Ray run it keeps the
+chunks that came back (the workers' half-done chunks are lost with the workers).
 
 :class:`RayEngine` maps the chunks over a Ray Data actor pool (``map_batches`` with an
 actor class, one chunk per batch): each actor builds its own scorer once, from a
@@ -25,13 +28,14 @@ import pickle
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from ..errors import BiasAtlasError, UsageError
 from ..probes import Answer, Probe, Scored
 from .base import Progress, Scorer
+from .resume import Interrupted
 from .ray_preflight import DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources
 
 EngineName = Literal["local", "ray"]
@@ -66,9 +70,10 @@ class ScoringEngine(Protocol):
     name: str
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
-                     progress: Progress) -> Iterator[ChunkResult]:
+                     progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
         """Answer each chunk with ``scorer`` (or scorers like it), calling ``progress``
-        with the number of probes answered as they are answered."""
+        with the number of probes answered as they are answered; probes named in
+        ``answered`` are not answered again (:func:`score_chunk`)."""
         ...
 
     def describe(self) -> dict[str, Any]:
@@ -90,9 +95,11 @@ class LocalEngine:
     name = "local"
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
-                     progress: Progress) -> Iterator[ChunkResult]:
+                     progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
+        """On Ctrl-C the scorer's :class:`~.resume.Interrupted` comes through, with the answers
+        of the chunk's finished batches."""
         for index, probes in enumerate(chunks):
-            yield ChunkResult(index, scorer.score(probes, progress=progress))
+            yield ChunkResult(index, score_chunk(scorer, probes, answered, progress))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name}
@@ -102,6 +109,27 @@ class LocalEngine:
 
     def close(self) -> None:
         pass
+
+
+def score_chunk(scorer: Scorer, probes: Sequence[Probe], answered: Collection[str],
+                progress: Progress | None = None) -> Scored:
+    """``scorer``'s answers to the probes of a chunk not in ``answered``, batched as the whole
+    chunk is (:meth:`Scorer.score`). A scorer with a ``score`` of its own (a plug-in wrapping
+    another) gets the unanswered probes alone, as before, and keeps no finished batches on
+    Ctrl-C: nothing says it batched them as the whole chunk would be."""
+    if type(scorer).score is Scorer.score:
+        return scorer.score(probes, progress, answered=answered)
+    try:
+        return scorer.score([p for p in probes if p.id not in answered], progress)
+    except Interrupted:
+        raise KeyboardInterrupt from None
+
+
+def planned_work(scorer: Scorer, probes: Sequence[Probe], answered: Collection[str]) -> Mapping[str, int]:
+    """``scorer.plan`` of the work :func:`score_chunk` does on this chunk."""
+    if type(scorer).score is Scorer.score:
+        return scorer.plan(probes, answered)
+    return scorer.plan([p for p in probes if p.id not in answered])
 
 
 # -- Ray -----------------------------------------------------------------------------------------
@@ -156,13 +184,13 @@ class _ScoreWorker:
         out = [pickle.dumps(self._answer(pickle.loads(bytes(chunk)))) for chunk in batch["chunk"]]
         return {"index": np.asarray(batch["index"]), "reply": np.array(out, dtype=object)}
 
-    def _answer(self, probes: list[Probe]) -> _Reply:
+    def _answer(self, chunk: tuple[list[Probe], frozenset[str]]) -> _Reply:
         started = time.perf_counter()
         error = self.error
         scored = Scored({})
         if error is None:
             try:
-                scored = self.scorer.score(probes)
+                scored = score_chunk(self.scorer, *chunk)
             except BiasAtlasError as exc:
                 error = exc
         return _Reply(dict(scored.answers), dict(scored.unscorable), dict(scored.work), self.fingerprint,
@@ -260,8 +288,9 @@ class RayEngine:
         self._seconds_init = time.perf_counter() - started
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
-                     progress: Progress) -> Iterator[ChunkResult]:
-        """Scores ``chunks`` on the pool; ``scorer`` (the driver's) is not called here."""
+                     progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
+        """Scores ``chunks`` on the pool; ``scorer`` (the driver's) is not called here. Each chunk
+        travels with its own answered ids; on Ctrl-C only the chunks already back are kept."""
         if not chunks:
             return
         self.start()
@@ -275,7 +304,8 @@ class RayEngine:
         level = data_log.level
         data_log.setLevel(logging.ERROR)
         try:
-            rows = [{"index": i, "chunk": pickle.dumps(list(c))} for i, c in enumerate(chunks)]
+            rows = [{"index": i, "chunk": pickle.dumps((list(c), frozenset(p.id for p in c if p.id in answered)))}
+                    for i, c in enumerate(chunks)]
             pool = ray.data.ActorPoolStrategy(size=min(self.workers, len(rows)),
                                               max_tasks_in_flight_per_actor=IN_FLIGHT)
             dataset = ray.data.from_items(rows, override_num_blocks=len(rows)).map_batches(
@@ -286,7 +316,7 @@ class RayEngine:
                 if reply.error is not None:
                     raise reply.error
                 self._note(reply)
-                progress(len(chunks[index]))
+                progress(sum(p.id not in answered for p in chunks[index]))
                 yield ChunkResult(index, Scored(reply.answers, reply.unscorable, reply.work), reply.fingerprint)
         finally:
             context.enable_progress_bars, context.print_on_execution_start = bars, chatty

@@ -33,6 +33,7 @@ host, once per engine call; all under ``torch.inference_mode``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
@@ -43,6 +44,7 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairA
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, Progress, batch_size_request
+from .resume import EVERY_ROW, Interrupted, Stopped, Watch
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
                        token_batches, token_limits, unpadded)
@@ -131,7 +133,8 @@ class MaskedLMScorer(ModelScorer):
             self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
             yield Job([r for plan in plans for side in plan for r in side],
-                      partial(self._pair_answers, chunk, plans), len(chunk))
+                      partial(self._pair_answers, chunk, plans), len(chunk),
+                      [(p.id, len(a) + len(b)) for p, (a, b) in zip(chunk, plans)])
 
     def _pair_answers(self, chunk: list[PairProbe], plans: list[tuple[list[Request], list[Request]]],
                       values: list[float]) -> list[PairAnswer]:
@@ -221,13 +224,23 @@ class MaskedLMScorer(ModelScorer):
             masked[pos] = mask
         return (Row(tuple(masked), tuple(positions)), tuple(ids[p] for p in positions)), len(positions)
 
-    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress) -> list[SentenceAnswer]:
-        """log P(IsNext | first, second) from the checkpoint's NSP head (:mod:`.nsp`)."""
+    def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress,
+                        answered: frozenset[str] = frozenset()) -> list[SentenceAnswer]:
+        """log P(IsNext | first, second) from the checkpoint's NSP head (:mod:`.nsp`), in its
+        batches over all ``probes``: those of ``answered`` probes only are skipped, and on
+        Ctrl-C the pairs of the batches that ran are kept (:mod:`.resume`)."""
         if self._nsp is None:
             raise self._unsupported("next-sentence")
-        values = self._nsp.log_is_next([(p.first, p.second) for p in probes])
-        tick(len(probes))
-        return [SentenceAnswer(p.id, v, 1) for p, v in zip(probes, values)]
+        needed = frozenset(i for i, p in enumerate(probes) if p.id not in answered)
+        watch = Watch(needed, lambda batch: tick(len(needed.intersection(batch))))
+        pairs = [(p.first, p.second) for p in probes]
+        try:
+            values = self._nsp.log_is_next(pairs, watch)
+        except Stopped as stop:
+            got = stop.read()
+            raise Interrupted({p.id: SentenceAnswer(p.id, got[i], 1) for i, p in enumerate(probes)
+                               if i in needed and not math.isnan(got[i])}) from None
+        return [SentenceAnswer(p.id, values[i], 1) for i, p in enumerate(probes) if i in needed]
 
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         """Pseudo-log-likelihood of every non-special token (Salazar et al. 2020), one
@@ -236,7 +249,7 @@ class MaskedLMScorer(ModelScorer):
         for probe in probes:
             ids = self.encode(probe.text)
             reqs = self._one_mask_each(ids, [i for i, t in enumerate(ids) if t not in special])
-            yield Job(reqs, partial(_sentence_answer, probe.id, len(reqs)), 1)
+            yield Job(reqs, partial(_sentence_answer, probe.id, len(reqs)), 1, [(probe.id, len(reqs))])
 
     # -- engine -------------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
@@ -260,9 +273,12 @@ class MaskedLMScorer(ModelScorer):
         """For each (row, targets): Σ_j log softmax(logits[row, pos_j])[target_j]."""
         return self._launch(requests, {} if work is None else work)()
 
-    def _launch(self, requests: Sequence[Any], work: dict[str, int]) -> Any:
-        """Queue every batch of ``requests`` (:func:`.batching.launch_target_sums`)."""
-        return launch_target_sums(list(requests), self._batches, self._target_logprobs, work)
+    def _launch(self, requests: Sequence[Any], work: dict[str, int], watch: Watch = EVERY_ROW) -> Any:
+        """Queue every batch of ``requests`` that ``watch`` needs (:func:`.batching.launch_target_sums`)."""
+        return launch_target_sums(list(requests), self._batches, self._target_logprobs, work, watch)
+
+    def _batch_plan(self, requests: Sequence[Any]) -> list[list[Any]]:
+        return self._batches(list(dict.fromkeys(row for row, _ in requests)))
 
     def _batches(self, rows: list[Row]) -> list[list[Row]]:
         """Length-sorted batches under the row cap and the padded-token budget."""

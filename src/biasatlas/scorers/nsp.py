@@ -16,12 +16,14 @@ row and batch counts, which count LM-head rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError, UnscorableProbe
 from .batching import chunks
+from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, torch_dtype
 
 #: Architectures whose checkpoints carry the NSP head.
@@ -87,17 +89,38 @@ class NextSentenceHead:
             self._model = model.eval().to(self.device)
         return self._model
 
-    def log_is_next(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """One log-probability of IsNext (the head's softmax, index 0) per pair, in order."""
+    def log_is_next(self, pairs: Sequence[tuple[str, str]], watch: Watch = EVERY_ROW) -> list[float]:
+        """One log-probability of IsNext (the head's softmax, index 0) per pair, in order, in
+        batches of ``batch_size`` pairs. ``watch`` (:class:`.resume.Watch`) gets pair indices: a
+        batch holding no needed pair is skipped (NaN), and on Ctrl-C
+        :class:`~.resume.Stopped` reads the batches that ran."""
         import torch
 
         limit = self.model().config.max_position_embeddings
-        out: list[float] = []
-        for batch in chunks(list(pairs), self.batch_size):
-            enc = self.tokenizer([a for a, _ in batch], [b for _, b in batch], padding=True, return_tensors="pt")
+
+        def compute(batch: list[int]) -> list[float]:
+            enc = self.tokenizer([pairs[i][0] for i in batch], [pairs[i][1] for i in batch], padding=True,
+                                 return_tensors="pt")
             if enc["input_ids"].shape[1] > limit:
                 raise UnscorableProbe(f"{enc['input_ids'].shape[1]} tokens exceed the model's {limit}")
             with torch.inference_mode():
                 logits = self.model()(**{k: v.to(self.device) for k, v in enc.items()}).logits  # [B, 2]
-            out += torch.log_softmax(logits.float(), dim=-1)[:, 0].tolist()
-        return out
+            return [float(v) for v in torch.log_softmax(logits.float(), dim=-1)[:, 0].tolist()]
+
+        return launched(chunks(list(range(len(pairs))), self.batch_size), compute, watch, partial_reader(len(pairs)))()
+
+
+def partial_reader(n: int) -> Callable[[list[tuple[list[int], list[float]]]], Callable[[], list[float]]]:
+    """The reader of :func:`.resume.launched` for batches of indices into ``n`` values (NaN
+    for an index whose batch did not run)."""
+    def reader(parts: list[tuple[list[int], list[float]]]) -> Callable[[], list[float]]:
+        def read() -> list[float]:
+            out = [math.nan] * n
+            for batch, values in parts:
+                for i, value in zip(batch, values):
+                    out[i] = value
+            return out
+
+        return read
+
+    return reader

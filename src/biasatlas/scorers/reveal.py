@@ -54,7 +54,8 @@ def reveal_jobs(probes: Sequence[SlotProbe], requests_of: Callable[[str, str, st
     for group in chunks(probes, chunk):
         plans = [[requests_of(p.left, f, p.right) for f in p.fillers] for p in group]
         flat = [req for plan in plans for steps in plan for req in steps]
-        yield Job(flat, partial(_answers, group, plans), len(group))
+        yield Job(flat, partial(_answers, group, plans), len(group),
+                  [(p.id, sum(len(steps) for steps in plan)) for p, plan in zip(group, plans)])
 
 
 def _answers(group: list[SlotProbe], plans: list[list[list[Request]]], values: list[float]) -> list[SlotAnswer]:

@@ -38,7 +38,8 @@ sum stays there until the engine call's results are read, in one copy; all under
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -49,6 +50,7 @@ from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, 
 from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
 from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
+from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
 
@@ -107,7 +109,7 @@ class Seq2SeqScorer(ModelScorer):
             rows = [[self._row(enc, p.left + f + p.right) for f in p.fillers]
                     for p, enc in zip(chunk, masked)]
             yield Job([r for plan in rows for r in plan], partial(self._slot_answers, chunk, rows),
-                      len(chunk))
+                      len(chunk), [(p.id, len(plan)) for p, plan in zip(chunk, rows)])
 
     def _slot_answers(self, chunk: list[SlotProbe], rows: list[list[Seq2SeqRow]],
                       values: list[float]) -> list[SlotAnswer]:
@@ -135,7 +137,7 @@ class Seq2SeqScorer(ModelScorer):
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         source = self._encode_source(self.tokenizer.mask_token)
         rows = [self._row(source, p.text) for p in probes]
-        yield Job(rows, partial(_sentence_answers, probes, rows), len(probes))
+        yield Job(rows, partial(_sentence_answers, probes, rows), len(probes), [(p.id, 1) for p in probes])
 
     def _filler_tokens(self, probe: SlotProbe, filler: str) -> int:
         """The filler's token count in the filled sentence (for reporting only)."""
@@ -182,30 +184,36 @@ class Seq2SeqScorer(ModelScorer):
         """Σ_t log P(targets[t] | encoder, decoder[:t+1]) for each row, in order."""
         return self._launch(rows, {} if work is None else work)()
 
-    def _launch(self, rows: Sequence[Any], work: dict[str, int]) -> Any:
-        """Queue every batch of ``rows``, counting into ``work``; the returned function reads
-        all their sums in one copy (see :func:`.batching.launch_target_sums`)."""
-        distinct = list(dict.fromkeys(rows))
+    def _launch(self, rows: Sequence[Any], work: dict[str, int], watch: Watch = EVERY_ROW) -> Any:
+        """Queue every batch of ``rows`` that ``watch`` needs (:class:`.resume.Watch`), counting
+        into ``work``; the returned function reads all their sums in one copy (see
+        :func:`.batching.launch_target_sums`), NaN for a row whose batch did not run."""
         _add(work, "rows_requested", len(rows))
-        # Rows of one encoder input sit together, so a batch runs each encoder input once.
-        order = sorted(distinct, key=lambda r: (len(r.encoder), r.encoder, len(r.decoder)))
-        parts = []
-        for batch in chunks(order, self.batch_size):
-            parts.append((batch, self._batch_sums(batch)))
+
+        def compute(batch: list[Seq2SeqRow]) -> Any:
             _add(work, "rows_computed", len(batch))
             _add(work, "encoder_rows", len({r.encoder for r in batch}))  # each run once (_batch_sums)
             _add(work, "batches", 1)
+            return self._batch_sums(batch)
 
-        def read() -> list[float]:
-            import torch
+        def reader(parts: list[tuple[list[Seq2SeqRow], Any]]) -> Callable[[], list[float]]:
+            def read() -> list[float]:
+                import torch
 
-            if not parts:
-                return [0.0] * len(rows)
-            sums = torch.cat([s.to(parts[0][1].device) for _, s in parts]).tolist()  # one copy
-            results = dict(zip((r for batch, _ in parts for r in batch), sums))
-            return [float(results[r]) for r in rows]
+                if not parts:
+                    return [math.nan] * len(rows)
+                sums = torch.cat([s.to(parts[0][1].device) for _, s in parts]).tolist()  # one copy
+                results = dict(zip((r for batch, _ in parts for r in batch), sums))
+                return [float(results.get(r, math.nan)) for r in rows]
 
-        return read
+            return read
+
+        return launched(self._batch_plan(rows), compute, watch, reader)
+
+    def _batch_plan(self, rows: Sequence[Any]) -> list[list[Any]]:
+        """Rows of one encoder input sit together, so a batch runs each encoder input once."""
+        distinct = list(dict.fromkeys(rows))
+        return chunks(sorted(distinct, key=lambda r: (len(r.encoder), r.encoder, len(r.decoder))), self.batch_size)
 
     def _batch_sums(self, batch: list[Seq2SeqRow]) -> Any:
         """``[B]`` float64 sums of the batch's rows, on the model's device."""

@@ -1,0 +1,305 @@
+"""Ctrl-C inside a chunk keeps the chunk's finished batches (issue 22 item 5), and the rerun
+scores the rest of that chunk in the batches the uninterrupted run used, so its run folder is
+byte-identical to an uninterrupted run's; the progress bar moves per batch.
+
+The planted scorer makes batch composition visible: a row's value depends on its batch's
+width and size, so a leftover probe scored in any other batch than the uninterrupted run's
+gets another number (the control test shows it), and the byte comparison would fail.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from biasatlas.benchmarks.census import Census
+from biasatlas.benchmarks.crows_pairs import CrowsPairs
+from biasatlas.cache import ScoreCache
+from biasatlas.errors import RunInterrupted
+from biasatlas.pipeline import chunked, evaluate
+from biasatlas.probes import PairAnswer, ScorerInfo
+from biasatlas.registry import load_scorer
+from biasatlas.results import write_run
+from biasatlas.scorers.base import Job, ModelScorer
+from biasatlas.scorers.batching import Row, chunks, launch_target_sums
+from biasatlas.scorers.resume import EVERY_ROW
+
+N = 100  # pairs
+FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
+ROWS = 4  # the toy's rows per batch
+
+
+class Toy(ModelScorer):
+    """CrowS-Pairs by a planted model: each sentence is one row (its UTF-8 bytes), rows are
+    length-sorted and cut ``ROWS`` at a time, and a row's value is its byte sum / 997 plus its
+    batch's width / 7 and size / 13. It presses Ctrl-C instead of computing its ``stop_at``-th
+    batch, and records the batches it computed."""
+
+    name = "toy"
+    variant = "planted"
+
+    def __init__(self, stop_at: int | None = None) -> None:
+        self.batch_size, self.stop_at = ROWS, stop_at
+        self.batches: list[tuple[Row, ...]] = []
+
+    @property
+    def info(self) -> ScorerInfo:
+        return ScorerInfo(kind=self.name, reads="sequence")
+
+    def _pair_jobs(self, probes):
+        requests = [(_row(s), (0,)) for p in probes for s in (p.a, p.b)]
+        yield Job(requests, partial(_pair_answers, probes), len(probes), [(p.id, 2) for p in probes])
+
+    def logprob_sums(self, requests, work=None):
+        return self._launch(requests, {} if work is None else work)()
+
+    def _launch(self, requests, work, watch=EVERY_ROW):
+        return launch_target_sums(list(requests), self._cut, self._values, work, watch)
+
+    def _cut(self, rows):
+        return chunks(sorted(rows, key=lambda r: len(r.ids)), ROWS)
+
+    def _values(self, rows, picks):
+        if len(self.batches) + 1 == self.stop_at:
+            raise KeyboardInterrupt
+        self.batches.append(tuple(rows))
+        width = max(len(r.ids) for r in rows)
+        return [sum(rows[i].ids) / 997 + width / 7 + len(rows) / 13 for i in picks.row]
+
+    def describe(self):
+        return {"scorer": self.name, "model": "toy", "variant": self.variant, "batch_size": ROWS}
+
+
+def _row(text: str) -> Row:
+    return Row(tuple(text.encode("utf-8")), (0,))
+
+
+def _pair_answers(probes, values):
+    return [PairAnswer(p.id, values[2 * i], values[2 * i + 1]) for i, p in enumerate(probes)]
+
+
+@pytest.fixture(scope="module")
+def pairs(shared_data, tmp_path_factory) -> Path:
+    """The first 100 English pairs: six chunks of 16 and one of 4 (pipeline.chunked), each of
+    about eight toy batches."""
+    source = shared_data / "crows-pairs-en" / "crows_pairs_anonymized.csv"
+    with source.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        rows = [r for _, r in zip(range(N), reader)]
+        fields = reader.fieldnames
+    path = tmp_path_factory.mktemp("crows") / "pairs.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _sorted_texts(chunk) -> list[str]:
+    """The chunk's distinct sentences in the order the toy computes them: first seen first,
+    then by length (a stable sort), as its batches are cut."""
+    return sorted(dict.fromkeys(s for p in chunk for s in (p.a, p.b)), key=lambda s: len(s.encode("utf-8")))
+
+
+def _batches_of(chunk) -> list[list[str]]:
+    texts = _sorted_texts(chunk)
+    return [texts[i:i + ROWS] for i in range(0, len(texts), ROWS)]
+
+
+def _same_folders(a: Path, b: Path) -> None:
+    for name in FILES:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_ctrl_c_in_a_chunk_keeps_its_finished_batches_and_the_rerun_is_byte_identical(pairs, tmp_path):
+    bench = CrowsPairs(dataset=None, data=pairs)
+    probes = bench.probes(bench.load())
+    first, second, *rest = chunked(probes)
+    assert [len(c) for c in chunked(probes)] == [16] * 6 + [4]
+    reference = Toy()
+    clean = evaluate(bench, reference)  # uncached, uninterrupted
+    stop = len(_batches_of(first)) + 3  # Ctrl-C at the third batch of the second chunk
+    cache = ScoreCache(tmp_path / "scores.sqlite")
+    with pytest.raises(RunInterrupted) as stopped:
+        evaluate(bench, Toy(stop_at=stop), cache=cache)
+    # Kept: the first chunk, and the pairs of the second whose two sentences ran in its batches 1 and 2.
+    ran = {s for batch in _batches_of(second)[:2] for s in batch}
+    finished = {p.id for p in second if p.a in ran and p.b in ran}
+    assert 0 < len(finished) < len(second)
+    kept = len(first) + len(finished)
+    assert set(cache.get(Toy().fingerprint(), probes)) == {p.id for p in first} | finished
+    assert (stopped.value.kept, stopped.value.total) == (kept, N)
+    assert str(stopped.value) == f"interrupted: {kept} of {N} answers kept; rerun the same command to resume"
+
+    resumer = Toy()
+    resumed = evaluate(bench, resumer, cache=cache)
+    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (kept, N - kept)
+    # The rerun computed exactly the second chunk's batches that hold a sentence of an unfinished
+    # pair, cut as the clean run cut them, then the other chunks'.
+    wanted = {s for p in second if p.id not in finished for s in (p.a, p.b)}
+    later = [b for chunk in rest for b in _batches_of(chunk)]
+    expected = [b for b in _batches_of(second) if wanted.intersection(b)] + later
+    assert [[bytes(r.ids).decode("utf-8") for r in b] for b in resumer.batches] == expected
+    assert len(expected) < len(_batches_of(second)) + len(later)  # finished batches skipped
+    assert set(resumer.batches) <= set(reference.batches)
+    write_run(clean, tmp_path / "clean")
+    write_run(resumed, tmp_path / "resumed")
+    _same_folders(tmp_path / "clean", tmp_path / "resumed")
+
+
+def test_the_toy_scores_a_leftover_batched_alone_otherwise(pairs):
+    """The control: the unfinished pairs of a chunk scored on their own (re-batched) get other
+    numbers, so the byte comparison above would catch a rerun that re-planned its batches."""
+    bench = CrowsPairs(dataset=None, data=pairs)
+    second = chunked(bench.probes(bench.load()))[1]
+    whole = Toy().score(second)
+    leftover = [p for p in second if p.id not in set(list(whole)[:6])]
+    alone = Toy().score(leftover)
+    assert any(alone[p.id] != whole[p.id] for p in leftover)
+    again = Toy().score(second, answered={p.id for p in second} - {p.id for p in leftover})
+    assert all(again[p.id] == whole[p.id] for p in leftover) and len(again) == len(leftover)
+
+
+def test_without_a_cache_the_finished_batches_are_counted_not_kept(pairs):
+    bench = CrowsPairs(dataset=None, data=pairs)
+    second = chunked(bench.probes(bench.load()))[1]
+    with pytest.raises(RunInterrupted) as stopped:
+        evaluate(bench, Toy(stop_at=len(_batches_of(chunked(bench.probes(bench.load()))[0])) + 3))
+    ran = {s for batch in _batches_of(second)[:2] for s in batch}
+    scored = len(chunked(bench.probes(bench.load()))[0]) + sum(p.a in ran and p.b in ran for p in second)
+    assert str(stopped.value) == (f"interrupted: nothing kept ({scored} of {N} answers were scored, "
+                                  "but with no score cache)")
+
+
+def test_the_progress_bar_moves_per_batch(pairs, monkeypatch):
+    """One update per batch that finishes a pair, by the pairs it finished (after the first,
+    by the cached count: 0 here)."""
+    import tqdm
+
+    calls: list[int] = []
+    real = tqdm.tqdm.update
+
+    def counting(self, n=1):
+        calls.append(n)
+        return real(self, n)
+
+    monkeypatch.setattr(tqdm.tqdm, "update", counting)
+    bench = CrowsPairs(dataset=None, data=pairs)
+    evaluate(bench, Toy(), progress=True)
+    expected = [0]
+    for chunk in chunked(bench.probes(bench.load())):
+        ran: set[str] = set()
+        for batch in _batches_of(chunk):
+            before = sum(p.a in ran and p.b in ran for p in chunk)
+            ran.update(batch)
+            if (now := sum(p.a in ran and p.b in ran for p in chunk)) > before:
+                expected.append(now - before)
+    assert calls == expected
+    assert sum(calls) == N and len(calls) > len(chunked(bench.probes(bench.load()))) + 1  # finer than chunks
+
+
+def _stopping(scorer, at: int, engine_call: str):
+    """``scorer`` pressing Ctrl-C instead of computing its ``at``-th batch (``engine_call``: its
+    engine's one call per batch); ``delattr(scorer, engine_call)`` restores it."""
+    real, seen = getattr(scorer, engine_call), []
+
+    def stopping(*args, **kw):
+        seen.append(1)
+        if len(seen) == at:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    setattr(scorer, engine_call, stopping)
+
+
+@pytest.mark.slow  # 3 to 32 s each: three census runs on a tiny model
+@pytest.mark.parametrize("kind,model,rows,stop,bench", [
+    # continuation probes of 15 contexts each, rows sharing prefixes: 15 batches in the first chunk
+    ("causal-lm", "tiny_gpt2", 16, 8, lambda: Census(country="no", sample=7, seed=1)),
+    ("masked-lm", "tiny_bert", 4, 3, lambda: Census(country="no", sample=3, seed=1)),  # slot probes: 8 batches
+    ("seq2seq", "tiny_bart", 4, 20, lambda: Census(country="no", sample=3, seed=1)),  # 56 batches
+])
+def test_a_tiny_model_stopped_mid_chunk_resumes_to_the_same_bits(request, tmp_path, kind, model, rows, stop, bench):
+    path = str(request.getfixturevalue(model))
+    scorer = load_scorer(path, kind, batch_size=rows)
+    clean = evaluate(bench(), load_scorer(path, kind, batch_size=rows))
+    cache = ScoreCache(tmp_path / "scores.sqlite")
+    engine_call = "_batch_sums" if kind == "seq2seq" else "_target_logprobs"
+    _stopping(scorer, stop, engine_call)
+    with pytest.raises(RunInterrupted) as stopped:
+        evaluate(bench(), scorer, cache=cache)
+    bound = bench().bind(scorer.info)
+    first = chunked(bound.probes(bound.load()))[0]
+    assert scorer.plan(first)["batches"] > stop  # stopped inside the first chunk: a chunk commit keeps nothing
+    assert 0 < stopped.value.kept < len(first)
+    assert cache.count() == stopped.value.kept
+    delattr(scorer, engine_call)
+    resumed = evaluate(bench(), scorer, cache=cache)
+    assert resumed.timing["cache_hits"] == stopped.value.kept
+    write_run(clean, tmp_path / "clean")
+    write_run(resumed, tmp_path / "resumed")
+    _same_folders(tmp_path / "clean", tmp_path / "resumed")
+
+
+def test_an_encoder_stopped_mid_call_keeps_its_finished_batches(tiny_bert):
+    """The encoder batches texts by (length, text) per pooling, four at a time here: stopped at
+    its second batch it keeps the probes of the first, and told they are answered it computes
+    the other batches only, to the vectors of an uninterrupted call."""
+    from biasatlas.probes import EmbeddingProbe
+    from biasatlas.scorers.resume import Interrupted
+
+    texts = [f"{'a' * (i % 5)} sentence number {i}." for i in range(12)]
+    probes = [EmbeddingProbe(f"p{i}", t, "mean") for i, t in enumerate(texts)]
+    whole = load_scorer(str(tiny_bert), "encoder", batch_size=4).score(probes)
+    scorer = load_scorer(str(tiny_bert), "encoder", batch_size=4)
+    _stopping(scorer, 2, "_batch")
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    first = set(sorted(texts, key=lambda t: (len(t), t))[:4])
+    assert set(stopped.value.finished) == {p.id for p in probes if p.text in first}
+    delattr(scorer, "_batch")
+    rest = scorer.score(probes, answered=set(stopped.value.finished))
+    assert set(rest) == {p.id for p in probes if p.text not in first}
+    assert all(rest[pid] == whole[pid] for pid in rest)
+    assert scorer.plan(probes, set(stopped.value.finished)) == {"rows_computed": 8, "batches": 2}
+
+
+@pytest.mark.slow  # builds a tiny BertForPreTraining (MLM and NSP heads): over a second
+def test_an_nsp_head_stopped_mid_call_keeps_its_finished_batches(tiny_bert, tmp_path):
+    """Next-sentence pairs go to the NSP head in batches of ``batch_size`` in probe order: stopped
+    at the second batch the first batch's pairs are kept, and the rerun computes the others only,
+    to the values of an uninterrupted call."""
+    import torch
+    import transformers
+
+    from biasatlas.probes import NextSentenceProbe
+    from biasatlas.scorers.resume import Interrupted
+
+    torch.manual_seed(0)
+    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
+        tmp_path, safe_serialization=True)
+    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(tmp_path)
+    probes = [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(10)]
+    whole = load_scorer(str(tmp_path), "masked-lm", batch_size=4).score(probes)
+    scorer = load_scorer(str(tmp_path), "masked-lm", batch_size=4)
+    head, calls = scorer._nsp, []
+    real = head.tokenizer
+
+    def stopping(*args, **kw):  # the head tokenizes each batch once, just before its forward
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    head.tokenizer = stopping
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    assert set(stopped.value.finished) == {"n0", "n1", "n2", "n3"}
+    head.tokenizer, calls[:] = real, []
+    ticks: list[int] = []
+    rest = scorer.score(probes, ticks.append, answered=set(stopped.value.finished))
+    assert set(rest) == {f"n{i}" for i in range(4, 10)} and all(rest[pid] == whole[pid] for pid in rest)
+    assert ticks == [4, 2]  # one update per batch that ran: the first batch was skipped
