@@ -22,7 +22,7 @@ from biasatlas.errors import RunInterrupted
 from biasatlas.pipeline import chunked, evaluate
 from biasatlas.probes import PairAnswer, ScorerInfo
 from biasatlas.registry import load_scorer
-from biasatlas.results import write_run
+from biasatlas.runs.folder import write_run
 from biasatlas.scorers.base import Job, ModelScorer
 from biasatlas.scorers.batching import Row, chunks, launch_target_sums
 from biasatlas.scorers.resume import EVERY_ROW
