@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import biasatlas
+from biasatlas.pipeline import MIN_SMALL_CHUNK
 
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
@@ -126,3 +127,19 @@ def _crows_file(path: Path) -> Path:
                     "Women are bad at maths.,Men are bad at maths.,stereo,gender\n"
                     "Old people are slow.,Young people are slow.,stereo,age\n", encoding="utf-8")
     return path
+
+
+@pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_bert"])
+def test_summary_counts_are_what_an_uncached_run_computes(fixture, request):
+    """The summary's forward-pass counts say what an uncached run computes: an uncached run
+    scores chunk by chunk (pipeline.chunked), each chunk batched on its own, so its counts are
+    the chunks' counts added up, which is what its own counters (``timing.counters``) hold. A
+    plan of all the probes at once batches across chunk boundaries and counts fewer batches."""
+    model = request.getfixturevalue(fixture)
+    run = biasatlas.evaluate("census", model=str(model), country="no", sample=8, batch_size=8,
+                             cache=False, progress=False)
+    counted, summary = run.timing["counters"], run.summary_dict
+    # more than one chunk: a run of at most 256 probes is cut in tenths of at least 16
+    assert run.timing["scored"] == summary["provenance"]["n_probes"] > 2 * MIN_SMALL_CHUNK
+    assert summary["n_batches"] == counted["batches"]
+    assert summary["n_forward_passes"] == counted["rows_computed"]

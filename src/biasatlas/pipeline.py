@@ -87,8 +87,10 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     cached, rejected = _lookup(cache, key, probes, refresh)
     # The summary gets the planned count (what an uncached run computes), so a resumed
     # run's summary equals an uninterrupted one's; the counts of what this run scored,
-    # summed over its chunks wherever they ran, go to timing.
-    planned = scorer.plan(probes)
+    # summed over its chunks wherever they ran, go to timing. An uncached run batches each
+    # chunk on its own, so its count is the chunks' plans added up: one plan of every probe
+    # would batch (and share prefixes) across chunk boundaries and count work no run does.
+    planned = _summed(scorer.plan(chunk) for chunk in chunked(probes))
     if announce is not None:  # the work of the chunks still to score, each planned as it is scored
         announce(Planned(benchmark.name, bench_config, len(items), len(probes), scorer.describe(), len(cached),
                          _summed(planned_work(scorer, chunk, cached) for chunk in remaining(probes, cached))))
