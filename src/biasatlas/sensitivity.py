@@ -80,7 +80,8 @@ def plan(request: RunRequest, kind: str) -> list[Planned]:
             runs.append(Planned(p.name, sub, p))
     if len(runs) == 1:
         why = {"preambles": "neutral preambles exist for en, fr, no and de text only",
-               "rules": f"a {scorer} scorer has no other rule here"}.get(kind, "none applies")
+               "rules": f"a {scorer} scorer has no other rule here",
+               "paraphrases": "paraphrase sets exist for the paper's own templates only"}.get(kind, "none applies")
         raise UsageError(f"{spec.name} has no {kind} perturbations for this run: {why}")
     return runs
 
