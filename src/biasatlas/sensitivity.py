@@ -93,11 +93,12 @@ def perturbed(request: RunRequest, p: Perturbation, kind: str) -> RunRequest:
         raise UsageError(f"--sensitivity {kind} changes the scorer ({', '.join(p.model)}): it needs a model by "
                          "name or folder, not one already built")
     model = replace(request.model, **p.model) if p.model else request.model
+    clean = request.exclude_flagged  # every run scores the same (clean) items
     if isinstance(request.benchmark, str):
-        sub = RunRequest(request.benchmark, {**request.options, **p.options}, model, request.engine)
+        sub = RunRequest(request.benchmark, {**request.options, **p.options}, model, request.engine, clean)
     else:
-        sub = RunRequest(_with_options(request.bench, p.options), {}, model, request.engine)
-    return RunRequest(Perturbed(sub.bench, p, kind), {}, model, request.engine) if p.wraps else sub
+        sub = RunRequest(_with_options(request.bench, p.options), {}, model, request.engine, clean)
+    return RunRequest(Perturbed(sub.bench, p, kind), {}, model, request.engine, clean) if p.wraps else sub
 
 
 def _with_options(bench: Any, options: Mapping[str, Any]) -> Any:
