@@ -28,12 +28,12 @@ exclude_flagged = true
 sensitivity = "preambles"
 
 [[model]]
-id = "fake"
 label = "fake-a"
+id = "fake"
 
 [[model]]
-id = "fake"
 label = "fake-b"
+id = "fake"
 """
 CELLS = ("census-no-paraphrases__fake-a", "census-no-paraphrases__fake-b",
          "crows-pairs-en-preambles-clean__fake-a", "crows-pairs-en-preambles-clean__fake-b")
