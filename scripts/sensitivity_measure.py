@@ -26,6 +26,7 @@ RUNS: tuple[tuple[str, str, dict[str, object], tuple[str, ...]], ...] = (
     ("bbq-en", "bbq", {"dataset": "en", "sample": 40}, ("orders", "rules", "preambles")),
     ("census-no", "census", {"country": "no", "sample": 8}, ("preambles", "rules", "paraphrases")),
     ("census-us", "census", {"country": "us", "sample": 8}, ("preambles", "rules", "paraphrases")),
+    ("winogender", "winogender", {}, ("paraphrases",)),  # all 720 sentences; the rewrite reaches 174
 )
 
 
