@@ -30,8 +30,8 @@ occupation-free baseline (:mod:`.diagnostics`) so the size of that prior is on r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from importlib.resources.abc import Traversable
