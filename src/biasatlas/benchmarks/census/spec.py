@@ -9,7 +9,8 @@ from typing import Any
 from ..base import BenchmarkSpec, Flag
 from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
 from .benchmark import COUNTRIES, Census
-from .paraphrases import paraphrases
+from .language import SHIPPED_LANGUAGES
+from .paraphrases import paraphrases, predicate_sets
 from .summary import COLUMNS, CensusRunSummary
 from .view import VIEW
 
@@ -81,9 +82,9 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
     "causal_reading": Flag("Causal/seq2seq LMs: conditional (auto's choice: log P(occupation | identifier + "
                            "predicate)) | joint (log P(whole sentence), which includes each identifier's own prior)."),
     "preamble": Flag("Text put before every sentence (a robustness check; default none)."),
-    "predicates": Flag("Paraphrased predicates in place of the paper's: a set of the template language "
-                       "(en: employed, job, living; no: ansatt, arbeider, jobb; fr: exerce, gagne-sa-vie, "
-                       "travaille; de: beruf, beschaeftigt) or a CSV file (id,number,tense,text)."),
+    "predicates": Flag("Paraphrased predicates in place of the paper's: a set of the template language ("
+                       + "; ".join(f"{code}: {', '.join(predicate_sets(code))}" for code in SHIPPED_LANGUAGES)
+                       + ") or a CSV file (id,number,tense,text)."),
     "missing": Flag("Skip (and record) occupations without inflection forms instead of failing.",
                     spelling="--skip-missing/--no-skip-missing", switch=("error", "skip")),
 })
