@@ -24,8 +24,9 @@ RUNS: tuple[tuple[str, str, dict[str, object], tuple[str, ...]], ...] = (
     ("crows-en", "crows-pairs", {"dataset": "en", "sample": 100}, ("preambles", "rules")),
     ("stereoset-dev", "stereoset", {"split": "dev", "sample": 100}, ("preambles", "rules")),
     ("bbq-en", "bbq", {"dataset": "en", "sample": 40}, ("orders", "rules", "preambles")),
-    ("census-no", "census", {"country": "no", "sample": 8}, ("preambles", "rules")),
-    ("census-us", "census", {"country": "us", "sample": 8}, ("preambles", "rules")),
+    ("census-no", "census", {"country": "no", "sample": 8}, ("preambles", "rules", "paraphrases")),
+    ("census-us", "census", {"country": "us", "sample": 8}, ("preambles", "rules", "paraphrases")),
+    ("winogender", "winogender", {}, ("paraphrases",)),  # all 720 sentences; the rewrite reaches 174
 )
 
 
@@ -34,6 +35,7 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["gemma-3-270m", "smollm2-135m"])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", nargs="*", default=None, help="folder names of RUNS to run (default: all)")
+    parser.add_argument("--kinds", nargs="*", default=None, help="kinds to run (default: each run's own)")
     parser.add_argument("--tables", action="store_true", help="run nothing: tabulate the folders under --out")
     args = parser.parse_args()
     if args.tables:
@@ -45,7 +47,7 @@ def main() -> None:
         for name, bench, options, kinds in RUNS:
             if args.only and name not in args.only:
                 continue
-            for kind in kinds:
+            for kind in (k for k in kinds if not args.kinds or k in args.kinds):
                 folder = args.out / model / f"{name}-{kind}"
                 start = time.perf_counter()
                 run(RunRequest(bench, options, ModelOptions(model=model)), kind, out=folder, cache=cache,

@@ -80,7 +80,8 @@ def plan(request: RunRequest, kind: str) -> list[Planned]:
             runs.append(Planned(p.name, sub, p))
     if len(runs) == 1:
         why = {"preambles": "neutral preambles exist for en, fr, no and de text only",
-               "rules": f"a {scorer} scorer has no other rule here"}.get(kind, "none applies")
+               "rules": f"a {scorer} scorer has no other rule here",
+               "paraphrases": "paraphrase sets exist for the paper's own templates only"}.get(kind, "none applies")
         raise UsageError(f"{spec.name} has no {kind} perturbations for this run: {why}")
     return runs
 
@@ -92,11 +93,12 @@ def perturbed(request: RunRequest, p: Perturbation, kind: str) -> RunRequest:
         raise UsageError(f"--sensitivity {kind} changes the scorer ({', '.join(p.model)}): it needs a model by "
                          "name or folder, not one already built")
     model = replace(request.model, **p.model) if p.model else request.model
+    clean = request.exclude_flagged  # every run scores the same (clean) items
     if isinstance(request.benchmark, str):
-        sub = RunRequest(request.benchmark, {**request.options, **p.options}, model, request.engine)
+        sub = RunRequest(request.benchmark, {**request.options, **p.options}, model, request.engine, clean)
     else:
-        sub = RunRequest(_with_options(request.bench, p.options), {}, model, request.engine)
-    return RunRequest(Perturbed(sub.bench, p, kind), {}, model, request.engine) if p.wraps else sub
+        sub = RunRequest(_with_options(request.bench, p.options), {}, model, request.engine, clean)
+    return RunRequest(Perturbed(sub.bench, p, kind), {}, model, request.engine, clean) if p.wraps else sub
 
 
 def _with_options(bench: Any, options: Mapping[str, Any]) -> Any:

@@ -21,7 +21,9 @@ A suite file (docs/suites.md; docs/example-suite.toml)::
     dtype = "float32"
 
 Each cell (benchmark × model) is one run folder ``<out>/<benchmark>[-<dataset or
-country>]__<model>`` written by :func:`biasatlas.api.execute` through the score cache. The
+country>]__<model>`` written by :func:`biasatlas.api.execute` through the score cache; a
+``[[benchmark]]`` with ``sensitivity = "KIND"`` or ``exclude_flagged = true`` runs its cells as
+``run --sensitivity`` / ``--exclude-flagged`` do (:mod:`biasatlas.suite_sensitivity`). The
 whole file is checked before any model loads (keys, benchmark options and their types and
 choices, scorer options, that each benchmark's data loads and each model can be found), so
 a mistake in the last cell fails in a second. A rerun skips the cells already finished with
@@ -45,7 +47,10 @@ from typing import Any, Literal
 
 from .errors import BiasAtlasError, DataError, did_you_mean
 from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label, literal_values
-from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder, finished_cell
+from .sensitivity import Planned
+from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
+from .suite_sensitivity import (CELL_KEYS, CellRun, cell_run, claims, finished, plan_lines, planned, report_folder,
+                                write_stability)
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
 
@@ -80,6 +85,10 @@ class Cell:
     request: RunRequest
     kind: str = ""  # the scorer kind its model's architecture calls for, found by the check
     label: str | None = None  # its [[model]]'s label: the run's name in reports
+    #: How it runs (:mod:`.suite_sensitivity`: under a sensitivity kind, on the clean subset) and,
+    #: for a sensitivity cell, the runs it plans; the defaults are a plain cell.
+    run: CellRun = CellRun()
+    planned: tuple[Planned, ...] = ()
 
     def plan(self) -> list[str]:
         """What ``suite --dry-run`` shows of the cell: the options it sets (those not at their
@@ -97,13 +106,14 @@ class Cell:
         engine = self.request.engine
         model_set += [f"{f.name}={getattr(engine, f.name)!r}" for f in fields(EngineOptions)
                       if getattr(engine, f.name) != f.default]
-        bound = self.request.scorer_options.bound(bench, self.kind) if self.kind else bench
+        scored = self.request.scored if self.run.exclude_flagged else bench
+        bound = self.request.scorer_options.bound(scored, self.kind) if self.kind else scored
         items = bound.load()
         probes = bound.probes(items)
         return [self.folder, f"  {bench.name}: " + (", ".join(set_here) or "defaults"),
                 f"  model {model.model} ({self.kind or 'scorer from its architecture'})"
                 + (": " + ", ".join(model_set) if model_set else ""),
-                f"  {len(items):,} items, {len(probes):,} probes"]
+                f"  {len(items):,} items, {len(probes):,} probes", *plan_lines(self)]
 
     @property
     def benchmark(self) -> Any:
@@ -151,25 +161,28 @@ def read_suite(path: Path | str) -> Suite:
     _known_keys(path, "[defaults]", defaults, RUN_OPTIONS, "model or engine option")
     benchmarks = [_benchmark(path, i, entry, base) for i, entry in enumerate(_array(path, "benchmark", data), 1)]
     models = [_model(path, i, entry, defaults, base) for i, entry in enumerate(_array(path, "model", data), 1)]
-    cells = tuple(_cell(path, f"{prefix}__{slug}", bench, model)
-                  for prefix, bench in benchmarks for slug, model in models)
+    cells = tuple(_cell(path, f"{prefix}__{slug}", bench, model, how)
+                  for prefix, bench, how in benchmarks for slug, model in models)
     _distinct(path, cells)
     return Suite(path, out, cells)
 
 
-def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOptions, str, str | None]) -> Cell:
+def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOptions, str, str | None],
+          how: CellRun) -> Cell:
     """The cell of ``bench`` on a checked model, once the benchmark accepts that model's scorer
-    (census refuses an explicit causal reading of a masked LM before any model loads)."""
+    (census refuses an explicit causal reading of a masked LM before any model loads) and the
+    cell's sensitivity kind and ``exclude_flagged`` pass the checks ``run`` makes of them."""
     model, engine, kind, label = run
     if len(os.fsencode(folder)) > NAME_MAX:  # else [Errno 36] once the cell's turn comes
         raise SuiteError(path, f"cell {folder[:40]}…", f"the folder name is {len(os.fsencode(folder))} bytes, over "
                          f"the {NAME_MAX} a file name may have: give the [[benchmark]] or [[model]] a shorter label")
-    request = RunRequest(bench, {}, model, engine)
+    request = RunRequest(bench, {}, model, engine, how.exclude_flagged)
     try:
         request.scorer_options.check_fits(bench, kind)
+        runs = planned(request, how)
     except BiasAtlasError as exc:
         raise SuiteError(path, f"cell {folder}", str(exc)) from None
-    return Cell(folder, request, kind, label)
+    return Cell(folder, request, kind, label, how, runs)
 
 
 def _parse(path: Path) -> dict[str, Any]:
@@ -219,8 +232,9 @@ def _relative_to(base: Path, value: str) -> Path:
     return Path(os.path.abspath(written if written.is_absolute() else base / written))
 
 
-def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tuple[str, Any]:
-    """The folder prefix and the built, loaded benchmark of ``[[benchmark]] index``."""
+def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tuple[str, Any, CellRun]:
+    """The folder prefix, the built, loaded benchmark of ``[[benchmark]] index`` and how its cells
+    run (:class:`~.suite_sensitivity.CellRun`)."""
     from .registry import BENCHMARKS, benchmark_spec, load_benchmark
 
     name = entry.get("name")
@@ -236,10 +250,10 @@ def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tup
     options: dict[str, Any] = {}
     label = entry.get("label")
     for key, value in entry.items():
-        if key in ("name", "label"):
+        if key in ("name", "label", *CELL_KEYS):
             continue
         if key not in known:
-            raise SuiteError(path, where, str(did_you_mean(f"{name} option", key, [*known, "label"])))
+            raise SuiteError(path, where, str(did_you_mean(f"{name} option", key, [*known, "label", *CELL_KEYS])))
         try:
             options[key] = _coerce(value, hints.get(key, Any), base)
         except _Mismatch as exc:
@@ -251,8 +265,11 @@ def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tup
         raise SuiteError(path, where, str(exc)) from None
     if label is not None and not isinstance(label, str):
         raise SuiteError(path, f"{where}, key 'label'", "expected a string")
+    how, bad, wrong = cell_run(entry)
+    if bad is not None:
+        raise SuiteError(path, f"{where}, key {bad!r}", str(wrong))
     naming = next((str(entry[k]) for k in NAMING_OPTIONS if k in entry), None)
-    return _slug(label or (f"{name}-{naming}" if naming else name)), bench
+    return _slug(label or (f"{name}-{naming}" if naming else name) + how.suffix), bench, how
 
 
 def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str, Any],
@@ -375,32 +392,37 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     from .api import execute
     from .cache import ScoreCache, default_cache_path
     from .atomic import atomic_write
+    from .sensitivity import run as sensitivity_run
 
     folder = Path(out) if out is not None else suite.out
     if folder is None:
         raise SuiteError(suite.path, "", "no output folder: pass --out DIR or write out = \"DIR\" in the file")
     say = log or (lambda _: None)
     # Every check before the first write: the folder is this suite's, no cell's folder holds another run.
-    claim_suite_folder(folder, suite.path, [(c.folder, c.request.recorded()) for c in suite.cells], force=force)
+    claim_suite_folder(folder, suite.path, claims(suite.cells), force=force)
     atomic_write(folder / SUITE_COPY, suite.path.read_text(encoding="utf-8"))
     ran, skipped = [], []
     cache = ScoreCache(default_cache_path())
     try:
         for number, cell in enumerate(suite.cells, 1):
             where = f"[{number}/{len(suite.cells)}] {cell.folder}"
-            if finished_cell(folder / cell.folder, cell.request.recorded()):
+            if finished(folder, cell):
                 say(f"{where}: finished earlier with the same settings, skipped")
                 skipped.append(cell.folder)
                 continue
             say(where)
-            execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say,
-                    label=cell.label)
+            if cell.run.sensitivity is None:
+                execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say,
+                        label=cell.label)
+            else:  # what run --sensitivity writes, into the cell's folder
+                sensitivity_run(cell.request, cell.run.sensitivity, out=folder / cell.folder, cache=cache, force=force,
+                                progress=progress, log=say, label=cell.label)
             ran.append(cell.folder)
     finally:
         cache.close()
-    report, board, tables = write_report(folder, [c.folder for c in suite.cells], title=f"biasatlas suite · "
-                                         f"{suite.path.name}")
-    return SuiteResult(folder, tuple(ran), tuple(skipped), report, board, tables)
+    report, board, tables = write_report(folder, [report_folder(c) for c in suite.cells],
+                                         title=f"biasatlas suite · {suite.path.name}")
+    return SuiteResult(folder, tuple(ran), tuple(skipped), report, board, tables + write_stability(folder, suite.cells))
 
 
 def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:

@@ -36,7 +36,7 @@ REPORT_FILE = "report.html"
 LEADERBOARD_FILE = "leaderboard.md"
 SUITE_COPY = "suite.toml"
 SUITE_OWNER = ".biasatlas-suite.json"
-SUITE_FILES = (SUITE_COPY, REPORT_FILE, LEADERBOARD_FILE, SUITE_OWNER)
+SUITE_FILES = (SUITE_COPY, REPORT_FILE, LEADERBOARD_FILE, SUITE_OWNER, "sensitivity.md", "sensitivity.html")
 
 
 def claim_suite_folder(folder: Path, suite_file: Path, cells: Sequence[tuple[str, Mapping[str, Any]]], *,
@@ -91,12 +91,13 @@ def _recorded_owner(folder: Path) -> str | None:
 
 def _a_suites(folder: Path, name: str) -> bool:
     """Whether ``name`` in ``folder`` is something a suite writes: its files, their
-    temporaries (a killed write), or a run folder (a cell)."""
+    temporaries (a killed write), or a run folder (a cell; a sensitivity cell holds sensitivity.json)."""
     if name in SUITE_FILES:
         return True
     if name.endswith(TEMP_SUFFIX) and any(name.startswith(f".{own}.") for own in SUITE_FILES):
         return True
-    return (folder / name).is_dir() and (folder / name / OWNER_FILE).is_file()
+    cell = folder / name
+    return cell.is_dir() and ((cell / OWNER_FILE).is_file() or (cell / "sensitivity.json").is_file())
 
 
 def _copy_is(copy: Path, suite_file: Path) -> bool:

@@ -7,7 +7,8 @@ from −81 % to +162 %). Four kinds exist (:data:`KINDS`); a benchmark offers th
 :class:`Sensitivity` declares:
 
 - ``preambles``: a neutral text put before every text the model reads;
-- ``paraphrases``: template paraphrases (none is declared yet: see docs/sensitivity.md);
+- ``paraphrases``: template paraphrases, the same slots in other meaning-preserving wordings
+  (census: its predicate sets, :mod:`.census.paraphrases`);
 - ``rules``: the benchmark's or the scorer's other scoring rules (sum, mean, PMI; pair variants);
 - ``orders``: answer options in another order (BBQ).
 

@@ -30,9 +30,11 @@ occupation-free baseline (:mod:`.diagnostics`) so the size of that prior is on r
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +48,7 @@ from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
 from .methods import (CAUSAL_READINGS, METHOD_OBJECTS, METHODS, Auto, CausalReading, CensusMethod,
                       Method, MethodScores)
 from .metrics import AGGREGATIONS, Aggregation
+from .paraphrases import predicates_source
 from .scoring import NORMALISATIONS, CensusResult, Normalisation
 from .table import UK_HOWTO, CensusTable, load_census
 from .templates import CensusPlan, build_plan, slug
@@ -81,6 +84,8 @@ class Census:
     (``conditional`` for causal and seq2seq LMs), ``conditional`` or ``joint`` (see the
     module docstring); masked LMs read P(identifier | context) at the mask and take no
     reading. ``preamble`` is text put before every sentence (a robustness check).
+    ``predicates`` replaces the language's predicates with a paraphrase set of it (a name,
+    :mod:`.paraphrases`) or a CSV file of the user's (touileb2023 only).
     """
 
     country: str = "us"
@@ -98,6 +103,7 @@ class Census:
     identifiers: IdentifierSet = "paired"
     causal_reading: Auto | CausalReading = "auto"
     preamble: str = ""
+    predicates: str | None = None
     n_resamples: int = 1000
     scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean
     name: str = "census"
@@ -133,6 +139,11 @@ class Census:
                                            or self.language not in (None, self.template_language)):
             raise UnknownName("the bartl2020 method reads BEC-Pro's own sentences and shares: use country "
                               "'us' (English) or 'de' (German), without --census or --language")
+        if self.predicates is not None:
+            if self.method != "touileb2023":
+                raise UsageError(f"predicates replace the touileb2023 templates; the {self.method} method "
+                                 "reads templates of its own")
+            predicates_source(self.template_language, self.predicates)  # an unknown set fails before scoring
         for field, count in (("sample", self.sample), ("limit", self.limit), ("n_resamples", self.n_resamples)):
             if count is not None and count < 1:
                 raise UsageError(f"{field} must be a positive number{' of occupations' * (field != 'n_resamples')}, "
@@ -163,12 +174,17 @@ class Census:
             table = table.subset(table.occupations[: self.limit])
         return table.subset(sample_occupations(table.occupations, self.sample, self.seed))
 
+    @property
+    def predicates_file(self) -> Traversable | Path | None:
+        """The predicates in use when not the language's own (:func:`.paraphrases.predicates_source`)."""
+        return None if self.predicates is None else predicates_source(self.template_language, self.predicates)
+
     @cached_property
     def plan(self) -> CensusPlan:
         """The paper's probes (touileb2023) for every occupation of :attr:`census_table`."""
         return build_plan(self.template_language, self.census_table, inflections=self.inflections,
                           missing=self.missing, identifier_set=self.identifiers,
-                          preamble=self.preamble)
+                          preamble=self.preamble, predicates=self.predicates_file)
 
     def load(self) -> list[CensusItem]:
         occupations = self.published.occupations(self)
@@ -280,6 +296,7 @@ class Census:
                             "n_identifiers": len(result.multi_token),
                             "identifiers": dict(result.multi_token)},
             "n_skipped": len(result.skipped),
+            **({"predicates": self.predicates} if self.predicates is not None else {}),
         }
 
     def config(self) -> dict[str, Any]:
@@ -302,4 +319,16 @@ class Census:
                 "missing": self.missing, "n_resamples": self.n_resamples,
                 "identifiers": self.identifiers, "causal_reading": self.published.reading(self),
                 "preamble": self.preamble,
-                "multi_token_policy": self.multi_token_policy}
+                "multi_token_policy": self.multi_token_policy, **self._predicates_config()}
+
+    def _predicates_config(self) -> dict[str, Any]:
+        """The predicates when replaced (a set's name or a file, with its sha256); absent otherwise,
+        so that a folder written before the option existed still accepts its own rerun."""
+        source = self.predicates_file
+        if source is None:
+            return {}
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise DataError(f"cannot read: {exc.strerror or exc}", path=str(source), field="predicates") from None
+        return {"predicates": self.predicates, "predicates_sha256": hashlib.sha256(data).hexdigest()}

@@ -145,14 +145,14 @@ def language_of(name: str) -> str:
 
 
 def load_language(language: str | Path, *, identifiers: str | Path | None = None,
-                  predicates: str | Path | None = None,
+                  predicates: str | Path | Traversable | None = None,
                   inflections: str | Path | None = None) -> LanguageSpec:
     """Load a shipped language (``en``, ``fr``, ``no``, ``de``, or a country code) or a folder.
 
     A folder holds ``identifiers.csv``, ``predicates.csv`` and ``inflections*.csv``.
     Each keyword replaces one part of the language with the user's own file.
     """
-    folder = _language_folder(language)
+    folder = language_folder(language)
     # A user's folder is named by its own name, even one called like a shipped language ("de").
     code = language_of(str(language)) if _is_shipped(language) else folder.name
     ids = read_identifiers(_source(identifiers, folder, "identifiers.csv"))
@@ -176,7 +176,8 @@ def _is_shipped(language: str | Path) -> bool:
     return isinstance(language, str) and language_of(language) in SHIPPED_LANGUAGES
 
 
-def _language_folder(language: str | Path) -> Traversable | Path:
+def language_folder(language: str | Path) -> Traversable | Path:
+    """The folder of a shipped language (a packaged resource) or the user's folder itself."""
     if _is_shipped(language):
         return resources.files(__package__).joinpath("lang", language_of(str(language)))
     path = Path(language)
@@ -187,9 +188,11 @@ def _language_folder(language: str | Path) -> Traversable | Path:
                       "identifiers.csv, predicates.csv and inflections*.csv")
 
 
-def _source(override: str | Path | None, folder: Traversable | Path,
+def _source(override: str | Path | Traversable | None, folder: Traversable | Path,
             name: str) -> Traversable | Path:
-    return Path(override) if override is not None else folder.joinpath(name)
+    if override is None:
+        return folder.joinpath(name)
+    return Path(override) if isinstance(override, str) else override  # a shipped set is a resource
 
 
 def _rows(source: Traversable | Path,

@@ -9,6 +9,8 @@ from typing import Any
 from ..base import BenchmarkSpec, Flag
 from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
 from .benchmark import COUNTRIES, Census
+from .language import SHIPPED_LANGUAGES
+from .paraphrases import paraphrases, predicate_sets
 from .summary import COLUMNS, CensusRunSummary
 from .view import VIEW
 
@@ -48,19 +50,21 @@ def majority(record: Mapping[str, Any]) -> str | None:
 
 
 #: Sensitivity runs (docs/sensitivity.md): the census ``preamble`` (its robustness check, now one
-#: instance of this) with neutral preambles of the template language, and the readings and
-#: aggregations; an occupation's outcome is its model female-vs-male majority.
+#: instance of this) with neutral preambles of the template language, the paraphrased predicate
+#: sets of the template language (:mod:`.paraphrases`), and the readings and aggregations; an
+#: occupation's outcome is its model female-vs-male majority.
 SENSITIVITY = Sensitivity(
     kinds={"preambles": lambda census, scorer: preambles(census.template_language, option="preamble"),
-           "rules": census_rules},
+           "paraphrases": paraphrases, "rules": census_rules},
     headlines=lambda s: (headline(s, "normative"), headline(s, "descriptive")), outcome=majority,
     outcome_phrase="the female-vs-male majority of the model's share")
 
 SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummary, columns=COLUMNS, view=VIEW,
                      pairing_keys=(("identifiers", "identifiers"), ("country", "census country"),
-                                   ("language", "language"), ("method", "method"), ("template_set", "template set")),
+                                   ("language", "language"), ("method", "method"), ("template_set", "template set"),
+                                   ("predicates", "predicates")),
                      scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
-                     label_keys=("causal_reading",), sensitivity=SENSITIVITY,
+                     label_keys=("causal_reading", "predicates"), sensitivity=SENSITIVITY,
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
                      flags={
     "country": Flag("Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs --census "
@@ -78,6 +82,9 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
     "causal_reading": Flag("Causal/seq2seq LMs: conditional (auto's choice: log P(occupation | identifier + "
                            "predicate)) | joint (log P(whole sentence), which includes each identifier's own prior)."),
     "preamble": Flag("Text put before every sentence (a robustness check; default none)."),
+    "predicates": Flag("Paraphrased predicates in place of the paper's: a set of the template language ("
+                       + "; ".join(f"{code}: {', '.join(predicate_sets(code))}" for code in SHIPPED_LANGUAGES)
+                       + ") or a CSV file (id,number,tense,text)."),
     "missing": Flag("Skip (and record) occupations without inflection forms instead of failing.",
                     spelling="--skip-missing/--no-skip-missing", switch=("error", "skip")),
 }, renamed_config=(("variant", "method"),))

@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
@@ -71,7 +72,7 @@ class CensusPlan:
 
 def build_plan(language: str | Path | LanguageSpec, table: CensusTable, *,
                sample: int | None = None, seed: int = 0,
-               identifiers: str | Path | None = None, predicates: str | Path | None = None,
+               identifiers: str | Path | None = None, predicates: str | Path | Traversable | None = None,
                inflections: str | Path | None = None,
                missing: Literal["error", "skip"] = "error",
                identifier_set: IdentifierSet = "paired", preamble: str = "") -> CensusPlan:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..base import BenchmarkSpec, Flag
 from ..sensitivity import Sensitivity, headline, preambles
 from .benchmark import Winogender
+from .paraphrases import PARAPHRASES
 from .summary import COLUMNS, WinogenderRunSummary
 from .view import VIEW
 
@@ -13,9 +14,10 @@ def _language(benchmark: Winogender) -> str:
     return "English"
 
 
-#: Sensitivity runs (docs/sensitivity.md): neutral preambles before every sentence; an item's outcome is
-#: the pronoun it prefers (female, male or tie).
-SENSITIVITY = Sensitivity(kinds={"preambles": lambda bench, scorer: preambles("en")},
+#: Sensitivity runs (docs/sensitivity.md): neutral preambles before every sentence, and one paraphrase by a
+#: declared rule (:mod:`.paraphrases`); an item's outcome is the pronoun it prefers (female, male or tie).
+SENSITIVITY = Sensitivity(kinds={"preambles": lambda bench, scorer: preambles("en"),
+                                 "paraphrases": lambda bench, scorer: PARAPHRASES},
                           headlines=lambda s: (headline(s, "female_pct"), headline(s, "pearson")),
                           outcome=lambda r: r.get("preferred"), outcome_phrase="the preferred pronoun")
 
