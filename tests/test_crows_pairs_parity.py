@@ -60,7 +60,8 @@ def test_batch_size_does_not_change_scores(tiny_roberta, shared_data):
         assert abs(one[pid].score_b - many[pid].score_b) < 1e-5
 
 
-@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_roberta", "tiny_xlmr"])
+# XLM-R's (the largest vocabulary) runs in the full suite only
+@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_roberta", pytest.param("tiny_xlmr", marks=pytest.mark.slow)])
 def test_head_at_masked_positions_equals_full_projection(fixture, request, shared_data):
     folder = request.getfixturevalue(fixture)
     probes = _probes(shared_data, FR, FR_IDS[:2])

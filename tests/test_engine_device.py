@@ -143,7 +143,7 @@ def _host_copies(monkeypatch, scorer) -> list[tuple[int, ...]]:
     return seen
 
 
-@pytest.mark.parametrize("fast_head", [True, False])
+@pytest.mark.parametrize("fast_head", [True, pytest.param(False, marks=pytest.mark.slow)])  # full head: slow
 def test_masked_scorer_copies_m_numbers_per_call(tiny_bert, monkeypatch, fast_head):
     scorer = MaskedLMScorer(str(tiny_bert), batch_size=5, max_batch_tokens=60, fast_head=fast_head)
     rows = {row for p in PAIRS for side in scorer._pair_plan(p) for row, _ in side}

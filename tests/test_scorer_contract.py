@@ -181,11 +181,12 @@ def _check_plan(make, probes):
     assert work["rows_computed"] > 0
 
 
-# pairs at batch sizes 1 and 2 are the slowest cases (a forward per masked copy, four scorers
-# twice): the full suite runs them, the fast loop keeps pairs at 64 and every size of the others
+# batch size 1 (a forward per row) is every kind's slowest case, and pairs at 2 too (a forward
+# per masked copy, four scorers twice): the full suite runs them, the fast loop the other sizes
 @pytest.mark.parametrize("batch_size,kind", [
     *(pytest.param(size, "pairs", marks=pytest.mark.slow) for size in (1, 2)), (64, "pairs"),
-    *((size, kind) for kind in ("slots", "sentence") for size in (1, 2, 64))])
+    *(pytest.param(1, kind, marks=pytest.mark.slow) for kind in ("slots", "sentence")),
+    *((size, kind) for kind in ("slots", "sentence") for size in (2, 64))])
 def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
     from biasatlas.scorers.masked_lm import MaskedLMScorer
 
@@ -198,7 +199,8 @@ def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
                                        multi_token="first-token"), probes)
 
 
-@pytest.mark.parametrize("batch_size, max_batch_tokens", [(1, None), (3, 40), (64, 100_000)])
+@pytest.mark.parametrize("batch_size, max_batch_tokens", [pytest.param(1, None, marks=pytest.mark.slow),
+                                                          (3, 40), (64, 100_000)])
 def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_tokens):
     from biasatlas.scorers.causal_lm import CausalLMScorer
 
@@ -209,7 +211,7 @@ def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_
                     [*PAIRS, *SLOTS, *CONTINUATIONS, *SENTENCES])
 
 
-@pytest.mark.parametrize("batch_size", [1, 4, 64])
+@pytest.mark.parametrize("batch_size", [pytest.param(1, marks=pytest.mark.slow), 4, 64])
 @pytest.mark.parametrize("kind", ["slots", "continuations", "sentences"])
 def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
     from biasatlas.scorers.seq2seq import Seq2SeqScorer
