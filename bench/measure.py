@@ -162,7 +162,8 @@ def rows_of(scorer: Any, probes: list) -> list:
     with the engine's launch replaced by a recorder, so the model is never called."""
     seen: list = []
 
-    def record(requests: list, work: dict | None = None) -> Any:  # work: the call's counts, left as they are
+    # work: the call's counts, left as they are; watch: which rows to compute (all, in a dry run)
+    def record(requests: list, work: dict | None = None, watch: Any = None) -> Any:
         seen.extend(requests)
         return lambda: [0.0] * len(requests)
 
