@@ -337,12 +337,11 @@ class ModelScorer(Scorer):
                 each_alone(_recording(build, jobs), group)
         if answered:  # a resumed chunk: the batches of its plan that unanswered probes need
             kept = batches_needed(jobs, answered, self._model_input, self._batch_plan)
-            rows = {row for batch in kept for row in batch}
-            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(rows)}
+            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(kept)}
         calls = [job.requests for job in jobs]
         rows = {self._model_input(r) for call in calls for r in call}
         planned = {"rows_computed": len(rows), "batches": self._planned_batches(calls, rows)}
-        return {**planned, **self._planned_extra(rows)}
+        return {**planned, **self._planned_extra([list(dict.fromkeys(map(self._model_input, c))) for c in calls])}
 
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
@@ -351,8 +350,9 @@ class ModelScorer(Scorer):
         batch = max(int(self.batch_size), 1)
         return -(-len(rows) // batch)
 
-    def _planned_extra(self, rows: set[Any]) -> dict[str, int]:
-        """Further counts a scorer's engine keeps (seq2seq: distinct encoder inputs)."""
+    def _planned_extra(self, calls: list[list[Any]]) -> dict[str, int]:
+        """Further counts a scorer's engine keeps (seq2seq: encoder inputs run), from ``calls``:
+        each engine call's distinct rows, or each batch a resumed chunk computes."""
         return {}
 
 
