@@ -198,6 +198,15 @@ def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
                                        multi_token="first-token"), probes)
 
 
+def test_masked_lm_plan_counts_a_repeated_sentence_in_each_call(tiny_bert):
+    """A masked LM scores each sentence probe in an engine call of its own, so two probes of one
+    text compute its masked copies twice; the plan counts each call's rows, as the run does."""
+    from biasatlas.scorers.masked_lm import MaskedLMScorer
+
+    twice = [SENTENCES[1], SentenceProbe("s2-again", SENTENCES[1].text), SENTENCES[2]]
+    _check_plan(lambda: MaskedLMScorer(str(tiny_bert), batch_size=4), twice)
+
+
 @pytest.mark.parametrize("batch_size, max_batch_tokens", [(1, None), (3, 40), (64, 100_000)])
 def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_tokens):
     from biasatlas.scorers.causal_lm import CausalLMScorer

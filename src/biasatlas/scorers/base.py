@@ -322,7 +322,7 @@ class ModelScorer(Scorer):
         """The work an uncached ``score(probes)`` does, counted from its jobs' requests
         (with ``answered``: what ``score(probes, answered=answered)`` computes).
 
-        ``rows_computed`` is the number of distinct rows, ``batches`` the engine's batches
+        ``rows_computed`` is each engine call's distinct rows, summed, ``batches`` the engine's batches
         (:meth:`_planned_batches`); a seq2seq scorer adds ``encoder_rows``. Kinds are
         grouped and failures isolated as :meth:`score` does, so the count is exactly an
         uncached run's, and it does not change when a resumed run finds most answers in
@@ -340,8 +340,11 @@ class ModelScorer(Scorer):
             return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(kept)}
         calls = [job.requests for job in jobs]
         rows = {self._model_input(r) for call in calls for r in call}
-        planned = {"rows_computed": len(rows), "batches": self._planned_batches(calls, rows)}
-        return {**planned, **self._planned_extra([list(dict.fromkeys(map(self._model_input, c))) for c in calls])}
+        distinct = [list(dict.fromkeys(map(self._model_input, call))) for call in calls]
+        # each call computes its own distinct rows: a row two calls share (a masked LM's repeated
+        # sentence, one call per sentence probe) is computed in both
+        planned = {"rows_computed": sum(map(len, distinct)), "batches": self._planned_batches(calls, rows)}
+        return {**planned, **self._planned_extra(distinct)}
 
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
