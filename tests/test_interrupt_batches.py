@@ -272,33 +272,16 @@ def test_an_nsp_head_stopped_mid_call_keeps_its_finished_batches(tiny_bert, tmp_
     """Next-sentence pairs go to the NSP head in batches of ``batch_size`` in probe order: stopped
     at the second batch the first batch's pairs are kept, and the rerun computes the others only,
     to the values of an uninterrupted call."""
-    import torch
-    import transformers
-
-    from biasatlas.probes import NextSentenceProbe
     from biasatlas.scorers.resume import Interrupted
 
-    torch.manual_seed(0)
-    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
-        tmp_path, safe_serialization=True)
-    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(tmp_path)
-    probes = [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(10)]
-    whole = load_scorer(str(tmp_path), "masked-lm", batch_size=4).score(probes)
+    probes = _nsp_probes(10)
+    whole = load_scorer(_nsp_model(tiny_bert, tmp_path), "masked-lm", batch_size=4).score(probes)
     scorer = load_scorer(str(tmp_path), "masked-lm", batch_size=4)
-    head, calls = scorer._nsp, []
-    real = head.tokenizer
-
-    def stopping(*args, **kw):  # the head tokenizes each batch once, padded, just before its forward
-        calls.extend([1] if kw.get("padding") else [])
-        if len(calls) == 2 and kw.get("padding"):
-            raise KeyboardInterrupt
-        return real(*args, **kw)
-
-    head.tokenizer = stopping
+    real = _stopping_at_second_batch(scorer._nsp)
     with pytest.raises(Interrupted) as stopped:
         scorer.score(probes)
     assert set(stopped.value.finished) == {"n0", "n1", "n2", "n3"}
-    head.tokenizer, calls[:] = real, []
+    scorer._nsp.tokenizer = real
     ticks: list[int] = []
     rest = scorer.score(probes, ticks.append, answered=set(stopped.value.finished))
     assert set(rest) == {f"n{i}" for i in range(4, 10)} and all(rest[pid] == whole[pid] for pid in rest)
@@ -333,35 +316,51 @@ def test_an_nsp_call_with_a_too_long_pair_keeps_only_what_an_uninterrupted_run_k
     """A too-long pair fails the head's call, and each_alone scores the pairs one by one, so
     stopped at its second forward the call keeps the first pair's value computed alone (what an
     uninterrupted call gives it), never a batch computed before the long pair's batch failed."""
-    import torch
-    import transformers
-
     from biasatlas.probes import NextSentenceProbe
     from biasatlas.scorers.resume import Interrupted
 
-    torch.manual_seed(0)
-    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
-        tmp_path, safe_serialization=True)
-    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(tmp_path)
-    probes = [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(8)]
-    probes.append(NextSentenceProbe("long", "The first.", "word " * 600))  # in the last batch of four
-    whole = load_scorer(str(tmp_path), "masked-lm", batch_size=4).score(probes)
+    probes = [*_nsp_probes(8), NextSentenceProbe("long", "The first.", "word " * 600)]  # last batch of four
+    whole = load_scorer(_nsp_model(tiny_bert, tmp_path), "masked-lm", batch_size=4).score(probes)
     assert set(whole.unscorable) == {"long"} and len(whole) == 8
     scorer = load_scorer(str(tmp_path), "masked-lm", batch_size=4)
-    head, padded = scorer._nsp, []
-    real = head.tokenizer
+    real = _stopping_at_second_batch(scorer._nsp)
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    assert set(stopped.value.finished) == {"n0"}  # n0 alone ran; n1 alone was stopped
+    scorer._nsp.tokenizer = real
+    rest = scorer.score(probes, answered=set(stopped.value.finished))
+    kept = {**stopped.value.finished, **rest.answers}
+    assert kept.keys() == whole.answers.keys() and all(kept[pid] == whole[pid] for pid in kept)
 
-    def stopping(*args, **kw):  # the head tokenizes each batch once, padded, just before its forward
+
+def _nsp_model(tiny_bert, folder) -> str:
+    """A tiny BertForPreTraining (MLM and NSP heads) saved in ``folder``, with tiny BERT's tokenizer."""
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
+        folder, safe_serialization=True)
+    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(folder)
+    return str(folder)
+
+
+def _nsp_probes(n: int):
+    from biasatlas.probes import NextSentenceProbe
+
+    return [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(n)]
+
+
+def _stopping_at_second_batch(head):
+    """``head`` pressing Ctrl-C at its second batch: it tokenizes each batch once, padded, just
+    before its forward (the unpadded length check does not count). Returns the real tokenizer."""
+    real, padded = head.tokenizer, []
+
+    def stopping(*args, **kw):
         padded.extend([1] if kw.get("padding") else [])
         if len(padded) == 2 and kw.get("padding"):
             raise KeyboardInterrupt
         return real(*args, **kw)
 
     head.tokenizer = stopping
-    with pytest.raises(Interrupted) as stopped:
-        scorer.score(probes)
-    assert set(stopped.value.finished) == {"n0"}  # n0 alone ran; n1 alone was stopped
-    head.tokenizer = real
-    rest = scorer.score(probes, answered=set(stopped.value.finished))
-    kept = {**stopped.value.finished, **rest.answers}
-    assert kept.keys() == whole.answers.keys() and all(kept[pid] == whole[pid] for pid in kept)
+    return real
