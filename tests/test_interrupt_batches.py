@@ -272,34 +272,95 @@ def test_an_nsp_head_stopped_mid_call_keeps_its_finished_batches(tiny_bert, tmp_
     """Next-sentence pairs go to the NSP head in batches of ``batch_size`` in probe order: stopped
     at the second batch the first batch's pairs are kept, and the rerun computes the others only,
     to the values of an uninterrupted call."""
-    import torch
-    import transformers
-
-    from biasatlas.probes import NextSentenceProbe
     from biasatlas.scorers.resume import Interrupted
 
-    torch.manual_seed(0)
-    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
-        tmp_path, safe_serialization=True)
-    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(tmp_path)
-    probes = [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(10)]
-    whole = load_scorer(str(tmp_path), "masked-lm", batch_size=4).score(probes)
+    probes = _nsp_probes(10)
+    whole = load_scorer(_nsp_model(tiny_bert, tmp_path), "masked-lm", batch_size=4).score(probes)
     scorer = load_scorer(str(tmp_path), "masked-lm", batch_size=4)
-    head, calls = scorer._nsp, []
-    real = head.tokenizer
-
-    def stopping(*args, **kw):  # the head tokenizes each batch once, just before its forward
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*args, **kw)
-
-    head.tokenizer = stopping
+    real = _stopping_at_second_batch(scorer._nsp)
     with pytest.raises(Interrupted) as stopped:
         scorer.score(probes)
     assert set(stopped.value.finished) == {"n0", "n1", "n2", "n3"}
-    head.tokenizer, calls[:] = real, []
+    scorer._nsp.tokenizer = real
     ticks: list[int] = []
     rest = scorer.score(probes, ticks.append, answered=set(stopped.value.finished))
     assert set(rest) == {f"n{i}" for i in range(4, 10)} and all(rest[pid] == whole[pid] for pid in rest)
     assert ticks == [4, 2]  # one update per batch that ran: the first batch was skipped
+
+
+def test_an_encoder_group_with_an_unscorable_text_keeps_only_what_an_uninterrupted_run_keeps(tiny_bert):
+    """A text too long for the model fails its group, which is then scored text by text
+    (``each_alone``), so an uninterrupted call gives every other text its vector computed alone.
+    Stopped at its second forward, the call must keep only such a vector, never one of a batch
+    the failing text's group ran before it failed (the rerun would hand that batched vector on)."""
+    from biasatlas.probes import EmbeddingProbe
+    from biasatlas.scorers.resume import Interrupted
+
+    texts = [f"{'a' * (i % 5)} sentence number {i}." for i in range(8)] + ["word " * 600]
+    probes = [EmbeddingProbe(f"p{i}", t, "mean") for i, t in enumerate(texts)]
+    whole = load_scorer(str(tiny_bert), "encoder", batch_size=4).score(probes)
+    assert set(whole.unscorable) == {"p8"} and len(whole) == 8
+    scorer = load_scorer(str(tiny_bert), "encoder", batch_size=4)
+    _stopping(scorer, 2, "_batch")
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    assert set(stopped.value.finished) == {"p0"}  # each_alone's first text alone ran; the second was stopped
+    delattr(scorer, "_batch")
+    rest = scorer.score(probes, answered=set(stopped.value.finished))
+    kept = {**stopped.value.finished, **rest.answers}
+    assert kept.keys() == whole.answers.keys() and all(kept[pid] == whole[pid] for pid in kept)
+
+
+@pytest.mark.slow  # builds a tiny BertForPreTraining (MLM and NSP heads): over a second
+def test_an_nsp_call_with_a_too_long_pair_keeps_only_what_an_uninterrupted_run_keeps(tiny_bert, tmp_path):
+    """A too-long pair fails the head's call, and each_alone scores the pairs one by one, so
+    stopped at its second forward the call keeps the first pair's value computed alone (what an
+    uninterrupted call gives it), never a batch computed before the long pair's batch failed."""
+    from biasatlas.probes import NextSentenceProbe
+    from biasatlas.scorers.resume import Interrupted
+
+    probes = [*_nsp_probes(8), NextSentenceProbe("long", "The first.", "word " * 600)]  # last batch of four
+    whole = load_scorer(_nsp_model(tiny_bert, tmp_path), "masked-lm", batch_size=4).score(probes)
+    assert set(whole.unscorable) == {"long"} and len(whole) == 8
+    scorer = load_scorer(str(tmp_path), "masked-lm", batch_size=4)
+    real = _stopping_at_second_batch(scorer._nsp)
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    assert set(stopped.value.finished) == {"n0"}  # n0 alone ran; n1 alone was stopped
+    scorer._nsp.tokenizer = real
+    rest = scorer.score(probes, answered=set(stopped.value.finished))
+    kept = {**stopped.value.finished, **rest.answers}
+    assert kept.keys() == whole.answers.keys() and all(kept[pid] == whole[pid] for pid in kept)
+
+
+def _nsp_model(tiny_bert, folder) -> str:
+    """A tiny BertForPreTraining (MLM and NSP heads) saved in ``folder``, with tiny BERT's tokenizer."""
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    transformers.BertForPreTraining(transformers.AutoConfig.from_pretrained(tiny_bert)).eval().save_pretrained(
+        folder, safe_serialization=True)
+    transformers.AutoTokenizer.from_pretrained(tiny_bert).save_pretrained(folder)
+    return str(folder)
+
+
+def _nsp_probes(n: int):
+    from biasatlas.probes import NextSentenceProbe
+
+    return [NextSentenceProbe(f"n{i}", f"The first sentence {i}.", "A second one " * (1 + i % 3)) for i in range(n)]
+
+
+def _stopping_at_second_batch(head):
+    """``head`` pressing Ctrl-C at its second batch: it tokenizes each batch once, padded, just
+    before its forward (the unpadded length check does not count). Returns the real tokenizer."""
+    real, padded = head.tokenizer, []
+
+    def stopping(*args, **kw):
+        padded.extend([1] if kw.get("padding") else [])
+        if len(padded) == 2 and kw.get("padding"):
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    head.tokenizer = stopping
+    return real

@@ -199,6 +199,15 @@ def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
                                        multi_token="first-token"), probes)
 
 
+def test_masked_lm_plan_counts_a_repeated_sentence_in_each_call(tiny_bert):
+    """A masked LM scores each sentence probe in an engine call of its own, so two probes of one
+    text compute its masked copies twice; the plan counts each call's rows, as the run does."""
+    from biasatlas.scorers.masked_lm import MaskedLMScorer
+
+    twice = [SENTENCES[1], SentenceProbe("s2-again", SENTENCES[1].text), SENTENCES[2]]
+    _check_plan(lambda: MaskedLMScorer(str(tiny_bert), batch_size=4), twice)
+
+
 @pytest.mark.parametrize("batch_size, max_batch_tokens", [pytest.param(1, None, marks=pytest.mark.slow),
                                                           (3, 40), (64, 100_000)])
 def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_tokens):
@@ -221,11 +230,9 @@ def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
     work = Seq2SeqScorer(str(tiny_bart), batch_size=batch_size).score(probes).work
     assert planned["rows_computed"] == work["rows_computed"]
     assert planned["batches"] == work["batches"]
-    # The plan counts distinct encoder inputs; the engine counts them per batch, so it
-    # counts again an input whose rows a batch boundary splits (never with one batch).
-    assert planned["encoder_rows"] <= work["encoder_rows"]
-    if planned["batches"] == 1:
-        assert planned["encoder_rows"] == work["encoder_rows"]
+    # The engine runs an encoder input once per batch holding its rows: again when a batch
+    # boundary splits them (batch size 1 and 4 here), and the plan counts it so.
+    assert planned["encoder_rows"] == work["encoder_rows"]
 
 
 def test_plan_isolates_an_unscorable_probe_as_a_run_does(tiny_gpt2):

@@ -129,7 +129,7 @@ def _crows_file(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_bert"])
+@pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_bert", "tiny_bart"])
 def test_summary_counts_are_what_an_uncached_run_computes(fixture, request):
     """The summary's forward-pass counts say what an uncached run computes: an uncached run
     scores chunk by chunk (pipeline.chunked), each chunk batched on its own, so its counts are
@@ -143,3 +143,5 @@ def test_summary_counts_are_what_an_uncached_run_computes(fixture, request):
     assert run.timing["scored"] == summary["provenance"]["n_probes"] > 2 * MIN_SMALL_CHUNK
     assert summary["n_batches"] == counted["batches"]
     assert summary["n_forward_passes"] == counted["rows_computed"]
+    # seq2seq: an encoder input runs once per batch holding its rows (a split one twice)
+    assert summary.get("n_encoder_passes") == counted.get("encoder_rows")

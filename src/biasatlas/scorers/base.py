@@ -322,7 +322,7 @@ class ModelScorer(Scorer):
         """The work an uncached ``score(probes)`` does, counted from its jobs' requests
         (with ``answered``: what ``score(probes, answered=answered)`` computes).
 
-        ``rows_computed`` is the number of distinct rows, ``batches`` the engine's batches
+        ``rows_computed`` is each engine call's distinct rows, summed, ``batches`` the engine's batches
         (:meth:`_planned_batches`); a seq2seq scorer adds ``encoder_rows``. Kinds are
         grouped and failures isolated as :meth:`score` does, so the count is exactly an
         uncached run's, and it does not change when a resumed run finds most answers in
@@ -337,12 +337,14 @@ class ModelScorer(Scorer):
                 each_alone(_recording(build, jobs), group)
         if answered:  # a resumed chunk: the batches of its plan that unanswered probes need
             kept = batches_needed(jobs, answered, self._model_input, self._batch_plan)
-            rows = {row for batch in kept for row in batch}
-            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(rows)}
+            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(kept)}
         calls = [job.requests for job in jobs]
         rows = {self._model_input(r) for call in calls for r in call}
-        planned = {"rows_computed": len(rows), "batches": self._planned_batches(calls, rows)}
-        return {**planned, **self._planned_extra(rows)}
+        distinct = [list(dict.fromkeys(map(self._model_input, call))) for call in calls]
+        # each call computes its own distinct rows: a row two calls share (a masked LM's repeated
+        # sentence, one call per sentence probe) is computed in both
+        planned = {"rows_computed": sum(map(len, distinct)), "batches": self._planned_batches(calls, rows)}
+        return {**planned, **self._planned_extra(distinct)}
 
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
@@ -351,8 +353,9 @@ class ModelScorer(Scorer):
         batch = max(int(self.batch_size), 1)
         return -(-len(rows) // batch)
 
-    def _planned_extra(self, rows: set[Any]) -> dict[str, int]:
-        """Further counts a scorer's engine keeps (seq2seq: distinct encoder inputs)."""
+    def _planned_extra(self, calls: list[list[Any]]) -> dict[str, int]:
+        """Further counts a scorer's engine keeps (seq2seq: encoder inputs run), from ``calls``:
+        each engine call's distinct rows, or each batch a resumed chunk computes."""
         return {}
 
 

@@ -101,6 +101,11 @@ class EncoderScorer(Scorer):
         asked = Counter((p.text, p.pooling) for p in probes)
         needed = {(p.text, p.pooling) for p in probes if p.id not in answered}
         vectors: dict[tuple[str, str], EmbeddingAnswer] = {}
+        # Every text is encoded before any batch runs: an unscorable one fails the group before
+        # it computes, as each_alone then scores text by text, so Ctrl-C never keeps a batched
+        # vector that an uninterrupted call would have thrown away and computed alone.
+        for key in asked:
+            self._encode(*key)
         try:
             for batch in _batches(asked, self.batch_size):
                 if needed.intersection(batch):

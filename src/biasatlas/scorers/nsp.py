@@ -97,6 +97,12 @@ class NextSentenceHead:
         import torch
 
         limit = self.model().config.max_position_embeddings
+        # Every pair is measured before any batch runs: a too-long one fails the call before it
+        # computes (its probes are then scored one by one, each_alone), so Ctrl-C never keeps a
+        # batched value that an uninterrupted call would have thrown away and computed alone.
+        coded = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs])["input_ids"] if pairs else []
+        if coded and (n := max(map(len, coded))) > limit:
+            raise UnscorableProbe(f"{n} tokens exceed the model's {limit}")
 
         def compute(batch: list[int]) -> list[float]:
             enc = self.tokenizer([pairs[i][0] for i in batch], [pairs[i][1] for i in batch], padding=True,

@@ -174,11 +174,12 @@ class Seq2SeqScorer(ModelScorer):
     def _model_input(self, request: Seq2SeqRow) -> Seq2SeqRow:
         return request  # a request is its row: the targets are part of it
 
-    def _planned_extra(self, rows: set[Any]) -> dict[str, int]:
-        """Distinct encoder inputs over all the rows (the engine sorts rows by encoder input,
-        so a batch runs each of its encoder inputs once)."""
-        encoders = {row.encoder for row in rows}
-        return {"encoder_rows": len(encoders)} if encoders else {}
+    def _planned_extra(self, calls: list[list[Any]]) -> dict[str, int]:
+        """Encoder inputs as :meth:`_launch` runs them: once per batch holding their rows (rows
+        sorted by encoder input, so a batch runs each of its inputs once, and an input whose rows
+        a batch boundary splits runs in both batches, as the engine counts it)."""
+        n = sum(len({row.encoder for row in batch}) for call in calls for batch in self._batch_plan(call))
+        return {"encoder_rows": n} if n else {}
 
     def logprob_sums(self, rows: Sequence[Seq2SeqRow], work: dict[str, int] | None = None) -> list[float]:
         """Σ_t log P(targets[t] | encoder, decoder[:t+1]) for each row, in order."""
