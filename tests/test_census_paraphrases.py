@@ -90,6 +90,29 @@ def test_a_bad_predicates_file_is_one_line_from_the_cli(isolated_run, capsys):
     assert exit_.value.code == 1 and len(err) == 1 and "bad.csv" in err[0] and "line 2" in err[0], err
 
 
+def test_a_predicates_file_moved_elsewhere_is_the_same_run_and_another_file_is_not(isolated_run, capsys):
+    """A rerun names its predicates file as typed; the recorded sha256 says what it holds, so the
+    same bytes under another path resume the run, and other bytes under the first path are refused."""
+    body = ("id,number,tense,text\nholds.sg,sg,present,holds a post as {article} {sg}.\n"
+            "hold.pl,pl,present,hold posts as {pl}.\n")
+    first, moved = isolated_run / "a" / "mine.csv", isolated_run / "b" / "mine.csv"
+    for path in (first, moved):
+        path.parent.mkdir()
+        path.write_text(body, encoding="utf-8")
+
+    def rerun(predicates):
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", "census", "--country", "us", "--sample", "2", "-m", "fake", "--predicates", str(predicates),
+                  "--out", str(isolated_run / "run")])
+        return exit_.value.code, capsys.readouterr().err
+
+    assert rerun(first)[0] in (0, None)
+    assert rerun(moved)[0] in (0, None)  # same bytes elsewhere: its own rerun
+    first.write_text(body.replace("holds a post", "has a post"), encoding="utf-8")
+    code, err = rerun(first)
+    assert code == 2 and "holds another run" in err and "predicates_sha256" in err, err  # a usage mistake
+
+
 def test_unknown_sets_and_other_methods_are_refused_before_scoring():
     with pytest.raises(UnknownName, match="its sets are employed, job, living"):
         load_benchmark("census", country="us", predicates="hired")

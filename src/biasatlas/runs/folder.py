@@ -237,10 +237,18 @@ def upgraded(recorded: Any, renamed: Renames = (), *, where: Path = Path(OWNER_F
 
 
 def _located_by_content(request: Any) -> Any:
+    """The request without the settings that only say where a hashed file lies: the data's
+    (:data:`LOCATION_KEYS`, hashed by ``data_sha256``) and any other file setting ``KEY``
+    recorded beside its ``KEY_sha256`` (census's ``--predicates``)."""
     bench = request.get("benchmark") if isinstance(request, dict) else None
-    if not isinstance(bench, dict) or not bench.get("data_sha256"):
+    if not isinstance(bench, dict):
         return request
-    return {**request, "benchmark": {k: v for k, v in bench.items() if k not in LOCATION_KEYS}}
+    located = {k for k in bench if bench.get(f"{k}_sha256")}
+    if bench.get("data_sha256"):
+        located |= set(LOCATION_KEYS)
+    if not located:
+        return request
+    return {**request, "benchmark": {k: v for k, v in bench.items() if k not in located}}
 
 
 def _is_run_config(path: Path) -> bool:
