@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .benchmarks.sensitivity import UNPERTURBED, Perturbation, Perturbed, Sensitivity
 from .errors import DataError, UsageError
+from .outputs import check_output
 from .request import GivenModel, RunRequest
 
 if TYPE_CHECKING:
@@ -131,6 +132,8 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
 
     planned = plan(request, kind)
     sens = declaration(benchmark_spec(request.bench.name), kind)
+    if out is not None:  # a run folder, a user's sensitivity.md, another kind of output: never replaced
+        check_output(Path(out), "sensitivity", writes=(SENSITIVITY_FILE, TABLE_FILE))
     store, opened = _cache(cache)
     try:
         runs: list[EvaluationRun] = []
