@@ -184,7 +184,8 @@ def _belongs(path: Path, spec: OutputKind) -> bool:
     name, own = path.name, spec.files or frozenset()
     if name in own:
         return True
-    if name.endswith(TEMP_SUFFIX) and any(name.startswith(f".{mine}.") for mine in own):
+    if name.endswith(TEMP_SUFFIX) and (name[:-len(TEMP_SUFFIX)] in own  # an older version's fixed name
+                                       or any(name.startswith(f".{mine}.") for mine in own)):
         return True
     return path.is_dir() and not path.is_symlink() and folder_kind(path) in spec.inner
 

@@ -51,8 +51,9 @@ class Run:
     timing: dict[str, Any] = field(default_factory=dict)
 
 
-class RunFolderError(OutputRefused):
-    """``--out`` names a place this run may not write: another run, a non-run folder, a file."""
+#: ``--out`` names a place this run may not write: another run, a non-run folder, a file. The one
+#: error of every output refusal (:mod:`biasatlas.outputs`), under the name run folders gave it first.
+RunFolderError = OutputRefused
 
 
 def _clean(value: Any) -> Any:
