@@ -7,7 +7,7 @@ file, and three plain files, known by the folder's ledger:
 ============  ======================================  ========================================
 kind          written by                              recognised by
 ============  ======================================  ========================================
-run           ``run NAME --out DIR``                  ``DIR/.biasatlas-run.json`` (or ``summary.json`` + ``items.jsonl``)
+run           ``run NAME --out DIR``                  ``DIR/.biasatlas-run.json`` (or summary + items)
 suite         ``suite FILE --out DIR``                ``DIR/.biasatlas-suite.json``
 sensitivity   ``run NAME --sensitivity KIND --out``   ``DIR/sensitivity.json``
 mining        ``mine --out DIR``                      ``DIR/dataset_card.json`` or ``DIR/stages/match``
@@ -211,8 +211,7 @@ def _file_of_this_kind(out: Path, spec: OutputKind, flag: str) -> None:
         raise OutputRefused(f"{flag} {out} is a file biasatlas did not write: name a new file (or remove this one "
                             f"first) for {spec.what}")
     if entry.get("kind") != spec.name:
-        recorded = KINDS.get(entry.get("kind"))  # type: ignore[call-overload]
-        what = recorded.what if recorded is not None else "another kind of file"
+        what = next((k.what for k in KINDS.values() if k.name == entry.get("kind")), "another kind of file")
         raise OutputRefused(f"{flag} {out} holds {what}, not {spec.what}: name another file")
     if entry.get("sha256") != sha256_file(out):
         raise OutputRefused(f"{flag} {out} was changed since biasatlas wrote it: name a new file (or remove this "
