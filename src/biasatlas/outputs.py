@@ -180,14 +180,16 @@ def _sensitivity_files(out: Path, flag: str) -> None:
 
 def _belongs(path: Path, spec: OutputKind) -> bool:
     """Whether ``path`` in a folder of ``spec`` is one of its own: its files, their temporaries
-    (a killed write), or a folder of an ``inner`` kind."""
+    (a killed write), or a folder of an ``inner`` kind (or an empty one)."""
     name, own = path.name, spec.files or frozenset()
     if name in own:
         return True
     if name.endswith(TEMP_SUFFIX) and (name[:-len(TEMP_SUFFIX)] in own  # an older version's fixed name
                                        or any(name.startswith(f".{mine}.") for mine in own)):
         return True
-    return path.is_dir() and not path.is_symlink() and folder_kind(path) in spec.inner
+    if not path.is_dir() or path.is_symlink():
+        return False
+    return folder_kind(path) in spec.inner or not any(path.iterdir())  # an empty one: a run claiming it was cut
 
 
 def _sensitivity_record(path: Path) -> bool:
