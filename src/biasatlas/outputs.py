@@ -113,13 +113,18 @@ def check_output(out: Path, kind: Kind, *, inputs: Iterable[Path] = (), writes: 
         _file_of_this_kind(out, spec, flag)
 
 
-def record_output(out: Path, kind: Kind) -> None:
+def record_output(out: Path, kind: Kind) -> bool:
     """Record the file just written at ``out`` as biasatlas's ``kind`` in its folder's ledger, so
-    the same command may replace it next time (:func:`check_output`, rule 4)."""
+    the same command may replace it next time (:func:`check_output`, rule 4). False when the
+    ledger cannot be written (the file stands; a rerun will refuse to replace it): the caller says so."""
     out = Path(out)
     ledger = _read_ledger(out.parent)
     ledger[out.name] = {"kind": kind, "sha256": sha256_file(out)}
-    atomic_write(out.parent / LEDGER, json.dumps({"format": 1, "files": ledger}, indent=1, sort_keys=True) + "\n")
+    try:
+        atomic_write(out.parent / LEDGER, json.dumps({"format": 1, "files": ledger}, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        return False
+    return True
 
 
 # -- the rules -------------------------------------------------------------------------------------

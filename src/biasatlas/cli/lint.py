@@ -56,7 +56,7 @@ def _lint(spec: Any, values: dict[str, Any]) -> None:
 
     from ..atomic import atomic_write
     from ..lint import counts, flagged, lint
-    from ..outputs import check_output, record_output
+    from ..outputs import LEDGER, check_output, record_output
     from ..textfiles import json_line
 
     max_tokens, out = values.pop("max_tokens"), values.pop("out")
@@ -76,7 +76,9 @@ def _lint(spec: Any, values: dict[str, Any]) -> None:
     Console().print(table)
     if out is not None:
         atomic_write(out, "".join(json_line(f.as_dict()) + "\n" for f in findings))
-        record_output(out, "lint")
+        if not record_output(out, "lint"):  # recorded: ours to replace on a rerun
+            typer.secho(f"warning: could not record {out} in {out.parent / LEDGER}: a rerun "
+                        "will not replace it", fg="yellow", err=True)
         typer.echo(f"findings: {out} ({len(findings):,})", err=True)
 
 

@@ -58,11 +58,12 @@ def _emit(text: str, out: Path | None, what: Kind, runs: list[Path]) -> None:
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    from ..outputs import record_output
+    from ..outputs import LEDGER, record_output
 
     _check_out(out, what, runs)  # again: the rendering took a while
     _write_atomically(out, text)
-    record_output(out, what)  # this file is now ours to replace on a rerun
+    if not record_output(out, what):  # recorded: ours to replace on a rerun
+        _warn(f"could not record {out} in {out.parent / LEDGER}: a rerun will not replace it")
     typer.echo(f"{what}: {out} ({len(text.encode('utf-8')) / 1024:.0f} KiB)", err=True)
 
 
