@@ -139,6 +139,14 @@ def test_sensitivity_rerun_into_its_own_set_and_a_run_refuses_it(work, capsys):
              says="holds a biasatlas sensitivity set, not a biasatlas run folder")
 
 
+def test_sensitivity_checks_every_runs_folder_before_the_first_runs(work, capsys):
+    code, err = _cli(capsys, "run", "crows-pairs", "--dataset", "en", "--limit", "3", "--model", "fake",
+                     "--out", "sens/preamble-sentence")  # another run where the set's last run goes
+    assert code == 0, err
+    _refused(capsys, work, *SENSITIVITY, "--out", "sens", says="sens/preamble-sentence holds another run")
+    assert not (work / "sens" / "unperturbed").exists()
+
+
 def test_run_refuses_a_folder_inside_another_run(work, capsys):
     _refused(capsys, work, "run", "crows-pairs", "--data", "pairs.tsv", "--model", "fake", "--out", "run/again",
              says="lies inside")
@@ -199,3 +207,21 @@ def test_a_file_is_ours_only_as_recorded(tmp_path):
     check_output(out, "report")  # ours, unchanged
     with pytest.raises(OutputRefused, match="holds a biasatlas report, not a biasatlas comparison"):
         check_output(out, "comparison")
+
+
+def test_the_kinds_name_what_their_writers_write():
+    """The rule's markers are the writers' own names (a renamed owner file would make every run
+    folder 'a folder of other files')."""
+    from biasatlas.mining.pipeline import FINAL_FILES, OUTPUT_FOLDERS
+    from biasatlas.mining.stages import SHARD_STAGES
+    from biasatlas.outputs import KINDS
+    from biasatlas.runs.folder import OWNER_FILE
+    from biasatlas.sensitivity import SENSITIVITY_FILE, TABLE_FILE
+    from biasatlas.suite_folder import SUITE_OWNER
+
+    assert KINDS["run"].markers == (OWNER_FILE,)
+    assert KINDS["suite"].markers == (SUITE_OWNER,)
+    assert KINDS["sensitivity"].markers == (SENSITIVITY_FILE,)
+    assert KINDS["sensitivity"].files == {SENSITIVITY_FILE, TABLE_FILE}
+    assert KINDS["mining"].markers == ("dataset_card.json", f"stages/{SHARD_STAGES[0]}")
+    assert KINDS["mining"].files == {*FINAL_FILES, *OUTPUT_FOLDERS}
