@@ -56,6 +56,14 @@ class MissingInput(DataError):
     exit_code = 2
 
 
+class OutputRefused(BiasAtlasError):
+    """An output path this command may not write: an input of the command, a file or folder of
+    another kind, or a file biasatlas did not write (:mod:`biasatlas.outputs`). A usage mistake
+    (exit 2): the fix is another ``--out``."""
+
+    exit_code = 2
+
+
 class ModelError(BiasAtlasError):
     """A model cannot be loaded or cannot be trusted (e.g. a freshly initialised head), or
     its hub is out of reach: a failure at run time (exit 1)."""

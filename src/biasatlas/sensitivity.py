@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .benchmarks.sensitivity import UNPERTURBED, Perturbation, Perturbed, Sensitivity
 from .errors import DataError, UsageError
+from .outputs import check_output
 from .request import GivenModel, RunRequest
 
 if TYPE_CHECKING:
@@ -131,6 +132,8 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
 
     planned = plan(request, kind)
     sens = declaration(benchmark_spec(request.bench.name), kind)
+    if out is not None:  # a run folder, a user's sensitivity.md, another kind of output: never replaced
+        _check_folders(Path(out), planned, force)
     store, opened = _cache(cache)
     try:
         runs: list[EvaluationRun] = []
@@ -147,6 +150,17 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
     if out is not None:
         write(result, Path(out))
     return result
+
+
+def _check_folders(out: Path, planned: Sequence[Planned], force: bool) -> None:
+    """Refuse ``out`` and every planned run's folder in it before the first run starts (as a suite
+    checks its cells): a refusal at the third run must not come after two have run."""
+    from .registry import renamed_config
+    from .runs.folder import check_run_folder
+
+    check_output(out, "sensitivity", writes=(SENSITIVITY_FILE, TABLE_FILE))
+    for p in planned:
+        check_run_folder(out / p.name, p.request.recorded(), force=force, renamed=renamed_config(p.request.bench.name))
 
 
 def compare(sens: Sensitivity, kind: str, planned: Sequence[Planned], runs: Sequence[EvaluationRun]) -> dict[str, Any]:

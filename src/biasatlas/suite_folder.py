@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import TEMP_SUFFIX, atomic_write
+from .outputs import check_output
 from .registry import renamed_config
 from .runs.folder import OWNER_FILE, RunFolderError, check_run_folder, same_request
 
@@ -45,6 +46,7 @@ def claim_suite_folder(folder: Path, suite_file: Path, cells: Sequence[tuple[str
     recorded request) pairs; raises :class:`~biasatlas.runs.folder.RunFolderError` before
     anything is written when the folder or a cell's folder is not this suite's to write."""
     owner = str(suite_file.resolve())
+    check_output(folder, "suite", inputs=(suite_file,), writes=(REPORT_FILE, LEADERBOARD_FILE))
     _check_suite_target(folder, owner, force)
     for name, request in cells:
         check_run_folder(folder / name, dict(request), force=force, renamed=_renamed(request))

@@ -132,8 +132,14 @@ def _keep_interrupts(command: Any, said: list[str]) -> None:
         except KeyboardInterrupt as exc:
             said.append(str(exc))
             raise
+        except EOFError as exc:  # click turns it into an Abort: one blank line, no message, even with --debug
+            raise _EndOfFile(exc) from exc
 
     command.invoke = invoking
+
+
+class _EndOfFile(Exception):
+    """An ``EOFError`` no library code translated (a bug), carried past click to :func:`_report`."""
 
 
 def _take_flag(args: list[str], flag: str) -> bool:
@@ -150,6 +156,8 @@ def _report(exc: BaseException, args: list[str], debug: bool) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     if isinstance(exc, (typer.Exit, typer.Abort)):
         return int(getattr(exc, "exit_code", 1))
+    if isinstance(exc, _EndOfFile) and isinstance(exc.__cause__, EOFError):
+        exc = exc.__cause__  # said as the internal error it is, with its own traceback under --debug
     if debug:
         traceback.print_exception(exc)
     if isinstance(exc, KeyboardInterrupt):  # a run says what it kept (errors.RunInterrupted)

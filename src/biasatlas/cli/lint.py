@@ -56,10 +56,14 @@ def _lint(spec: Any, values: dict[str, Any]) -> None:
 
     from ..atomic import atomic_write
     from ..lint import counts, flagged, lint
+    from ..outputs import LEDGER, check_output, record_output
     from ..textfiles import json_line
 
     max_tokens, out = values.pop("max_tokens"), values.pop("out")
-    bench = spec.factory(**benchmark_values(spec, values))
+    options = benchmark_values(spec, values)
+    bench = spec.factory(**options)
+    if out is not None:  # never over the data it reads, a run's file, or a file biasatlas did not write
+        check_output(out, "lint", inputs=_inputs(bench, options))
     items = spec.lint_items(bench)
     findings = lint(items, max_tokens=max_tokens)
     table = Table(title=f"{spec.name} lint: {len(flagged(findings)):,} of {len(items):,} items with a finding")
@@ -72,4 +76,16 @@ def _lint(spec: Any, values: dict[str, Any]) -> None:
     Console().print(table)
     if out is not None:
         atomic_write(out, "".join(json_line(f.as_dict()) + "\n" for f in findings))
+        if not record_output(out, "lint"):  # recorded: ours to replace on a rerun
+            typer.secho(f"warning: could not record {out} in {out.parent / LEDGER}: a rerun "
+                        "will not replace it", fg="yellow", err=True)
         typer.echo(f"findings: {out} ({len(findings):,})", err=True)
+
+
+def _inputs(bench: Any, options: dict[str, Any]) -> list[Path]:
+    """The files the lint reads: the paths given as options (``--data``) and those the benchmark's
+    config records with their sha256 (the shipped dataset's file)."""
+    from ..runs.folder import recorded_inputs
+
+    given = [Path(v) for v in options.values() if isinstance(v, Path)]
+    return given + recorded_inputs(bench.config())

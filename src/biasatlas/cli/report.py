@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from ..errors import BiasAtlasError, UsageError
+
+if TYPE_CHECKING:
+    from ..outputs import Kind
 
 Runs = Annotated[list[Path], typer.Argument(help="Finished run folders (each with summary.json), or sensitivity "
                                             "folders (each with sensitivity.json).",
@@ -36,23 +39,31 @@ _SUFFIX = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".cs
 
 
 class OutputError(BiasAtlasError):
-    """``--out`` names a place the report cannot be written: a folder, or a path that cannot be created."""
+    """``--out`` names a path that cannot be created (what may not be written there is refused
+    earlier, by :func:`biasatlas.outputs.check_output`)."""
 
 
-def _check_out(out: Path | None) -> None:
-    """Refuse a folder before the (slow) rendering, with the fix in the message."""
-    if out is not None and out.is_dir():
-        raise OutputError(f"--out {out} is a folder; name a file, e.g. --out {out / 'report.html'}")
+def _check_out(out: Path | None, what: Kind, runs: list[Path]) -> None:
+    """Refuse, before the (slow) rendering, an ``--out`` that is a folder, one of the runs or inside
+    one, or a file biasatlas did not write as this kind (:func:`biasatlas.outputs.check_output`)."""
+    from ..outputs import check_output
+
+    if out is not None:
+        check_output(out, what, inputs=runs)
 
 
-def _emit(text: str, out: Path | None, what: str) -> None:
+def _emit(text: str, out: Path | None, what: Kind, runs: list[Path]) -> None:
     # JSON may carry a lone surrogate ("\\ud800"), which UTF-8 cannot encode: write "?" instead
     text = text.encode("utf-8", "replace").decode("utf-8")
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    _check_out(out)
+    from ..outputs import LEDGER, record_output
+
+    _check_out(out, what, runs)  # again: the rendering took a while
     _write_atomically(out, text)
+    if not record_output(out, what):  # recorded: ours to replace on a rerun
+        _warn(f"could not record {out} in {out.parent / LEDGER}: a rerun will not replace it")
     typer.echo(f"{what}: {out} ({len(text.encode('utf-8')) / 1024:.0f} KiB)", err=True)
 
 
@@ -108,18 +119,18 @@ def report_command(
     perturbation's model ranking against the unperturbed one (md, html or json)."""
     from ..report import build_report, load_runs, render, render_html
 
-    _check_out(out)
+    _check_out(out, "report", runs)
     chosen = report_format(fmt, out)
     if _sensitivity_folders(runs):  # sensitivity folders: their tables and the models' ranking stability
         from ..sensitivity import report as sensitivity_report
 
-        _emit(sensitivity_report(runs, chosen, n_resamples=n_resamples, seed=seed), out, "report")
+        _emit(sensitivity_report(runs, chosen, n_resamples=n_resamples, seed=seed), out, "report", runs)
         return
     views = load_runs(runs, skip_unfinished=skip_unfinished, warn=_warn, labels=label or ())
     tables_only = chosen in ("latex", "bibtex")  # neither shows the paired tests: skip computing them
     report = build_report(views, compare=compare and not tables_only, n_resamples=n_resamples, seed=seed)
     text = render_html(report, title) if chosen == "html" else render(report, chosen)
-    _emit(text, out, "report")
+    _emit(text, out, "report", runs)
 
 
 def _sensitivity_folders(runs: list[Path]) -> bool:
@@ -154,7 +165,7 @@ def compare_command(
 
     if len(runs) < 2:
         raise UsageError("compare needs at least two run folders")
-    _check_out(out)
+    _check_out(out, "comparison", runs)
     seen: dict[Path, Path] = {}
     for run in runs:
         if run.resolve() in seen:
@@ -176,9 +187,9 @@ def compare_command(
     if fmt == "csv":
         from ..report.compare import comparisons_csv
 
-        _emit(comparisons_csv(comparisons), out, "comparison")
+        _emit(comparisons_csv(comparisons), out, "comparison", runs)
         return
-    _emit(_render_tables(tables, fmt, warnings), out, "comparison")
+    _emit(_render_tables(tables, fmt, warnings), out, "comparison", runs)
 
 
 def _print_terminal(tables: list, warnings: list[str], headlines: list[str]) -> None:

@@ -25,6 +25,7 @@ from biasatlas.mining.agreement import agreement_report, unanimous_neutral
 from biasatlas.mining.annotate import export_annotation, import_annotations
 from biasatlas.mining.card import build_card, character_stats, read_vocab, render_markdown
 from biasatlas.atomic import atomic_write
+from biasatlas.outputs import check_output
 from biasatlas.mining.checkpoint import Step, load_done, refuse_links, run_step
 from biasatlas.mining.drops import emptying_rules
 from biasatlas.mining.engines import EngineName, make_engine
@@ -40,6 +41,8 @@ Progress = Callable[[str, int, int], None]
 #: The folders a run writes below its own (the layout above): none may be reached through a link.
 OUTPUT_FOLDERS = ("stages", "annotation")
 Warn = Callable[[str], None]
+#: The files a run writes at the top of its folder (the layout above).
+FINAL_FILES = ("candidates.jsonl", "dataset_card.json", "dataset_card.md")
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,8 @@ def run_pipeline(corpus_paths: Sequence[str | Path], out_dir: str | Path,
     """
     config = config or MiningConfig()
     out = Path(out_dir)
+    inputs = [Path(p) for p in (*corpus_paths, *config.annotations, config.vocab, config.name_gold) if p is not None]
+    check_output(out, "mining", inputs=inputs, writes=FINAL_FILES)  # no input, no other kind of output replaced
     refuse_links(out, OUTPUT_FOLDERS)  # before anything is written or removed below out
     run = _Run(out, config, progress)
     shards = list(plan_shards([str(p) for p in corpus_paths], config.shard_bytes))

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write
-from ..errors import BiasAtlasError, DataError
+from ..errors import DataError, OutputRefused
+from ..outputs import check_output
 from .format import FORMAT_VERSION, Renames, renamed_config
 from ..textfiles import json_lines, json_lines_text
 
@@ -50,8 +51,9 @@ class Run:
     timing: dict[str, Any] = field(default_factory=dict)
 
 
-class RunFolderError(BiasAtlasError):
-    """``--out`` names a place this run may not write: another run, a non-run folder, a file."""
+#: ``--out`` names a place this run may not write: another run, a non-run folder, a file. The one
+#: error of every output refusal (:mod:`biasatlas.outputs`), under the name run folders gave it first.
+RunFolderError = OutputRefused
 
 
 def _clean(value: Any) -> Any:
@@ -165,9 +167,10 @@ def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False,
     """What :func:`claim_run_folder` refuses, checked without writing anything (a suite checks
     every cell's folder before it writes a file). Dot-files are tolerated only in a folder
     that is already a run's (it holds :data:`OWNER_FILE`: a viewer's ``.DS_Store``): a folder
-    of nothing but dot-files (``.git``, ``.env``) is someone's, not empty."""
-    if out.exists() and not out.is_dir():
-        raise RunFolderError(f"--out {out} is a file, not a folder: choose a folder for the run")
+    of nothing but dot-files (``.git``, ``.env``) is someone's, not empty. First the rule every
+    writing command follows (:func:`biasatlas.outputs.check_output`): never an input's path (the
+    request's data files), never inside or over another kind of output."""
+    check_output(out, "run", inputs=recorded_inputs(request.get("benchmark")), writes=RUN_FILES)
     if not out.is_dir():
         return
     names = {p.name for p in out.iterdir()}
@@ -236,6 +239,22 @@ def upgraded(recorded: Any, renamed: Renames = (), *, where: Path = Path(OWNER_F
     return request
 
 
+def recorded_inputs(bench: Any) -> list[Path]:
+    """The input files a benchmark config records (``--data``, ``--census``, ``--predicates``: each
+    setting hashed beside it, :func:`_located_by_content`), as paths; a run never writes over them."""
+    if not isinstance(bench, dict):
+        return []
+    keys = _located_keys(bench)
+    return [Path(bench[k]) for k in sorted(keys) if isinstance(bench.get(k), str) and bench[k]]
+
+
+def _located_keys(bench: dict[str, Any]) -> set[str]:
+    located = {k for k in bench if bench.get(f"{k}_sha256")}
+    if bench.get("data_sha256"):
+        located |= set(LOCATION_KEYS)
+    return located
+
+
 def _located_by_content(request: Any) -> Any:
     """The request without the settings that only say where a hashed file lies: the data's
     (:data:`LOCATION_KEYS`, hashed by ``data_sha256``) and any other file setting ``KEY``
@@ -243,9 +262,7 @@ def _located_by_content(request: Any) -> Any:
     bench = request.get("benchmark") if isinstance(request, dict) else None
     if not isinstance(bench, dict):
         return request
-    located = {k for k in bench if bench.get(f"{k}_sha256")}
-    if bench.get("data_sha256"):
-        located |= set(LOCATION_KEYS)
+    located = _located_keys(bench)
     if not located:
         return request
     return {**request, "benchmark": {k: v for k, v in bench.items() if k not in located}}

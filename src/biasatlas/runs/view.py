@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
-from ..errors import DataError, MissingInput
+from ..errors import DataError, MissingInput, UsageError
 from .format import renamed_config
 from ..textfiles import json_lines, read_text
 from .checks import FieldCheck, check_fields, describe, number, obj, required_number, required_string, string
@@ -261,6 +261,9 @@ COMMON_TYPES: dict[str, FieldCheck] = {"benchmark": string, "dataset": string, "
                                        "label": string,
                                        "provenance": obj({"scorer": obj({})})}
 CONFIG_TYPES: dict[str, FieldCheck] = {"benchmark": obj({}), "scorer": obj({})}
+#: The summary fields every run has written since the first version (``pipeline.evaluate``): a
+#: summary without them (``{}``, another program's JSON) is no run's, and is refused.
+NAMED_BY_EVERY_RUN: tuple[str, ...] = ("benchmark", "model")
 
 
 def _check_run(view: RunView, contract: RunContract | None) -> RunView:
@@ -268,6 +271,10 @@ def _check_run(view: RunView, contract: RunContract | None) -> RunView:
     the view comes back with its benchmark's typed summary."""
     summary_path = view.path / "summary.json"
     check_fields(view.summary, COMMON_TYPES, summary_path)
+    for key in NAMED_BY_EVERY_RUN:  # without them a folder reads as "unknown · unknown model", exit 0
+        if not view.summary.get(key):
+            raise DataError("missing: not a biasatlas run summary (every run records its benchmark and model)",
+                            path=summary_path, field=key)
     typed = contract.read_summary(view.summary, summary_path) if contract is not None else None
     check_fields(view.config, CONFIG_TYPES, view.path / "config.json")
     columns = contract.columns if contract is not None else ()
@@ -311,22 +318,35 @@ def with_labels(views: Sequence[RunView]) -> list[RunView]:
 def relabel(views: Sequence[RunView], labels: Sequence[str]) -> list[RunView]:
     """``views`` with the labels ``DIR=NAME`` give (``report --label``): each DIR one of the
     run folders (as typed, or the same folder by another path); a DIR that names none of them
-    is an error, not a label silently unused."""
-    from ..errors import UsageError
-
+    is an error, not a label silently unused, and so is a name two runs would share."""
     named: dict[Path, str] = {}
     for text in labels:
         folder, sep, name = text.partition("=")  # a name may hold "=" ("lr=1e-5"); a folder rarely does
         if not sep or not folder or not name.strip():
             raise UsageError(f"--label takes DIR=NAME (a run folder and its name), not {text!r}")
+        if Path(folder).resolve() in named:
+            raise UsageError(f"--label names the run folder {folder} twice: give each run folder one name")
         named[Path(folder).resolve()] = name.strip()
+    given = set(named.values())
     out = []
     for view in views:
         where = view.path.resolve()
         out.append(replace(view, label=named.pop(where)) if where in named else view)
     if named:
         raise UsageError(f"--label names {', '.join(str(p) for p in named)}: not one of the run folders given")
+    _distinct(out, given)
     return out
+
+
+def _distinct(views: Sequence[RunView], given: set[str]) -> None:
+    """Refuse a ``--label`` name that two runs of one benchmark and dataset would share ("X vs X")."""
+    seen: dict[tuple[str, str, str], RunView] = {}
+    for view in views:
+        key = (view.benchmark, view.dataset, view.label)
+        if key in seen and view.label in given and seen[key].path.resolve() != view.path.resolve():
+            raise UsageError(f"--label gives two runs the name {view.label!r} ({seen[key].path} and {view.path}): "
+                             "give each run its own name")
+        seen.setdefault(key, view)
 
 
 def run_label(view: RunView) -> str:

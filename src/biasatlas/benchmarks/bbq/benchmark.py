@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ...errors import MissingInput, UsageError, did_you_mean
+from ...errors import MissingInput, UsageError, canonical_name, did_you_mean
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
 from ...stats import check_resamples, check_seed
@@ -101,6 +101,8 @@ class BBQ:
 
     def __post_init__(self) -> None:
         check_subset(self.limit, self.sample)
+        # Names are case-insensitive (EN, MBBQ-NL), as every dataset name; the canonical spelling is recorded.
+        object.__setattr__(self, "dataset", canonical_name(self.dataset, DATASETS))
         if self.dataset not in DATASETS:
             raise did_you_mean("dataset", self.dataset, DATASETS)
         if self.category is not None and self.category not in CATEGORIES[self.dataset]:

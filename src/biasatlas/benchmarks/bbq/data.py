@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import csv
 import functools
-import gzip
 import io
 import json
 from collections.abc import Iterator, Mapping
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ...compressed import gunzip
 from ...errors import DataError, MissingInput
 from ..fetch import DataFile, locate
 from . import sources
@@ -101,8 +101,8 @@ def find(spec: DataFile, folder: Path | None) -> tuple[Path, bool]:
 def _text(path: Path, packed: bool) -> str:
     raw = path.read_bytes()
     try:
-        return (gzip.decompress(raw) if packed else raw).decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        return (gunzip(raw, path) if packed else raw).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise DataError(f"cannot be read as UTF-8 text ({exc})", path=path) from exc
 
 

@@ -71,7 +71,7 @@ SPEC = BenchmarkSpec(
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
     flags={"dataset": Flag("en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
-                           "cbbq (CBBQ gender).", choices=DATASETS),
+                           "cbbq (CBBQ gender).", choices=DATASETS, case_sensitive=False),
            "category": Flag("One category of the dataset (default: all of them).", choices=_ALL_CATEGORIES),
            "data": Flag("A folder holding the dataset's files as upstream names them (.gz allowed) "
                         "instead of the pinned download."),

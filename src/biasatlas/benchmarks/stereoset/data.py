@@ -16,7 +16,6 @@ deleted is the filler.
 
 from __future__ import annotations
 
-import gzip
 import json
 import string
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ...compressed import GZIP_MAGIC, gunzip
 from ...errors import DataError
 from ...textfiles import decode_text
 from ..fetch import DataFile
@@ -79,11 +79,8 @@ def read_split(path: Path) -> list[Example]:
     raw = Path(path).read_bytes() if Path(path).is_file() else None
     if raw is None:
         raise DataError("file not found", path=path)
-    if raw[:2] == b"\x1f\x8b":  # gzip's magic number, whatever the name says
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise DataError(f"not a readable gzip file ({exc})", path=path) from None
+    if raw[:2] == GZIP_MAGIC or str(path).endswith(".gz"):  # gzip by its magic number, or by its name
+        raw = gunzip(raw, path)
     text = decode_text(raw, path=path)
     try:
         document = json.loads(text)
