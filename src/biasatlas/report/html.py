@@ -119,7 +119,7 @@ def _cite(report: Report) -> str:
     """The report's BibTeX (the same text as ``--format bibtex``), for its "Cite" section."""
     from .cite import report_references, to_bibtex
 
-    refs = report_references([rr.run for rr in report.runs])
+    refs = report_references([rr.run for rr in report.runs], report.version)
     return to_bibtex(refs, report.version) if refs else ""
 
 

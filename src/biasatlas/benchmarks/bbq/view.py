@@ -19,6 +19,7 @@ from ...runs.view import RunView
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .cite import references
 from .controls import headlines
 from .evaluation import HEADLINE
 from .summary import BBQRunSummary, SetScores
@@ -110,4 +111,4 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
                      paired=PairedMethod(compare, "McNemar on BBQ correct answers"),
-                     headlines=headlines)
+                     references=references, headlines=headlines)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...runs.view import RunView
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
@@ -79,6 +80,20 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
+#: The paper (ACL-IJCNLP 2021), as its ACL Anthology record gives it.
+NADEEM_2021 = Reference("nadeem-etal-2021-stereoset", "inproceedings", (
+    ("title", "{S}tereo{S}et: Measuring stereotypical bias in pretrained language models"),
+    ("author", "Nadeem, Moin and Bethke, Anna and Reddy, Siva"),
+    ("booktitle", "Proceedings of the 59th Annual Meeting of the Association for Computational Linguistics and the "
+                  "11th International Joint Conference on Natural Language Processing (Volume 1: Long Papers)"),
+    ("year", "2021"), ("address", "Online"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "5356--5371"), ("doi", "10.18653/v1/2021.acl-long.416")))
+
+
+def references(run: RunView) -> tuple[Reference, ...]:
+    return (NADEEM_2021,)
+
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
-                     headlines=headlines)
+                     references=references, headlines=headlines)
