@@ -191,15 +191,23 @@ def latex_text(text: object) -> str:
 def to_latex(table: Table, label: str) -> str:
     """A booktabs ``table`` float: caption (the title, then the caption text) and ``label``
     above a ``tabular`` with ``\\toprule``, ``\\midrule`` and ``\\bottomrule``; numeric
-    columns right-aligned; every cell as the terminal and HTML show it (:func:`cell_text`),
-    through :func:`latex_text`."""
-    spec = "".join("r" if num else "l" for num in table.numeric)
+    columns right-aligned, a sentence-long text column wrapped, the tabular shrunk to the line
+    width where wider (:mod:`.latex_fit`); every cell as the terminal and HTML show it
+    (:func:`cell_text`), through :func:`latex_text`."""
+    from .latex_fit import column_spec, columns_of, fitted, header_cell, wrapped_cell
+
+    plain = table.text_rows()
+    rows = [[latex_text(c) for c in row] for row in plain]
+    spec = column_spec(table.numeric, plain)
+    kinds = columns_of(spec)
     caption = latex_text(table.title) + (". " + latex_text(table.caption) if table.caption else "")
+    heads = [latex_text(c) if kinds[i].startswith("p")  # a wrapped column wraps its header too
+             else header_cell(c, latex_text(c), [row[i] for row in plain]) for i, c in enumerate(table.columns)]
+    tabular = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(heads) + r" \\", r"\midrule"]
+    tabular += [" & ".join(wrapped_cell(c, kind) for c, kind in zip(row, kinds)) + r" \\" for row in rows]
+    tabular += [r"\bottomrule", r"\end{tabular}"]
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small", f"\\caption{{{caption}}}", f"\\label{{{label}}}",
-             f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_text(c) for c in table.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_text(c) for c in row) + r" \\" for row in table.text_rows()]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+             *fitted(tabular), r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
