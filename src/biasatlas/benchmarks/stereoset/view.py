@@ -3,6 +3,7 @@
 - Tables: per task, LMS, SS and ICAT per domain and overall (the original ``evaluation.py``'s
   layout), each with its 95 % bootstrap interval over target terms and SS's p against 50; then
   the pooled overall (both tasks) when both ran.
+- Plot: SS per domain and task with intervals, around 50 (:mod:`.plots`).
 - Leaderboard and metrics: the pooled overall LMS, SS and ICAT (the paper's headline columns).
 - Paired test: McNemar's test on "the stereotype is preferred" per example, over the examples
   both runs scored (the events SS counts), per task.
@@ -20,6 +21,7 @@ from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
 from .controls import headlines
+from .plots import plots
 from .data import DOMAINS, TASKS
 from .summary import SetScores, StereoSetRunSummary
 
@@ -96,4 +98,4 @@ def references(run: RunView) -> tuple[Reference, ...]:
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
-                     references=references, headlines=headlines)
+                     references=references, headlines=headlines, plots=plots)
