@@ -39,7 +39,8 @@ def _controls(s: BBQRunSummary) -> tuple[Control, ...]:
 def _headline(o: SetScores, key: str, controls: tuple[Control, ...]) -> Headline:
     se = se_from_interval(*o.interval(key))
     mde = Detectable(mde_normal(se), "bias points (×100)", "normal approximation at the template bootstrap's SE",
-                     o.n_templates, "(z.975 + z.80)·SE, SE = 95% bootstrap interval width / 3.92 (Bloom 1995)")
+                     o.n_templates, "(z.975 + z.80)·SE, SE = 95% bootstrap interval width / 3.92 (Bloom 1995)",
+                     scale_end=100.0)
     return Headline(key, LABELS[key], getattr(o, key), o.intervals.get(key), o.n, None, 0.0, "farther", controls,
                     mde)
 
