@@ -120,3 +120,21 @@ def test_the_oov_warning_names_lowercase_when_capitalised_words_were_lost():
 
     assert "--lowercase" in notices(_weat(False))[-1]
     assert "--lowercase" not in notices(_weat(True))[-1]
+
+
+def test_a_headline_without_a_value_says_why():
+    from biasatlas.benchmarks.census.controls import _missing as census_missing
+
+    h = Headline("pearson", "Pearson r (model vs census)", None, n=2, missing=census_missing(2))
+    (line,) = terminal_lines([h])
+    assert line.startswith("Pearson r (model vs census) – · not computed: Pearson's r needs at least 3 occupations "
+                           "and this run scored 2")
+    assert reading(Headline("x", "x", None)) == "not computed"
+
+
+def test_a_bbq_headline_without_a_value_says_which_context_had_nothing():
+    from biasatlas.benchmarks.bbq.controls import _missing
+    from biasatlas.benchmarks.bbq.summary import SetScores
+
+    assert _missing(SetScores(n_amb=0, n_dis=3), "bias_amb").startswith("no ambiguous example was scored")
+    assert "named a person" in _missing(SetScores(n_amb=4, n_dis=3), "bias_dis")

@@ -78,6 +78,9 @@ class Headline:
     more_biased: Literal["higher", "farther"] = "farther"
     controls: tuple[Control, ...] = ()
     detectable: Detectable | None = None
+    #: Why ``value`` is missing, in words, where it is (a correlation over two occupations): the
+    #: reading says it instead of a bare "–".
+    missing: str = ""
 
     @property
     def flagged(self) -> bool:
@@ -158,7 +161,10 @@ def _seen(d: Detectable | None) -> str:
 
 
 def reading(h: Headline) -> str:
-    """The headline's test in words: significant, or not with what the run could not have seen."""
+    """The headline's test in words: significant, or not with what the run could not have seen; for
+    a headline with no value, why (its benchmark's words, else "not computed")."""
+    if h.value is None:
+        return f"not computed: {h.missing}" if h.missing else "not computed"
     seen = _seen(h.detectable)
     if h.p is None or not math.isfinite(h.p):
         return "; ".join(part for part in ("no test of its own", seen) if part)
