@@ -206,7 +206,8 @@ FIT_JS = """() => {
     return !(r.width > 0 && r.height > 0 && r.height < 200 && r.left >= -0.5 && r.right <= vw + 0.5);
   }).map(c => c.textContent.slice(0, 40));
   return {vw, page: document.documentElement.scrollWidth, over, wide, degenerate: split('degenerate'),
-          degenerates: Array.from(document.querySelectorAll('td')).filter(c => c.textContent.includes('degenerate')).length,
+          degenerates: Array.from(document.querySelectorAll('td'))
+            .filter(c => c.textContent.includes('degenerate')).length,
           heads: heads.length, cells: heads.flatMap(w => Array.from(w.querySelectorAll('td'))).length, hidden};
 }"""
 
@@ -220,7 +221,8 @@ def _fit(page_file: Path, width: int, shot: Path) -> dict:
             page.goto(page_file.as_uri(), wait_until="load")
             fit = page.evaluate(FIT_JS)
             page.screenshot(path=str(shot), full_page=True)
-            for i, wrap in enumerate(page.locator('.table-wrap[aria-label="Headline numbers and their controls"]').all()):
+            heads = page.locator('.table-wrap[aria-label="Headline numbers and their controls"]')
+            for i, wrap in enumerate(heads.all()):
                 wrap.scroll_into_view_if_needed()
                 page.screenshot(path=str(shot.with_name(f"{shot.stem}-headlines-{i}.png")))
         finally:

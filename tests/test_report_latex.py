@@ -75,7 +75,8 @@ def test_one_booktabs_float_per_table_with_caption_and_label(runs):
     for block in floats:
         assert block.count(r"\caption{") == 1 and block.count(r"\label{") == 1, block
         assert block.count(r"\toprule") == 1 and block.count(r"\midrule") == 1 and block.count(r"\bottomrule") == 1
-        spec = re.findall(r"[lr]|p\{\d+em\}", re.search(r"\\begin\{tabular\}\{((?:[lr]|p\{\d+em\})+)\}", block).group(1))
+        columns = re.search(r"\\begin\{tabular\}\{((?:[lr]|p\{\d+em\})+)\}", block).group(1)
+        spec = re.findall(r"[lr]|p\{\d+em\}", columns)  # a sentence column wraps: p{13em}
         body = block.split(r"\toprule")[1].split(r"\bottomrule")[0].replace(r"\midrule", "")
         rows = [line for line in body.splitlines() if line.strip()]
         assert rows and all(len(_cells(row)) == len(spec) for row in rows), block

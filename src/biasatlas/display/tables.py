@@ -233,7 +233,7 @@ def to_rich(table: Table, width: int | None = None, *, caption_below: bool = Fal
         out = _rich_table(variant, wrap_headers=wrap, caption=not caption_below)
         if width is None or rich_width(out) <= width:
             return _captioned(out, variant.caption if caption_below else "")
-    grouped = _in_groups(folded, width, caption=not caption_below)
+    grouped = None if width is None else _in_groups(folded, width, caption=not caption_below)
     if grouped is not None:
         return _captioned(grouped, folded.caption if caption_below else "")
     return stacked(table)
