@@ -109,6 +109,8 @@ def test_latex_tables_compile(runs, tmp_path):
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
+    log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
+    assert "Overfull \\hbox" not in log and "multiply defined" not in log  # every table fits; labels unique
 
 
 # -- BibTeX -----------------------------------------------------------------------------------------
