@@ -108,6 +108,12 @@ def substitute_python(code: str, tiny) -> str:
     tree = ast.parse(code)
     for call in ast.walk(tree):
         called = getattr(call.func, "attr", getattr(call.func, "id", "")) if isinstance(call, ast.Call) else ""
+        if called == "resolve_packaged_model" and call.args and isinstance(call.args[0], ast.Constant):
+            # the packaged model's folder: the tiny model of its kind stands in, as for --model NAME
+            if call.args[0].value not in TINY:
+                pytest.fail(f"no tiny stand-in for packaged model {call.args[0].value!r}: add it to TINY")
+            call.args[0] = ast.Constant(tiny(call.args[0].value))
+            call.func = ast.Name("str", ast.Load())
         if called == "from_pretrained" and call.args and isinstance(call.args[0], ast.Constant):
             if call.args[0].value not in TINY:
                 pytest.fail(f"no tiny stand-in for model {call.args[0].value!r}: add it to TINY")
@@ -162,6 +168,7 @@ def test_python_doc_examples_run(work, tiny):
              "NOT saved (no --out) · resuming: 50 of 50 cached")
     assert namespace["lines"] == ["crows-pairs · loading model fake …", start, "reused 50 cached answers; scored 0"]
     assert namespace["again"].path == Path("runs/fr-camembert")
+    assert namespace["held"].records  # the packaged model's folder, loaded and scored in memory
 
 
 @pytest.mark.slow

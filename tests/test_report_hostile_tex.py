@@ -131,6 +131,7 @@ FUNCTION {misc} {
 FUNCTION {default.type} { misc }
 FUNCTION {article} { misc }
 FUNCTION {inproceedings} { misc }
+FUNCTION {software} { misc }
 READ
 ITERATE {call.type$}
 """
@@ -177,8 +178,8 @@ def test_pdflatex_typesets_the_hostile_bibliography(tex, bib, tmp_path):
 def test_latex_tables_of_a_hostile_model_name_compile(tex, tmp_path, name):
     runs = load_runs([crows_run(tmp_path / "run", model=name), crows_run(tmp_path / "other", model="m2")])
     tables = render(build_report(runs, compare=False), "latex")
-    (tmp_path / "doc.tex").write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
-                                      + tables + "\\end{document}\n", encoding="utf-8")
+    (tmp_path / "doc.tex").write_text("\\documentclass{article}\\usepackage{booktabs}\\usepackage{graphicx}"
+                                      "\\begin{document}\n" + tables + "\\end{document}\n", encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:]

@@ -75,14 +75,16 @@ def test_one_booktabs_float_per_table_with_caption_and_label(runs):
     for block in floats:
         assert block.count(r"\caption{") == 1 and block.count(r"\label{") == 1, block
         assert block.count(r"\toprule") == 1 and block.count(r"\midrule") == 1 and block.count(r"\bottomrule") == 1
-        spec = re.search(r"\\begin\{tabular\}\{([lr]+)\}", block).group(1)
+        columns = re.search(r"\\begin\{tabular\}\{((?:[lr]|p\{\d+em\})+)\}", block).group(1)
+        spec = re.findall(r"[lr]|p\{\d+em\}", columns)  # a sentence column wraps: p{13em}
         body = block.split(r"\toprule")[1].split(r"\bottomrule")[0].replace(r"\midrule", "")
         rows = [line for line in body.splitlines() if line.strip()]
         assert rows and all(len(_cells(row)) == len(spec) for row in rows), block
         assert _balanced(block), block
         labels.append(re.search(r"\\label\{([^}]*)\}", block).group(1))
     assert len(set(labels)) == len(labels) and all(re.fullmatch(r"tab:[a-z0-9:._-]+", lab) for lab in labels)
-    assert r"\usepackage{booktabs}" in tex.splitlines()[0]  # the one line a preamble needs, said on top
+    assert r"\usepackage{booktabs}" in tex.splitlines()[0]  # what a preamble needs, said on top
+    assert r"\usepackage{graphicx}" in tex.splitlines()[0]
 
 
 def test_latex_cells_read_as_in_the_report(runs):
@@ -102,11 +104,13 @@ def test_latex_tables_compile(runs, tmp_path):
     require_tex()
     tables = render(build_report(runs[:3], compare=False), "latex")  # leave out Chinese (needs a CJK setup)
     doc = tmp_path / "doc.tex"
-    doc.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n" + tables
+    doc.write_text("\\documentclass{article}\\usepackage{booktabs}\\usepackage{graphicx}\\begin{document}\n" + tables
                    + "\\end{document}\n", encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
+    log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
+    assert "Overfull \\hbox" not in log and "multiply defined" not in log  # every table fits; labels unique
 
 
 # -- BibTeX -----------------------------------------------------------------------------------------
@@ -214,7 +218,7 @@ def test_html_report_has_a_cite_section_with_the_same_entries(runs):
     bib = render(report, "bibtex")
     assert '<section id="cite"><h2>Cite</h2>' in page and '<a href="#cite">Cite</a>' in page
     for key in _entries(bib):
-        assert f"@inproceedings{{{key}," in page or f"@misc{{{key}," in page
+        assert re.search(r"@(inproceedings|article|misc|software)\{" + re.escape(key) + ",", page), key
     assert "{\\O}vrelid" in page  # the BibTeX as text, escaped for HTML only where HTML needs it
 
 

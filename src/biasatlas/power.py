@@ -44,7 +44,8 @@ class Detectable:
     """The smallest effect a run's own test detects with probability ``power`` at level ``alpha``.
 
     ``effect`` is a distance from the test's null in ``unit`` (None where the run has too few
-    items for the test); ``test`` names the test, ``method`` the formula and where it comes from.
+    items for the test; 0 where the interval it is read from had no spread, so the run's error
+    is not estimable); ``test`` names the test, ``method`` the formula and where it comes from.
     """
 
     effect: float | None
@@ -54,6 +55,9 @@ class Detectable:
     method: str
     alpha: float = ALPHA
     power: float = POWER
+    #: The farthest the measure can lie from its null (BBQ's bias: 100 from 0; SS: 50 from 50), where
+    #: it has an end: an ``effect`` beyond it says the run could not detect any effect at all.
+    scale_end: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -1,7 +1,7 @@
 """Data files: canonical URL, sha256, a local cache, and local overrides.
 
 Lookup order: an explicit path; ``$BIASATLAS_DATA_DIR`` (searched recursively by file
-name, so a copy of the shared data tree works as is); the user cache; finally a download
+name, symlinked folders followed, so a copy of the shared data tree works as is); the user cache; finally a download
 from the canonical URL, verified against the sha256 before it is kept. Nothing is
 fetched at import time.
 """
@@ -41,13 +41,29 @@ def locate(spec: DataFile, *, gzip_ok: bool = False) -> Path:
     data_dir = os.environ.get("BIASATLAS_DATA_DIR")
     if data_dir:
         for name in (spec.name, spec.name + ".gz") if gzip_ok else (spec.name,):
-            found = sorted(Path(data_dir).rglob(name))
-            if found:
-                return found[0]
+            found = _search(Path(data_dir), name)
+            if found is not None:
+                return found
     cached = cache_dir() / "data" / spec.sha256[:12] / spec.name
     if cached.is_file():
         return cached
     return _download(spec, cached)
+
+
+def _search(root: Path, name: str) -> Path | None:
+    """The first file called ``name`` under ``root``, in sorted path order, sub-folders searched
+    and symlinked folders followed (a data tree of links to copies elsewhere), each real folder
+    once, so a link back up the tree ends the walk instead of looping."""
+    found, seen = [], set()
+    for folder, subfolders, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            subfolders[:] = []
+            continue
+        seen.add(real)
+        if name in files:
+            found.append(Path(folder) / name)
+    return min(found) if found else None
 
 
 def locate_all(specs: Mapping[K, DataFile], folder: Path | str | None, holding: str) -> dict[K, Path]:

@@ -54,6 +54,8 @@ class Control:
     chance: float | None = None
     verdict: Verdict = "shown"
     sentence: str = ""
+    #: The value counts things (words, tests, sentences): printed as a whole number.
+    count: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,9 @@ class Headline:
     more_biased: Literal["higher", "farther"] = "farther"
     controls: tuple[Control, ...] = ()
     detectable: Detectable | None = None
+    #: Why ``value`` is missing, in words, where it is (a correlation over two occupations): the
+    #: reading says it instead of a bare "–".
+    missing: str = ""
 
     @property
     def flagged(self) -> bool:
@@ -119,24 +124,48 @@ def decided(n_ties: float | None, n: float | None, what: str = "items") -> Contr
 
 
 def shown(name: str, value: float | None, sentence: str, interval: Interval | None = None,
-          chance: float | None = None) -> Control:
+          chance: float | None = None, *, count: bool = False) -> Control:
     """A control shown for context, which no rule judges (a symmetric model's null, a count)."""
-    return Control(name, value, interval, chance, "shown", sentence)
+    return Control(name, value, interval, chance, "shown", sentence, count)
+
+
+def count_text(value: float | None) -> str:
+    """A count as a whole number ("122", never "122.0"); "–" when missing."""
+    return "–" if value is None else f"{value:.0f}"
 
 
 # -- readings ----------------------------------------------------------------------------------------
 def effect_text(d: Detectable | None) -> str:
-    """``±3.6 percentage points`` (the MDE), or "–" where the run could not give one."""
+    """``±3.6 percentage points`` (the MDE); "not estimable" where the interval it is read from had no
+    spread (a zero would claim the run sees any effect); beyond the scale's end, that end; "–" where
+    the run could not give one."""
     if d is None or d.effect is None:
         return "–"
+    if d.effect == 0:
+        return "not estimable"
+    if d.scale_end is not None and d.effect > d.scale_end:
+        return f"beyond ±{d.scale_end:g} {d.unit} (the scale's end)"
     return f"±{d.effect:.3g} {d.unit}"
 
 
+def _seen(d: Detectable | None) -> str:
+    """What the run could not have seen, in words ("" where it gives no detectable effect)."""
+    if d is None or d.effect is None:
+        return ""
+    if d.effect == 0:
+        return "detectable effect not estimable (its interval has no spread)"
+    if d.scale_end is not None and d.effect > d.scale_end:
+        return (f"could not have seen even an effect at the scale's end, ±{d.scale_end:g} {d.unit} ({d.test}, "
+                f"{d.power:.0%} power)")
+    return f"could not have seen less than {effect_text(d)} ({d.test}, {d.power:.0%} power)"
+
+
 def reading(h: Headline) -> str:
-    """The headline's test in words: significant, or not with what the run could not have seen."""
-    d = h.detectable
-    seen = "" if d is None or d.effect is None else f"could not have seen less than {effect_text(d)} ({d.test}, " \
-                                                     f"{d.power:.0%} power)"
+    """The headline's test in words: significant, or not with what the run could not have seen; for
+    a headline with no value, why (its benchmark's words, else "not computed")."""
+    if h.value is None:
+        return f"not computed: {h.missing}" if h.missing else "not computed"
+    seen = _seen(h.detectable)
     if h.p is None or not math.isfinite(h.p):
         return "; ".join(part for part in ("no test of its own", seen) if part)
     if h.p < ALPHA:
@@ -175,11 +204,17 @@ def terminal_lines(headlines: Sequence[Headline]) -> list[str]:
     lines = []
     for h in headlines:
         value = "–" if h.value is None else f"{h.value:.2f}"
-        controls = "; ".join(f"{c.name} {'–' if c.value is None else f'{c.value:.1f}'} ({c.verdict})"
-                             for c in h.controls) or "no control declared"
+        controls = "; ".join(f"{c.name} {_value(c)} ({c.verdict})" for c in h.controls) or "no control declared"
         mark = " [FLAGGED]" if h.flagged else ""
         lines.append(f"{h.label} {value}{mark} · {reading(h)} · controls: {controls}")
     return lines
+
+
+def _value(c: Control) -> str:
+    """A control's value on the terminal line: a count as a count ("122 words", not "122.0")."""
+    if c.count:
+        return count_text(c.value)
+    return "–" if c.value is None else f"{c.value:.1f}"
 
 
 def headline_dict(h: Headline) -> dict[str, Any]:

@@ -191,19 +191,27 @@ def latex_text(text: object) -> str:
 def to_latex(table: Table, label: str) -> str:
     """A booktabs ``table`` float: caption (the title, then the caption text) and ``label``
     above a ``tabular`` with ``\\toprule``, ``\\midrule`` and ``\\bottomrule``; numeric
-    columns right-aligned; every cell as the terminal and HTML show it (:func:`cell_text`),
-    through :func:`latex_text`."""
-    spec = "".join("r" if num else "l" for num in table.numeric)
+    columns right-aligned, a sentence-long text column wrapped, the tabular shrunk to the line
+    width where wider (:mod:`.latex_fit`); every cell as the terminal and HTML show it
+    (:func:`cell_text`), through :func:`latex_text`."""
+    from .latex_fit import column_spec, columns_of, fitted, header_cell, wrapped_cell
+
+    plain = table.text_rows()
+    rows = [[latex_text(c) for c in row] for row in plain]
+    spec = column_spec(table.numeric, plain)
+    kinds = columns_of(spec)
     caption = latex_text(table.title) + (". " + latex_text(table.caption) if table.caption else "")
+    heads = [latex_text(c) if kinds[i].startswith("p")  # a wrapped column wraps its header too
+             else header_cell(c, latex_text(c), [row[i] for row in plain]) for i, c in enumerate(table.columns)]
+    tabular = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(heads) + r" \\", r"\midrule"]
+    tabular += [" & ".join(wrapped_cell(c, kind) for c, kind in zip(row, kinds)) + r" \\" for row in rows]
+    tabular += [r"\bottomrule", r"\end{tabular}"]
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small", f"\\caption{{{caption}}}", f"\\label{{{label}}}",
-             f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_text(c) for c in table.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_text(c) for c in row) + r" \\" for row in table.text_rows()]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+             *fitted(tabular), r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
-def to_rich(table: Table, width: int | None = None) -> Any:
+def to_rich(table: Table, width: int | None = None, *, caption_below: bool = False) -> Any:
     """A rich table; every text is escaped, since ``[r1]`` would otherwise read as markup.
 
     No cell ever wraps (an interval cut into "[8.3," and "58.3]" misreads). A table wider
@@ -211,24 +219,45 @@ def to_rich(table: Table, width: int | None = None) -> Any:
     than its column's cells goes on two or more lines ("likelihood / difference"), then a
     column that says the same on every row moves into the caption ("test: McNemar exact"); a
     table of a few rows is then turned on its side, one column per row (:func:`transposed`: a
-    run's value row and its interval row side by side); only a table still too wide is printed
-    one row at a time (:func:`stacked`).
+    run's value row and its interval row side by side); a table of more rows is cut into column
+    groups that each fit, the row names repeated (:mod:`.split`); only a table whose single
+    column does not fit beside its names is printed one row at a time (:func:`stacked`).
+    ``caption_below``: the caption follows as a paragraph of the console's width (the terminal),
+    not squeezed into the table's own width (a three-column table's caption took 24 columns).
     """
-    out = _rich_table(table, wrap_headers=False)
-    if width is None or rich_width(out) <= width:
-        return out
-    out = _rich_table(table, wrap_headers=True)
-    if rich_width(out) <= width:
-        return out
     folded = fold_constant_columns(table)
-    out = _rich_table(folded, wrap_headers=True)
-    if rich_width(out) <= width:
-        return out
+    variants = [(table, False), (table, True), (folded, True)]
     if len(table.rows) <= MAX_TRANSPOSED_ROWS:
-        out = _rich_table(transposed(table), wrap_headers=True)
-        if rich_width(out) <= width:
-            return out
+        variants.append((transposed(table), True))
+    for variant, wrap in variants:
+        out = _rich_table(variant, wrap_headers=wrap, caption=not caption_below)
+        if width is None or rich_width(out) <= width:
+            return _captioned(out, variant.caption if caption_below else "")
+    grouped = None if width is None else _in_groups(folded, width, caption=not caption_below)
+    if grouped is not None:
+        return _captioned(grouped, folded.caption if caption_below else "")
     return stacked(table)
+
+
+def _captioned(out: Any, caption: str) -> Any:
+    from rich.console import Group
+    from rich.text import Text
+
+    return Group(out, Text(caption, style="dim")) if caption else out
+
+
+def _in_groups(table: Table, width: int, *, caption: bool) -> Any:
+    """The table as column groups that each fit ``width`` (:mod:`.split`), one under the other, with
+    ``caption`` the caption under the last; None when no such cut exists."""
+    from rich.console import Group
+
+    from .split import column_groups
+
+    parts = column_groups(table, lambda t: rich_width(_rich_table(t, wrap_headers=True)) <= width)
+    if parts is None:
+        return None
+    return Group(*(_rich_table(t, wrap_headers=True, caption=caption and i == len(parts) - 1)
+                   for i, t in enumerate(parts)))
 
 
 #: The most rows a too-wide table may have to be shown on its side: beyond a few, a reader
@@ -246,11 +275,11 @@ def transposed(table: Table) -> Table:
     return Table(table.title, columns, body, table.caption)
 
 
-def _rich_table(table: Table, *, wrap_headers: bool) -> Any:
+def _rich_table(table: Table, *, wrap_headers: bool, caption: bool = True) -> Any:
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption else None,
+    out = RichTable(title=escape(table.title), caption=escape(table.caption) if table.caption and caption else None,
                     min_width=len(table.title) + 4)  # a title is never broken to fit a narrow table
     rows = table.text_rows()
     for i, (name, num) in enumerate(zip(table.columns, table.numeric)):

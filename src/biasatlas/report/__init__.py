@@ -32,8 +32,8 @@ __all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", 
 
 
 def to_bibtex_doc(report: Report) -> str:
-    """BibTeX of the papers behind the report's benchmarks and of its models (:mod:`.cite`)."""
-    return to_bibtex(report_references([rr.run for rr in report.runs]), report.version)
+    """BibTeX of the papers behind the report's benchmarks, of its models and of biasatlas (:mod:`.cite`)."""
+    return to_bibtex(report_references([rr.run for rr in report.runs], report.version), report.version)
 
 
 def render(report: Report, fmt: str = "html") -> str:

@@ -69,6 +69,19 @@ def agreement_figures(report: Report) -> tuple[FigureBlock, ...]:
         return (FigureBlock(Markup(to_svg(plot, "agreement-f0")), plot.caption),)  # noqa: S704 - built by ElementTree
 
 
+def across_figures(report: Report) -> tuple[FigureBlock, ...]:
+    """Per benchmark with two runs or more, its models' headlines with intervals (:mod:`.across`)."""
+    from markupsafe import Markup
+
+    from ..display.style import style
+    from ..display.svg import to_svg
+    from .across import across_models_plots
+
+    with style():
+        return tuple(FigureBlock(Markup(to_svg(p, f"across-f{i}")), p.caption)  # noqa: S704 - built by ElementTree
+                     for i, p in enumerate(across_models_plots(report.runs)))
+
+
 def needs_cjk(report: Report) -> bool:
     """Whether any plot label could hold Chinese (a benchmark whose view says so, or CJK in the items)."""
     return any(_cjk_benchmark(rr.run.benchmark) or _CJK.search(str(rr.run.records[:50])) for rr in report.runs)
@@ -102,7 +115,8 @@ def compare_note() -> str:
 def render_html(report: Report, title: str = "biasatlas report") -> str:
     from ..display.style import cjk_font
 
-    blocks = [Block("leaderboard", "Leaderboard", report.leaderboard)] if report.leaderboard else []
+    blocks = [Block("leaderboard", "Leaderboard", report.leaderboard,
+                    figures=across_figures(report))] if report.leaderboard else []
     if report.comparisons or report.notes:
         note = " ".join((compare_note(), *report.notes))
         blocks.append(Block("comparisons", "Paired comparisons", report.comparison_tables, note,
@@ -119,7 +133,7 @@ def _cite(report: Report) -> str:
     """The report's BibTeX (the same text as ``--format bibtex``), for its "Cite" section."""
     from .cite import report_references, to_bibtex
 
-    refs = report_references([rr.run for rr in report.runs])
+    refs = report_references([rr.run for rr in report.runs], report.version)
     return to_bibtex(refs, report.version) if refs else ""
 
 

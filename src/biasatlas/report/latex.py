@@ -8,7 +8,9 @@ their controls and detectable effects (:mod:`biasatlas.display.controls`). Cells
 the HTML page (``[low, high]`` intervals, "–" where a value is missing, "no spread" for a
 collapsed interval); LaTeX's special characters in model names, datasets and categories are
 escaped (:func:`biasatlas.display.tables.latex_text`).
-The preamble needs ``\\usepackage{booktabs}``; Chinese labels need a CJK setup.
+The preamble needs ``\\usepackage{booktabs}`` and ``\\usepackage{graphicx}`` (a table wider than
+the line is shrunk to it: :mod:`biasatlas.display.latex_fit`); labels are unique; Chinese labels
+need a CJK setup.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from ..display.cite import bibtex_key
 from ..display.controls import headline_table
 from ..runs.view import RunView
+from ..display.latex_fit import PREAMBLE
 from ..display.tables import CI, Table, to_latex
 from .document import Report, title_of
 from .tables import leaderboard, metric_rows
@@ -24,18 +27,32 @@ from .tables import leaderboard, metric_rows
 def to_latex_doc(report: Report) -> str:
     runs = [rr.run for rr in report.runs]
     head = (f"% biasatlas {report.version}: {len(runs)} run(s). Tables for \\input{{}}; the preamble needs "
-            "\\usepackage{booktabs}.\n")
-    parts = [head]
-    for table in leaderboard(runs):
-        parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "leaderboard", _slug(table.title))))
-    for table in report.agreement_tables:
-        parts.append(to_latex(table, "tab:" + bibtex_key("biasatlas", "agreement")))
+            f"{PREAMBLE}. Each table fits \\linewidth (shrunk where wider); in a two-column paper, "
+            "make a wide one a table* to give it the page's width.\n")
+    tables: list[tuple[Table, str]] = [(t, bibtex_key("biasatlas", "leaderboard", _slug(t.title)))
+                                       for t in leaderboard(runs)]
+    tables += [(t, bibtex_key("biasatlas", "agreement")) for t in report.agreement_tables]
     for rr in report.runs:
-        parts.append(to_latex(metric_table(rr.run, rr.notices), "tab:" + bibtex_key("biasatlas", rr.anchor)))
+        tables.append((metric_table(rr.run, rr.notices), bibtex_key("biasatlas", rr.anchor)))
         if rr.headlines:
-            parts.append(to_latex(headline_table(rr.headlines), "tab:" + bibtex_key("biasatlas", rr.anchor,
-                                                                                     "controls")))
-    return "\n".join(parts)
+            tables.append((headline_table(rr.headlines), bibtex_key("biasatlas", rr.anchor, "controls")))
+    labels = unique_labels([key for _, key in tables])
+    return "\n".join([head, *(to_latex(table, "tab:" + label) for (table, _), label in zip(tables, labels))])
+
+
+def unique_labels(keys: list[str]) -> list[str]:
+    """Each key once: a repeat gets ``-2``, ``-3`` … (the SEAT and WEAT leaderboards share a title,
+    and two equal ``\\label``s are LaTeX's "multiply defined" warning and a wrong ``\\ref``)."""
+    used: set[str] = set()
+    out = []
+    for key in keys:
+        label, n = key, 1
+        while label in used:
+            n += 1
+            label = f"{key}-{n}"
+        used.add(label)
+        out.append(label)
+    return out
 
 
 def metric_table(run: RunView, notices: tuple[str, ...] = ()) -> Table:

@@ -35,13 +35,15 @@ from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
 from ...stats import check_resamples, check_seed
 from ..base import BenchmarkResult, check_subset, draw_sample
-from .data import CATEGORIES, DATASETS, Example, read
+from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
 #    run scores other items (3,358 more questions of BBQ en are clean).
-VERSION = "2"
+# 3: MBBQ --limit/--sample pick regular items and bring each one's control twin along (they drew
+#    from both sets pooled: a small sample could hold control items only and no regular one).
+VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
 OptionsForm = Literal["3", "lm-eval"]
@@ -130,9 +132,18 @@ class BBQ:
         return read(self.dataset, self.categories, self.control and self.dataset.startswith("mbbq"), self.data)
 
     def load(self) -> list[Example]:
-        """Every example of the chosen files (the first ``limit``, or ``sample`` drawn with the seed)."""
+        """Every example of the chosen files (the first ``limit``, or ``sample`` drawn with the seed).
+
+        ``limit`` and ``sample`` count regular items; an MBBQ control-set item comes along with
+        its regular twin (same category and example id), so the control table is read against the
+        very questions of the main one, and a small sample is never control items alone."""
         examples = self._read()[0]
-        return draw_sample(examples[: self.limit] if self.limit else examples, self.sample, self.seed)
+        regular = [e for e in examples if not e.control]
+        chosen = draw_sample(regular[: self.limit] if self.limit else regular, self.sample, self.seed)
+        if len(chosen) == len(regular):
+            return examples
+        ids = {e.id for e in chosen}
+        return [e for e in examples if (e.id.removeprefix(CONTROL_PREFIX) if e.control else e.id) in ids]
 
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""

@@ -39,9 +39,19 @@ def _controls(s: BBQRunSummary) -> tuple[Control, ...]:
 def _headline(o: SetScores, key: str, controls: tuple[Control, ...]) -> Headline:
     se = se_from_interval(*o.interval(key))
     mde = Detectable(mde_normal(se), "bias points (×100)", "normal approximation at the template bootstrap's SE",
-                     o.n_templates, "(z.975 + z.80)·SE, SE = 95% bootstrap interval width / 3.92 (Bloom 1995)")
+                     o.n_templates, "(z.975 + z.80)·SE, SE = 95% bootstrap interval width / 3.92 (Bloom 1995)",
+                     scale_end=100.0)
     return Headline(key, LABELS[key], getattr(o, key), o.intervals.get(key), o.n, None, 0.0, "farther", controls,
-                    mde)
+                    mde, _missing(o, key))
+
+
+def _missing(o: SetScores, key: str) -> str:
+    """Why a bias score has no value: no example of its context was scored, or no answer named a
+    person (the score is a share of the answers that do)."""
+    context = "ambiguous" if key == "bias_amb" else "disambiguated"
+    if not (o.n_amb if key == "bias_amb" else o.n_dis):
+        return f"no {context} example was scored (a smaller --sample or one --category can hold none)"
+    return f"no answer in {context} contexts named a person (all 'unknown'), and the score counts those that do"
 
 
 def headlines(run: RunView) -> tuple[Headline, ...]:

@@ -55,6 +55,10 @@ _GROUP_WORDS = {"f": {"f", "woman", "girl", "vrouw", "meisje", "mujer", "chica",
                 "low ses": {"lowses"}}
 
 
+#: The id prefix of an MBBQ control-set item: ``control/`` + its regular twin's id.
+CONTROL_PREFIX = "control/"
+
+
 @dataclass(frozen=True)
 class Example:
     """One question: ``options`` in data order, ``label`` the gold index, ``unknown`` the index
@@ -207,7 +211,7 @@ def read_mbbq(path: Path, *, control: bool, packed: bool = False) -> list[Exampl
     out = []
     for line, record in _json_records(path, packed):
         options, tags, label = _bbq_record(record, path, line)
-        common = _common(record, "control/" if control else "", path, line)
+        common = _common(record, CONTROL_PREFIX if control else "", path, line)
         meta = record.get("additional_metadata")
         groups = meta.get("stereotyped_groups") if isinstance(meta, dict) else None
         unknown = [t.lower() for t in tags].index("unknown")

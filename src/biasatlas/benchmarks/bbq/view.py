@@ -1,5 +1,6 @@
 """What the terminal and the report show of a BBQ-family run (Parrish et al. 2022; METHODS-MORE.md §2-4).
 
+- Plot: each category's bias scores with intervals, its disambiguated accuracy beside it (:mod:`.plots`).
 - Tables: per reporting group and overall, accuracy, the authors' bias scores (with 95 %
   template-bootstrap intervals), KoBBQ's diff-bias and the abstention rate ("unknown"
   answers) in ambiguous and disambiguated contexts; MBBQ's control set in its own table.
@@ -19,7 +20,9 @@ from ...runs.view import RunView
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
+from .cite import references
 from .controls import headlines
+from .plots import plots
 from .evaluation import HEADLINE
 from .summary import BBQRunSummary, SetScores
 
@@ -110,4 +113,4 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
 
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
                      paired=PairedMethod(compare, "McNemar on BBQ correct answers"),
-                     headlines=headlines)
+                     references=references, headlines=headlines, plots=plots)

@@ -48,4 +48,13 @@ def headlines(run: RunView) -> tuple[Headline, ...]:
     mde = Detectable(mde_correlation(s.n_occupations), "r", "Pearson's r against 0 over occupations",
                      s.n_occupations, "Fisher's z: tanh((z.975 + z.80)/√(n − 3)) (Cohen 1988, ch. 3)")
     return (Headline("pearson", "Pearson r (model vs census)", s.pearson, None, s.n_occupations, s.pearson_p, 0.0,
-                     "higher", (_baseline(run),), mde),)
+                     "higher", (_baseline(run),), mde, _missing(s.n_occupations)),)
+
+
+def _missing(n: float | None) -> str:
+    """Why Pearson's r has no value: fewer than 3 occupations (a line through two points is perfect
+    and tests nothing), or shares that do not vary (a constant has no correlation)."""
+    if n is not None and n < 3:
+        return (f"Pearson's r needs at least 3 occupations and this run scored {n:.0f}: score more "
+                "(drop --limit or --sample, or use a fuller census table)")
+    return "the census or the model shares are the same for every occupation, so no correlation is defined"

@@ -265,9 +265,36 @@ TOUILEB_2022 = Reference("touileb-etal-2022-occupational", "inproceedings", (
     ("pages", "200--211")))
 
 
+#: Bartl, Nissim & Gatt (GeBNLP 2020): BEC-Pro, its German and US professions, and the method ``bartl2020``.
+BARTL_2020 = Reference("bartl-etal-2020-unmasking", "inproceedings", (
+    ("title", "Unmasking Contextual Stereotypes: Measuring and Mitigating {BERT}'s Gender Bias"),
+    ("author", "Bartl, Marion and Nissim, Malvina and Gatt, Albert"),
+    ("booktitle", "Proceedings of the Second Workshop on Gender Bias in Natural Language Processing"),
+    ("year", "2020"), ("address", "Barcelona, Spain (Online)"),
+    ("publisher", "Association for Computational Linguistics"), ("pages", "1--16")))
+#: Kurita et al. (GeBNLP 2019): the association score that ``bartl2020`` computes.
+KURITA_2019 = Reference("kurita-etal-2019-measuring", "inproceedings", (
+    ("title", "Measuring Bias in Contextualized Word Representations"),
+    ("author", "Kurita, Keita and Vyas, Nidhi and Pareek, Ayush and Black, Alan W. and Tsvetkov, Yulia"),
+    ("booktitle", "Proceedings of the First Workshop on Gender Bias in Natural Language Processing"),
+    ("year", "2019"), ("address", "Florence, Italy"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "166--172"), ("doi", "10.18653/v1/W19-3823")))
+#: The shipped tables that are BEC-Pro's (its German and its US professions).
+BEC_PRO_COUNTRIES = ("de", "us-bec-pro")
+
+
 def census_references(run: RunView) -> tuple[Reference, ...]:
-    """The EACL 2023 paper; and the GeBNLP 2022 one for a run of its method."""
-    return (TOUILEB_2023, TOUILEB_2022) if run.summary.get("method") == "gebnlp2022" else (TOUILEB_2023,)
+    """The EACL 2023 paper; the GeBNLP 2022 one for a run of its method; BEC-Pro's paper for its
+    tables and its method, with Kurita et al.'s for the association score that method computes."""
+    method, country = run.summary.get("method"), run.summary.get("country")
+    refs = [TOUILEB_2023]
+    if method == "gebnlp2022":
+        refs.append(TOUILEB_2022)
+    if method == "bartl2020" or country in BEC_PRO_COUNTRIES:
+        refs.append(BARTL_2020)
+    if method == "bartl2020":
+        refs.append(KURITA_2019)
+    return tuple(refs)
 
 
 VIEW = BenchmarkView(tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,

@@ -21,7 +21,8 @@ from .summary import crows_summary
 def headlines(run: RunView) -> tuple[Headline, ...]:
     s = crows_summary(run)
     mde = Detectable(mde_proportion(s.n), "percentage points", "binomial test against 50% over pairs", s.n,
-                     "Cohen's h, statsmodels NormalIndPower one-sample (ratio=0), read back as a share")
+                     "Cohen's h, statsmodels NormalIndPower one-sample (ratio=0), read back as a share",
+                     scale_end=50.0)
     controls = (decided(s.neutral, s.n, "pairs"),
                 shown("no-preference null", 50.0, "a model whose preference is a fair coin scores 50 in "
                       "expectation; one that ties every pair scores 0 (ties count as not preferring sent_more)",

@@ -12,7 +12,7 @@ is the largest over the tests, the effect every test would find four times in fi
 
 from __future__ import annotations
 
-from ...display.controls import Headline, shown
+from ...display.controls import Headline, count_text, shown
 from ...runs.view import RunView
 from ...power import Detectable, mde_two_sample_d
 from .summary import SeatRunSummary
@@ -30,8 +30,9 @@ def detectable(s: SeatRunSummary) -> Detectable:
 def headlines(run: RunView) -> tuple[Headline, ...]:
     s = run.typed(SeatRunSummary)
     controls = (shown("tests beyond the permutation null", s.n_significant,
-                      f"{s.n_significant} of {s.n_scored} tests differ from their permutation null at Holm-adjusted "
-                      "p < 0.05"),
-                shown("words out of vocabulary", s.n_oov, f"{s.n_oov} words out of vocabulary"))
+                      f"{count_text(s.n_significant)} of {count_text(s.n_scored)} tests differ from their "
+                      "permutation null at Holm-adjusted p < 0.05", count=True),
+                shown("words out of vocabulary", s.n_oov, f"{count_text(s.n_oov)} words out of vocabulary",
+                      count=True))
     return (Headline("mean_abs_d", "mean |d|", s.mean_abs_d, None, s.n_scored, None, 0.0, "higher", controls,
                      detectable(s)),)

@@ -92,9 +92,18 @@ def leaderboard(runs: Sequence[RunView]) -> Table:
 
 def notices(run: RunView) -> tuple[str, ...]:
     s = run.typed(SeatRunSummary)
-    oov = (f"{s.n_oov} word(s) out of vocabulary, left out of their tests: {', '.join(s.oov_words[:12])}"
-           + (" …" if len(s.oov_words) > 12 else "") + ".",) if s.n_oov else ()
+    oov = (f"{s.n_oov:.0f} word(s) out of vocabulary, left out of their tests: {', '.join(s.oov_words[:12])}"
+           + (" …" if len(s.oov_words) > 12 else "") + "." + _lowercase_hint(run, s.oov_words),) if s.n_oov else ()
     return (CAVEAT, *oov)
+
+
+def _lowercase_hint(run: RunView, words: Sequence[str]) -> str:
+    """For a WEAT run without ``--lowercase`` that lost capitalised words (names): the flag that looks
+    them up lower-cased, as lower-case vectors (GloVe, the shipped word2vec subset) need."""
+    if run.benchmark != "weat" or run.benchmark_config.get("lowercase") or not any(w != w.lower() for w in words):
+        return ""
+    return (" The vectors may be lower-case: rerun with --lowercase to look a missing word up lower-cased "
+            "(recorded per word).")
 
 
 def references(run: RunView) -> tuple[Reference, ...]:

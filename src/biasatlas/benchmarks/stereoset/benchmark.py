@@ -189,8 +189,14 @@ class StereoSet:
         from .summary import summarise
 
         summary = {**summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed), "n_skipped": len(skipped),
-                   "reading": self.reading}
+                   "reading": self.reading, **self._dataset()}
         return BenchmarkResult(summary, records, skipped)
+
+    def _dataset(self) -> dict[str, str]:
+        """The shipped split by its name (``dev``, ``test``: ``--split``, as BBQ records ``en``), wherever
+        it was read from (the pinned download or ``BIASATLAS_DATA_DIR``): the file is the config's ``data``,
+        provenance only. A file of the user's (``data``) records none: the run's dataset is that file."""
+        return {"dataset": self.split} if self.data is None else {}
 
     @staticmethod
     def _record(e: Example, o: evaluation.Outcome, values: Mapping[str, tuple[float, int]]) -> dict[str, Any]:

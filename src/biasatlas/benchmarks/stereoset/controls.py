@@ -25,7 +25,7 @@ def headlines(run: RunView) -> tuple[Headline, ...]:
     se = se_from_interval(*s.interval("ss"))
     mde = Detectable(mde_one_sample_t(s.n_terms, se), "SS points", "t-test of per-term SS against 50", s.n_terms,
                      "statsmodels TTestPower at the terms, SD = SE·√terms from the term bootstrap's 95% "
-                     "interval (normal approximation)")
+                     "interval (normal approximation)", scale_end=50.0)
     controls = (above_chance("LMS", s.lms, s.intervals.get("lms"), 50.0, "LMS"),
                 decided(s.n_ties, s.n, "examples"))
     return (Headline("ss", "SS", s.ss, s.intervals.get("ss"), s.n, s.ss_p, 50.0, "farther", controls, mde),)

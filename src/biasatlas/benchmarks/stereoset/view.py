@@ -3,6 +3,7 @@
 - Tables: per task, LMS, SS and ICAT per domain and overall (the original ``evaluation.py``'s
   layout), each with its 95 % bootstrap interval over target terms and SS's p against 50; then
   the pooled overall (both tasks) when both ran.
+- Plot: SS per domain and task with intervals, around 50 (:mod:`.plots`).
 - Leaderboard and metrics: the pooled overall LMS, SS and ICAT (the paper's headline columns).
 - Paired test: McNemar's test on "the stereotype is preferred" per example, over the examples
   both runs scored (the events SS counts), per task.
@@ -13,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...runs.view import RunView
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
 from .controls import headlines
+from .plots import plots
 from .data import DOMAINS, TASKS
 from .summary import SetScores, StereoSetRunSummary
 
@@ -79,6 +82,20 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
+#: The paper (ACL-IJCNLP 2021), as its ACL Anthology record gives it.
+NADEEM_2021 = Reference("nadeem-etal-2021-stereoset", "inproceedings", (
+    ("title", "{S}tereo{S}et: Measuring stereotypical bias in pretrained language models"),
+    ("author", "Nadeem, Moin and Bethke, Anna and Reddy, Siva"),
+    ("booktitle", "Proceedings of the 59th Annual Meeting of the Association for Computational Linguistics and the "
+                  "11th International Joint Conference on Natural Language Processing (Volume 1: Long Papers)"),
+    ("year", "2021"), ("address", "Online"), ("publisher", "Association for Computational Linguistics"),
+    ("pages", "5356--5371"), ("doi", "10.18653/v1/2021.acl-long.416")))
+
+
+def references(run: RunView) -> tuple[Reference, ...]:
+    return (NADEEM_2021,)
+
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
-                     headlines=headlines)
+                     references=references, headlines=headlines, plots=plots)

@@ -24,7 +24,8 @@ def headlines(run: RunView) -> tuple[Headline, ...]:
     untied = None if o.n is None else o.n - (o.n_ties or 0)
     share = mde_proportion(untied)
     mde = Detectable(None if share is None else 2 * share, "Diff points", "binomial test of untied pairs against ½",
-                     untied, "2 × Cohen's h MDE of the pro share, statsmodels NormalIndPower one-sample (ratio=0)")
+                     untied, "2 × Cohen's h MDE of the pro share, statsmodels NormalIndPower one-sample (ratio=0)",
+                     scale_end=100.0)
     controls = (decided(o.n_ties, o.n, "pairs"),
                 shown("symmetric null (Diff)", 0.0, "a model scoring both versions alike ties every pair: Diff 0"))
     return (Headline("diff", "Diff (pro − anti)", o.diff, o.intervals.get("diff"), o.n, o.diff_p, 0.0, "farther",

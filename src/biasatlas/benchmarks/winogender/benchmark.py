@@ -108,8 +108,14 @@ class Winogender:
         from .summary import summarise
 
         summary = {**summarise(scores, n_resamples=self.n_resamples, seed=self.seed), "n_skipped": len(skipped),
-                   "reading": self.reading}
+                   "reading": self.reading, **self._dataset()}
         return BenchmarkResult(summary, [_record(s) for s in scores], skipped)
+
+    def _dataset(self) -> dict[str, str]:
+        """The shipped data by its name (``winogender``), wherever it was read from (the pinned download or
+        ``BIASATLAS_DATA_DIR``): the folder is the config's ``data``, provenance only. A folder of the user's
+        (``data``) records none, so the run's dataset is that folder, as the pipeline names it."""
+        return {"dataset": self.name} if self.data is None else {}
 
     def bind(self, info: ScorerInfo) -> Winogender:
         """Set up for ``info``'s scorer: a masked reader gets the masked-pronoun reading."""

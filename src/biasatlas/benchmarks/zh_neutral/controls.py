@@ -14,7 +14,7 @@ difference in mean |b| the run resolves.
 
 from __future__ import annotations
 
-from ...display.controls import Headline, shown
+from ...display.controls import Headline, count_text, shown
 from ...runs.view import RunView
 from ...power import Detectable, mde_normal, se_from_interval
 from .summary import zh_summary
@@ -25,7 +25,7 @@ def headlines(run: RunView) -> tuple[Headline, ...]:
     se = se_from_interval(*(s.bias_score_ci or (None, None)))
     mde = Detectable(mde_normal(se), "mean |b|", "normal approximation at the sentence bootstrap's SE", s.n,
                      "(z.975 + z.80)·SE, SE = 95% bootstrap interval width / 3.92 (Bloom 1995)")
-    controls = (shown("sentences", s.n, f"{s.n} gender-neutral sentences scored"),
+    controls = (shown("sentences", s.n, f"{count_text(s.n)} gender-neutral sentences scored", count=True),
                 shown("symmetric null (mean |b|)", 0.0, "a model scoring both keywords alike gives b = 0 on every "
                       "sentence"))
     return (Headline("bias_score", "bias score (mean |b|)", s.bias_score, s.bias_score_ci, s.n, None, 0.0, "higher",
