@@ -98,3 +98,16 @@ def test_a_redirect_is_not_followed_and_the_key_never_reaches_the_other_host() -
         client(fake, [], key=KEY).get("models")
     assert "user:pw" not in str(caught.value)
     assert [url for _, url, _, _ in fake.seen] == [f"{URL}/models"]
+
+
+def test_a_chat_endpoint_is_refused_with_the_reason() -> None:
+    with pytest.raises(UsageError, match="chat endpoint returns no prompt log-probabilities"):
+        Endpoint.parse("http://127.0.0.1:8000/v1/chat/completions")
+
+    def chat_only(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/models":
+            return httpx.Response(200, json={"data": [{"id": "chatty"}]})
+        return httpx.Response(404, json={"detail": "Not Found"})
+
+    with pytest.raises(ServerError, match="HTTP 404 Not Found .*chat-only endpoint returns no prompt log-prob"):
+        ServedScorer(URL, transport=httpx.MockTransport(chat_only))

@@ -75,6 +75,10 @@ class Endpoint:
             raise UsageError("a server URL with user-info (user:password@) is refused: a secret in a URL ends "
                              "up in logs and run folders; put the key in an environment variable "
                              f"({DEFAULT_KEY_ENV}, or the one --api-key-env names)")
+        if parts.path.rstrip("/").endswith("completions"):
+            raise UsageError("give the API's base URL (e.g. http://127.0.0.1:8000/v1), not an endpoint: "
+                             "biasatlas calls its /completions; a chat endpoint returns no prompt log-probabilities "
+                             "(lm-evaluation-harness issues 942 and 1196)")
         if parts.query or parts.fragment:
             raise UsageError("a server URL takes no query or fragment (?… #…): give the API's base URL, "
                              "e.g. http://127.0.0.1:8000/v1")
@@ -149,6 +153,10 @@ class ServedClient:
                                            "followed (the API key would go with them): give that URL"))
         if response.status_code >= 400:
             hint = " (check the API key's environment variable)" if response.status_code in (401, 403) else ""
+            if response.status_code in (404, 405) and path == "completions":
+                hint = (" (no completions endpoint here: a chat-only endpoint returns no prompt "
+                        "log-probabilities, lm-evaluation-harness issues 942 and 1196, so likelihood "
+                        "benchmarks cannot be read through it)")
             raise ServerError(self._masked(f"{where} refused {method}: HTTP {response.status_code} "
                                            f"{_said(response)}{hint}"))
         try:
@@ -169,7 +177,7 @@ def _said(response: Any) -> str:
     except ValueError:
         return response.text[:300].strip()
     error = body.get("error", body) if isinstance(body, dict) else body
-    message = error.get("message", error) if isinstance(error, dict) else error
+    message = (error.get("message") or error.get("detail") or error) if isinstance(error, dict) else error
     return str(message)[:300]
 
 
