@@ -76,7 +76,7 @@ def _counts(answer) -> tuple:
 
 
 def _command(server, out: Path) -> list[str]:
-    return [sys.executable, "-m", "biasatlas", "run", "crows-pairs", "--dataset", "en", "--limit", "400",
+    return [sys.executable, "-m", "biasatlas", "run", "crows-pairs", "--dataset", "en", "--limit", "240",
             "--model", server.url, "--served-prefix", PREFIX, "--api-key-env", "BIASATLAS_TEST_VLLM_KEY",
             "--batch-size", "16", "--concurrency", "2", "--out", str(out)]
 
@@ -113,7 +113,7 @@ def test_sigkill_then_resume_writes_the_same_run_folder_and_no_key(vllm_server, 
     proc.send_signal(signal.SIGKILL)
     said, _ = proc.communicate()
     at_kill = _cached(tmp_path / "c2")
-    assert 0 < at_kill < 400
+    assert 0 < at_kill < 240
     resumed = subprocess.run(_command(vllm_server, out), env=env, capture_output=True, text=True, timeout=900)
     assert resumed.returncode == 0, resumed.stderr
     timing = json.loads((out / "timing.json").read_text())
