@@ -45,9 +45,11 @@ from .served_http import ServerError
 CANARY = "The canary reads every word of this sentence, and its numbers must not move."
 EXTENSION = " Then it reads a few words more."
 CHECKS = ("one-per-token", "offsets-tile", "start-token", "finite", "deterministic", "prefix-stable")
-#: Nats two identical requests may differ by. vLLM on one idle CPU repeats itself to the bit;
-#: a busy server batches our request with others', and float32 kernels then round differently
-#: in the last places (measured below 1e-5 nats); a changed model moves the canary by far more.
+#: Nats two identical requests may differ by. vLLM 0.32 on a CPU repeats itself to the bit (40
+#: CrowS-Pairs items gave byte-identical records with 8 prompts per request one request at a time
+#: and with 64 per request four at a time); a busy shared server batches our requests with
+#: others', whose kernels may round differently in the last places. A changed model moves the
+#: canary by far more (a retrained or quantised one: tenths of a nat).
 REPEAT_TOLERANCE = 1e-4
 PREFIX_TOLERANCE = 1e-2
 FINGERPRINT_DECIMALS = 3
