@@ -60,6 +60,7 @@ class FakeServer:
     seen: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
     completions: int = 0
     max_tokens_zero: bool = True
+    interrupt_at: int | None = None  # Ctrl-C (KeyboardInterrupt) as this completion request is answered
     untile_word: str | None = None  # prompts holding this word come back with offsets shifted by one
 
     def transport(self) -> httpx.MockTransport:
@@ -95,6 +96,8 @@ class FakeServer:
         if body.get("max_tokens") == 0 and not self.max_tokens_zero:
             return httpx.Response(400, json={"error": {"message": "max_tokens must be at least 1"}})
         self.completions += 1
+        if self.completions == self.interrupt_at:
+            raise KeyboardInterrupt
         salt = self.salt + ("swapped" if self.swap_after is not None and self.completions > self.swap_after else "")
         prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
         generated = int(body.get("max_tokens", 16))

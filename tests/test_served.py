@@ -125,3 +125,17 @@ def test_tokens_of_a_split_character_belong_to_the_character() -> None:
 
 def test_toy_tokens_spell_their_text() -> None:  # the fake's own premise
     assert "".join(toy_tokens("<s>The  nurse, said.")) == "<s>The  nurse, said."
+
+
+def test_ctrl_c_keeps_the_answers_of_the_requests_already_answered() -> None:
+    from biasatlas.scorers.resume import Interrupted
+
+    fake = FakeServer()
+    served = scorer(fake, batch_size=1, concurrency=1)
+    texts = ["One nurse.", "Two nurses.", "Three nurses.", "Four nurses."]
+    fake.interrupt_at = fake.completions + 1 + 3  # the score call's canary, two sentences, then Ctrl-C
+    with pytest.raises(Interrupted) as stopped:
+        served.score([SentenceProbe(f"s{i}", t) for i, t in enumerate(texts)])
+    kept = stopped.value.finished
+    assert set(kept) == {"s0", "s1"}
+    assert kept["s1"].logprob == pytest.approx(toy_sum("Two nurses.", 0))
