@@ -18,12 +18,18 @@ KEY = "sk-fake-" + "9" * 24
 
 
 @pytest.fixture
-def served(monkeypatch: pytest.MonkeyPatch):
+def server(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("SERVED_TEST_KEY", KEY)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    listening = Listening(FakeServer(key=KEY))
-    yield listening.url
+    fake = FakeServer(key=KEY)
+    listening = Listening(fake)
+    yield listening.url, fake
     listening.close()
+
+
+@pytest.fixture
+def served(server) -> str:
+    return str(server[0])
 
 
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -51,6 +57,23 @@ def test_a_run_on_a_served_model_records_the_server_and_writes_no_key(served, is
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name == "scores.sqlite" for p in written)
     assert not [p for p in written if KEY.encode() in p.read_bytes()] and KEY not in said
+
+
+@pytest.mark.slow  # three small crows-pairs runs
+def test_another_model_behind_the_same_name_does_not_overwrite_a_run_folder(server, isolated_run, capsys) -> None:
+    url, fake = server
+    args = ["run", "crows-pairs", "--dataset", "en", "--limit", "6", "--model", url, "--served-prefix", "<s>",
+            "--api-key-env", "SERVED_TEST_KEY", "--out", "cli"]
+    assert _cli(args, capsys)[0] == 0
+    before = (isolated_run / "cli" / "items.jsonl").read_bytes()
+    fake.salt = "retrained"  # the same URL and name, other weights
+    code, said = _cli(args, capsys)
+    assert code == 2 and "holds a run of another model behind the same server and name" in said, said
+    assert (isolated_run / "cli" / "items.jsonl").read_bytes() == before
+    code, said = _cli([*args, "--force"], capsys)
+    assert code == 0, said
+    timing = json.loads((isolated_run / "cli" / "timing.json").read_text())
+    assert timing["cache_hits"] == 0  # the fingerprint keys the cache: no answer of the other model reused
 
 
 def test_check_server_passes_a_good_server_and_refuses_a_bad_one_in_one_line(served, capsys) -> None:
