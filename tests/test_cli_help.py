@@ -39,7 +39,7 @@ def test_no_placeholder_names_a_python_type(words):
 
 def test_placeholders_say_what_to_type():
     text = _help("run", "crows-pairs")
-    for flag, placeholder in [("--limit", "<N>"), ("--model", "<name|folder>"), ("--columns", "<field=column>..."),
+    for flag, placeholder in [("--limit", "<N>"), ("--model", "<name|folder|url>"), ("--columns", "<field=column>..."),
                               ("--bias-type", "<category>..."), ("--out", "<folder>"),
                               ("--dtype", "<float32|float16|bfloat16|fp32|fp16|bf16>")]:
         line = next(line for line in text.splitlines() if f" {flag} " in line)

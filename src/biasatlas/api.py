@@ -96,7 +96,10 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
         _say(log, f"{bench.name} · {model.loading()}")
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
-        run = run_pipeline(request.scored, model.build(), progress=progress, cache=store, refresh=refresh,
+        scorer = model.build()
+        if folder is not None and not force:
+            _same_served_model(folder, scorer)
+        run = run_pipeline(request.scored, scorer, progress=progress, cache=store, refresh=refresh,
                            engine=runner, announce=announce)
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})
@@ -131,6 +134,25 @@ def with_detectable(summary: Mapping[str, Any], config: Mapping[str, Any],
     view = RunView(Path("."), as_saved(config), as_saved(summary), as_saved(records))
     found = {h.name: h.detectable.as_dict() for h in spec.view.headlines(view) if h.detectable is not None}
     return {**summary, DETECTABLE_KEY: found} if found else dict(summary)
+
+
+def _same_served_model(folder: Path, scorer: Any) -> None:
+    """Refuse to overwrite a finished run of a served model with a run of another model behind the
+    same URL and name: its recorded request is the same, only the canary's fingerprint tells them
+    apart (docs/serving.md). In-process models are told apart by their request (folder, hub id)."""
+    import json
+
+    from .runs.folder import RunFolderError
+
+    now = scorer.describe().get("canary_fingerprint") if hasattr(scorer, "describe") else None
+    try:
+        before = json.loads((folder / "config.json").read_text(encoding="utf-8"))["scorer"].get("canary_fingerprint")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return
+    if now is not None and before is not None and before != now:
+        raise RunFolderError(f"run folder {folder} holds a run of another model behind the same server and name "
+                             f"(canary fingerprint {before}, now {now}): choose another --out, or --force to "
+                             "replace it")
 
 
 def _cache(cache: bool | ScoreCache | None) -> tuple[ScoreCache | None, bool]:

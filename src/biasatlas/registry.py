@@ -42,6 +42,7 @@ SCORERS: dict[str, ScorerTarget] = {
     "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
     "encoder": "biasatlas.scorers.encoder:EncoderScorer",
     "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
+    "served": "biasatlas.scorers.served:ServedScorer",
     "fake": _fake,
 }
 VARIANTS: dict[str, tuple[str, ...]] = {
@@ -50,12 +51,14 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "seq2seq": ("sentence-ll",),
     "encoder": ("hidden-states",),
     "word-vectors": ("lookup",),
+    "served": ("sentence-ll",),
     "fake": ("hash",),
 }
 #: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
 #: before its model loads, so a benchmark that cannot read them refuses the run first.
 READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence",
-                           "encoder": "embedding", "word-vectors": "embedding", "fake": "sequence"}
+                           "encoder": "embedding", "word-vectors": "embedding", "served": "sequence",
+                           "fake": "sequence"}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
@@ -93,9 +96,12 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
     from .scorers.preflight import check_model_reachable
 
     from .scorers.packaged import is_packaged_model
+    from .scorers.served_http import is_endpoint
 
     if model == "fake":
         return "fake"
+    if is_endpoint(model):  # a server's URL: the served causal scorer (docs/serving.md)
+        return "served"
     if is_packaged_model(model):  # both are causal LMs: known without converting the GGUF first
         return "causal-lm"
     check_model_reachable(model, revision)  # before transformers retries an unreachable hub

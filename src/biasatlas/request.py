@@ -34,6 +34,8 @@ from .scorers.base import DEFAULT_BATCH_SIZE, BatchSize
 from .scorers.engines import EngineName
 from .scorers.preflight import Dtype
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
+from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, Endpoint, is_endpoint
+from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -156,8 +158,9 @@ class ModelOptions:
     ``device_map`` accelerate's placement (``"auto"``: a model larger than one GPU over several).
     """
 
-    model: str = _option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', or a packaged model",
-                         metavar="<name|folder>")
+    model: str = _option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', a packaged model, or an "
+                         "OpenAI-compatible server's URL (http://127.0.0.1:8000/v1: docs/serving.md)",
+                         metavar="<name|folder|url>")
     scorer: str = _option("auto", "Scorer (auto: from the model's architecture).")
     variant: str | None = _option(None, "Pair-scoring variant; each scorer has its own (see 'biasatlas list').")
     batch_size: BatchSize = _option(DEFAULT_BATCH_SIZE, "Rows (masked copies or sentences) per forward pass, "
@@ -172,6 +175,18 @@ class ModelOptions:
                                              "gebnlp2022, reveal for stereoset).", when_set=True)
     device_map: str | None = _option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
                                      "several.", unscored=True, metavar="<auto|…>")
+    served_model: str | None = _option(None, "With --model URL: the model's id on that server (default: the only "
+                                       "one it serves).", when_set=True, metavar="<id>")
+    served_prefix: str | None = _option(None, "With --model URL: text before every prompt, never scored: the "
+                                        "model's start token, e.g. '<|im_start|>', where the server adds none.",
+                                        when_set=True, metavar="<text>")
+    concurrency: int = _option(DEFAULT_CONCURRENCY, "With --model URL: requests in flight at once.",
+                               unscored=True, minimum=1)
+    api_key_env: str | None = _option(None, f"With --model URL: the environment variable holding the API key "
+                                      f"(default: {DEFAULT_KEY_ENV}, when set). A key is never an option.",
+                                      unscored=True, metavar="<VAR>")
+    request_timeout: float = _option(SERVED_TIMEOUT, "With --model URL: seconds one request may take before it "
+                                     "is retried.", unscored=True, minimum=0, metavar="<seconds>")
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
@@ -184,6 +199,8 @@ class ModelOptions:
             object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
         check_batch_size(self.batch_size)
         _check_fields(self)
+        if is_endpoint(self.model):  # a URL with user-info is refused before it is recorded anywhere
+            Endpoint.parse(self.model)
         if self.scorer != "auto" and self.scorer not in SCORERS:
             raise did_you_mean("scorer", self.scorer, ["auto", *SCORERS])
         if self.scorer == "auto":
@@ -220,7 +237,7 @@ class ModelOptions:
         from .scorers.preflight import check_model_reachable
 
         preflight({"device": self.device, "dtype": self.dtype})
-        if self.model != "fake" and self.scorer != "fake":
+        if self.model != "fake" and self.scorer != "fake" and not is_endpoint(self.model):
             check_model_reachable(self.model, self.revision)
         kind = self.kind()
         check_variant(kind, self.variant)

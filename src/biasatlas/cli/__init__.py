@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from ..errors import BiasAtlasError
+from .check_server import check_server_command
 from .lint import LintGroup
 from .mine import mine_command
 from .options import PACKAGED_NOTES
@@ -38,6 +39,7 @@ app.command("compare")(compare_command)
 app.command("suite")(suite_command)
 app.command("zh-analyze")(zh_analyze)
 app.command("mine")(mine_command)
+app.command("check-server")(check_server_command)
 
 DEBUG_FLAG = "--debug"
 INTERRUPTED = 130
@@ -93,7 +95,8 @@ def list_command() -> None:
         for flag, choices in option_choices(spec):
             table.add_row(f"  {flag}", ", ".join(map(str, choices)))
     for scorer, variants in VARIANTS.items():
-        table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants))
+        served = "; --model http://HOST:PORT/v1 [--served-model ID] (docs/serving.md)" if scorer == "served" else ""
+        table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants) + served)
     for name, note in PACKAGED_NOTES.items():
         table.add_row(f"packaged model {name}", f"{note}; 4-bit quantised GGUF, dequantised once on first use; "
                       + install_state(name))

@@ -1,0 +1,284 @@
+"""Served causal LM: the causal-lm scorer's answers, read from an OpenAI-compatible server.
+
+``--model http://127.0.0.1:8000/v1`` (with ``--served-model NAME`` when the server serves
+several) scores any causal model behind vLLM, a gateway, or any server whose
+``/v1/completions`` echoes prompt log-probabilities. Every probe kind the causal benchmarks ask is
+answered as :mod:`.causal_lm` answers it (DESIGN.md, "Served models and saved outputs"):
+
+- a sentence (and each side of a pair, ``sentence-ll``): Σ log P(token | prefix, earlier tokens)
+  over the sentence's tokens;
+- a continuation after each context (census's conditional reading, BBQ's options): the same
+  sum over the continuation's tokens only, the context's trailing whitespace moved to the
+  continuation (:func:`.spans.split_continuation`);
+- a slot: each filled-in sentence's log-likelihood, with the filler's token count in context.
+
+Every prompt is ``prefix + text``: the prefix (the model's start token as text, e.g.
+``<|im_start|>``) conditions the first token as the in-process scorer's prefix token does, and
+is never scored; a server whose tokenizer adds its own start token needs none. Which tokens
+belong to what is read from the returned character offsets (:mod:`.served_echo`), checked to
+tile the prompt; a prompt they do not tile stops the run naming its probe.
+
+Engine: the distinct prompts of an engine call are sent ``batch_size`` per request (the API
+takes a list), at most ``concurrency`` requests in flight (a thread pool over one ``httpx``
+client); each finished request counts as a batch for Ctrl-C (:mod:`.resume`). Before any
+scoring, the canary checks run (:mod:`.served_checks`); their fingerprint keys the cache, and
+each ``score`` call checks the canary again so that a model swapped mid-run stops the run
+with the answers so far kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from ..errors import UnsupportedProbe, UsageError, did_you_mean
+from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
+                      SentenceProbe, SlotAnswer, SlotProbe)
+from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
+from .batching import chunks
+from .resume import EVERY_ROW, Stopped, Watch
+from .served_checks import Canary, checked_canary, same_model
+from .served_echo import EchoedPrompt, Untiled, echoed
+from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key
+from .spans import split_continuation
+
+@dataclass(frozen=True)
+class Ask:
+    """One prompt and what to read of it: Σ log P of the tokens ending after character
+    ``start``; ``count`` (start, stop) characters whose tokens the answer counts (a filler)."""
+
+    prompt: str
+    start: int
+    count: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class ServedFacts:
+    """What the server says of itself (provenance): the model's id and ``root`` in
+    ``/v1/models``, and the software's name and version where it says them."""
+
+    model: str
+    root: str | None
+    owned_by: str | None
+    version: str | None
+
+
+class ServedScorer(ModelScorer):
+    name = "served"
+
+    def __init__(self, model: str, *, served_model: str | None = None, served_prefix: str | None = None,
+                 variant: str = "sentence-ll", batch_size: Any = DEFAULT_BATCH_SIZE,
+                 concurrency: int = DEFAULT_CONCURRENCY, api_key_env: str | None = None,
+                 request_timeout: float = DEFAULT_TIMEOUT, dtype: str = "float32",
+                 transport: Any = None, sleep: Any = None, **_: Any) -> None:
+        """``model`` is the API's base URL; ``served_model`` the model's id there (default: the
+        only one it lists); ``served_prefix`` the text before every prompt (default: none, which
+        needs a server that adds its own start token). ``batch_size`` prompts per request,
+        ``concurrency`` requests in flight; ``api_key_env`` names the key's environment variable
+        (default ``OPENAI_API_KEY``, when set); ``dtype`` is what the server computes in, as the
+        user declares it (it bounds which outcomes are called fragile). ``transport`` and
+        ``sleep`` are for tests (an in-process server, no real waits)."""
+        if variant != "sentence-ll":
+            raise UnsupportedProbe(f"served pair variant {variant!r} unknown; the served scorer reads sentence-ll")
+        if batch_size == "auto":
+            batch_size = DEFAULT_BATCH_SIZE
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
+        self.variant, self.dtype = variant, dtype
+        self.batch_size, self.concurrency = int(batch_size), concurrency
+        self.endpoint = Endpoint.parse(model)
+        extra = {"sleep": sleep} if sleep is not None else {}
+        self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
+                                   transport=transport, **extra)
+        self.facts = self._facts(served_model)
+        self.prefix = served_prefix or ""
+        self.max_tokens = 0
+        self._owner: dict[str, str] = {}  # prompt → the first probe that asked it (for errors)
+        self._counts: dict[Ask, int] = {}
+        self.canary = self._trusted()
+
+    # -- the server --------------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        """The endpoint and model, as messages name them (no credentials: the URL holds none)."""
+        return f"{self.endpoint.url} (model {self.facts.model})"
+
+    def _facts(self, wanted: str | None) -> ServedFacts:
+        listed = self.client.get("models")
+        models = {m.get("id"): m for m in (listed.get("data") or []) if isinstance(m, dict)} \
+            if isinstance(listed, dict) else {}
+        if wanted is None:
+            if len(models) != 1:
+                raise UsageError(f"{self.endpoint.url} serves {len(models)} models ({', '.join(map(str, models))}): "
+                                 "name one with --served-model")
+            wanted = str(next(iter(models)))
+        if wanted not in models:
+            raise did_you_mean(f"model at {self.endpoint.url}", wanted, [str(m) for m in models])
+        entry = models[wanted]
+        return ServedFacts(wanted, _text(entry.get("root")), _text(entry.get("owned_by")), self._version())
+
+    def _version(self) -> str | None:
+        """The server's ``/version`` (vLLM's), beside the API's base path; None where it has none."""
+        try:
+            said = self.client.get("../version" if self.endpoint.url.endswith("/v1") else "version")
+        except ServerError:
+            return None
+        return _text(said.get("version")) if isinstance(said, dict) else None
+
+    def _trusted(self) -> Canary:
+        """The canary checks (:mod:`.served_checks`), with ``max_tokens`` 0 where the server takes it."""
+        try:
+            self.ask(["x"])
+        except ServerError:
+            self.max_tokens = 1  # a server that must generate: its one token is dropped
+        return checked_canary(self.ask, self.prefix, self.where)
+
+    def ask(self, prompts: Sequence[str]) -> list[EchoedPrompt]:
+        """One ``/v1/completions`` request for ``prompts``: each echoed with its log-probabilities."""
+        body = {"model": self.facts.model, "prompt": list(prompts), "echo": True, "logprobs": 0,
+                "max_tokens": self.max_tokens, "temperature": 0}
+        return echoed(self.client.post("completions", body), prompts, generated=self.max_tokens)
+
+    @property
+    def info(self) -> ScorerInfo:
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype)
+
+    def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
+              answered: Collection[str] = frozenset()) -> Scored:
+        """:meth:`Scorer.score`, after checking that the canary has not moved (one request)."""
+        same_model(self.ask, self.prefix, self.canary, self.where)
+        self._owner, self._counts = {}, {}
+        return super().score(probes, progress, answered=answered)
+
+    # -- jobs --------------------------------------------------------------------------------
+    def _ask(self, probe_id: str, text: str, start: int = 0, count: tuple[int, int] | None = None) -> Ask:
+        """The request for ``text`` read from character ``start`` (of the text, prefix excluded)."""
+        shift = len(self.prefix)
+        prompt = self.prefix + text
+        self._owner.setdefault(prompt, probe_id)
+        return Ask(prompt, shift + start, None if count is None else (shift + count[0], shift + count[1]))
+
+    def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
+        for chunk in chunks(probes, 256):
+            asks = [(self._ask(p.id, p.a), self._ask(p.id, p.b)) for p in chunk]
+            yield Job([a for pair in asks for a in pair], partial(self._pair_answers, chunk, asks),
+                      len(chunk), [(p.id, 2) for p in chunk])
+
+    def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
+        asks = [self._ask(p.id, p.text) for p in probes]
+        yield Job(asks, partial(self._sentence_answers, probes, asks), len(probes), [(p.id, 1) for p in probes])
+
+    def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
+        for chunk in chunks(probes, 256):
+            plans = [[self._ask(p.id, p.left + f + p.right, 0, (len(p.left), len(p.left) + len(f)))
+                      for f in p.fillers] for p in chunk]
+            yield self._option_job(chunk, plans)
+
+    def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
+        for chunk in chunks(probes, 256):
+            plans = []
+            for p in chunk:
+                split = [split_continuation(c, p.continuation) for c in p.contexts]
+                plans.append([self._ask(p.id, c + rest, len(c)) for c, rest in split])
+            yield self._option_job(chunk, plans)
+
+    def _option_job(self, chunk: list[Any], plans: list[list[Ask]]) -> Job:
+        return Job([a for plan in plans for a in plan], partial(self._option_answers, chunk, plans), len(chunk),
+                   [(p.id, len(plan)) for p, plan in zip(chunk, plans)])
+
+    def _pair_answers(self, chunk: list[PairProbe], asks: list[tuple[Ask, Ask]],
+                      values: list[float]) -> list[PairAnswer]:
+        got = iter(values)
+        return [PairAnswer(p.id, next(got), next(got), self._counts.get(a, 0), self._counts.get(b, 0))
+                for p, (a, b) in zip(chunk, asks)]
+
+    def _sentence_answers(self, probes: list[SentenceProbe], asks: list[Ask],
+                          values: list[float]) -> list[SentenceAnswer]:
+        return [SentenceAnswer(p.id, v, self._counts.get(a, 0)) for p, v, a in zip(probes, values, asks)]
+
+    def _option_answers(self, chunk: list[Any], plans: list[list[Ask]], values: list[float]) -> list[SlotAnswer]:
+        got = iter(values)
+        return [SlotAnswer(p.id, tuple(next(got) for _ in plan), tuple(self._counts.get(a, 0) for a in plan))
+                for p, plan in zip(chunk, plans)]
+
+    # -- the engine --------------------------------------------------------------------------
+    def _model_input(self, request: Any) -> Any:
+        return request.prompt
+
+    def _batch_plan(self, requests: Sequence[Any]) -> list[list[Any]]:
+        return chunks(list(dict.fromkeys(r.prompt for r in requests)), max(self.batch_size, 1))
+
+    def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
+        return sum(len(self._batch_plan(call)) for call in calls)
+
+    def logprob_sums(self, requests: Sequence[Any], work: dict[str, int] | None = None) -> list[float]:
+        return self._launch(requests, {} if work is None else work)()
+
+    def _launch(self, requests: Sequence[Any], work: dict[str, int], watch: Watch = EVERY_ROW) -> Any:
+        """Send the batches ``watch`` wants, ``concurrency`` at a time; the reader sums each request's
+        tokens from the echoed prompts (NaN for a prompt not sent)."""
+        wanted = [b for b in self._batch_plan(requests) if watch.wants(b)]
+        echoes: dict[str, EchoedPrompt] = {}
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="served")
+        try:
+            futures: list[Future[list[EchoedPrompt]]] = [pool.submit(self.ask, batch) for batch in wanted]
+            for batch, future in zip(wanted, futures):
+                echoes.update(zip(batch, future.result()))
+                work["rows_computed"] = work.get("rows_computed", 0) + len(batch)
+                work["batches"] = work.get("batches", 0) + 1
+                watch.done(batch)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise Stopped(partial(self._values, requests, dict(echoes))) from None
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return partial(self._values, requests, echoes)
+
+    def _values(self, requests: Sequence[Ask], echoes: dict[str, EchoedPrompt]) -> list[float]:
+        values = []
+        for ask in requests:
+            echo = echoes.get(ask.prompt)
+            if echo is None:
+                values.append(math.nan)
+                continue
+            values.append(self._read(ask, echo))
+        return values
+
+    def _read(self, ask: Ask, echo: EchoedPrompt) -> float:
+        """The request's sum, its token count kept for the answer; a prompt whose tokens do not
+        tile it stops the run naming the probe that asked it."""
+        reason = echo.untiled()
+        try:
+            if reason is not None:
+                raise Untiled(reason)
+            value, n = echo.summed(ask.start)
+        except Untiled as exc:
+            raise Untiled(f"probe {self._owner.get(ask.prompt, '?')}: {self.where} read {ask.prompt!r} so that "
+                          f"its offsets cannot be trusted ({exc})") from None
+        self._counts[ask] = echo.overlapping(*ask.count) if ask.count is not None else n
+        return value
+
+    def describe(self) -> dict[str, Any]:
+        return {"scorer": self.name, "variant": self.variant, "model": f"{self.facts.model} @ {self.endpoint.url}",
+                "endpoint": self.endpoint.url, "served_model": self.facts.model, "root": self.facts.root,
+                "server": self.facts.owned_by, "server_version": self.facts.version, "prefix": self.prefix,
+                "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
+                "batch_size": self.batch_size, "concurrency": self.concurrency}
+
+    def fingerprint(self) -> str:
+        """The cache key: what the answers are (the canary's fingerprint, the prefix, the variant),
+        not where the server is or how the requests are cut."""
+        import hashlib
+        import json
+
+        key = {"scorer": self.name, "variant": self.variant, "prefix": self.prefix,
+               "canary": self.canary.fingerprint}
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,129 @@
+"""Reading a server's echoed prompt: per-token log-probabilities placed by character offsets.
+
+``/v1/completions`` with ``echo: true`` and ``logprobs`` returns, per prompt, the prompt's tokens
+(``logprobs.tokens``), each one's log-probability given everything before it
+(``token_logprobs``; the first is null: nothing precedes it) and where it starts in the text
+(``text_offset``), followed by the generated token(s). Which tokens belong to a continuation or
+a filler is read from these offsets, never guessed from a local tokenizer: the offsets must
+tile the prompt exactly (each token starts where the last ended, and the tokens spell the
+prompt), else the prompt is refused with :class:`Untiled`.
+
+Why checked so strictly: lm-evaluation-harness's ``local-completions`` sums
+``token_logprobs[ctxlen:-1]`` by position (``lm_eval/models/openai_completions.py``), so a
+server that returns fewer entries than tokens (llama.cpp's server returns the generated
+token's only) or another tokenization gives a silently wrong sum; here it is an error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .served_http import ServerError
+
+
+class Untiled(ServerError):
+    """A server's tokens for a prompt do not tile its text (or are missing): its offsets
+    cannot say which log-probability belongs to which part of the text."""
+
+
+@dataclass(frozen=True)
+class EchoedPrompt:
+    """One prompt as the server read it: ``tokens[i]`` spans ``text[offsets[i]:offsets[i + 1]]``
+    and ``logprobs[i]`` is log P(tokens[i] | tokens[:i]) (None for the first)."""
+
+    text: str
+    tokens: tuple[str, ...]
+    logprobs: tuple[float | None, ...]
+    offsets: tuple[int, ...]
+
+    def untiled(self) -> str | None:
+        """Why the tokens do not tile :attr:`text`, or None when they do."""
+        if not self.tokens:
+            return "the server returned no prompt tokens"
+        if not len(self.tokens) == len(self.logprobs) == len(self.offsets):
+            return (f"{len(self.tokens)} tokens, {len(self.logprobs)} log-probabilities and "
+                    f"{len(self.offsets)} offsets")
+        at = 0
+        for token, offset in zip(self.tokens, self.offsets):
+            if offset != at or self.text[at:at + len(token)] != token:
+                found = self.text[at:at + max(len(token), 1)]
+                return f"token {token!r} at offset {offset} where the text has {found!r}"
+            at += len(token)
+        return None if at == len(self.text) else f"the tokens end at character {at} of {len(self.text)}"
+
+    def ends(self) -> list[int]:
+        """Where each token ends in the text. A token of no text (a byte-level piece of a
+        character that a later token completes: vLLM echoes ``''``, ``''``, ``' 🔥'``) ends
+        where the token completing its character ends: it belongs to that character."""
+        ends = [offset + len(token) for token, offset in zip(self.tokens, self.offsets)]
+        for i in range(len(ends) - 2, -1, -1):
+            if not self.tokens[i]:
+                ends[i] = ends[i + 1]
+        return ends
+
+    def summed(self, start: int) -> tuple[float, int]:
+        """Σ log P of the tokens ending after character ``start`` (those of the text from
+        ``start`` on, a token straddling ``start`` included), and how many they are."""
+        picked = [lp for lp, end in zip(self.logprobs, self.ends()) if end > start]
+        if not picked:
+            raise Untiled(f"no token of {self.text!r} after character {start}")
+        if any(lp is None for lp in picked):
+            raise Untiled(f"the first token of {self.text!r} has no log-probability (nothing precedes it)")
+        return math.fsum(lp for lp in picked if lp is not None), len(picked)
+
+    def overlapping(self, start: int, stop: int) -> int:
+        """How many tokens overlap characters ``[start, stop)`` (a filler's tokens in context)."""
+        return sum(1 for offset, end in zip(self.offsets, self.ends()) if end > start and offset < stop)
+
+    def without_added_start(self) -> EchoedPrompt:
+        """The prompt without a start token the server put before the text itself (a Llama
+        tokenizer's ``<s>``: echoed, null log-probability, not in the text), offsets shifted back."""
+        if len(self.tokens) < 2 or self.logprobs[0] is not None or not self.tokens[0] \
+                or self.text.startswith(self.tokens[0]) or self.offsets[1] != len(self.tokens[0]):
+            return self
+        shift = len(self.tokens[0])
+        return EchoedPrompt(self.text, self.tokens[1:], self.logprobs[1:], tuple(o - shift for o in self.offsets[1:]))
+
+
+def echoed(body: Any, prompts: Sequence[str], generated: int = 0) -> list[EchoedPrompt]:
+    """The echoed prompts of a ``/v1/completions`` answer to ``prompts`` (one choice each, by
+    ``index``), without the ``generated`` tokens that follow each (``max_tokens``)."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or len(choices) != len(prompts):
+        raise ServerError(f"the server answered {len(choices) if isinstance(choices, list) else 'no'} choices "
+                          f"for {len(prompts)} prompts")
+    ordered = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
+    return [_prompt(choice, text, generated) for choice, text in zip(ordered, prompts)]
+
+
+def _prompt(choice: Any, text: str, generated: int) -> EchoedPrompt:
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    if not isinstance(logprobs, dict):
+        raise ServerError("the server returned no log-probabilities (is `logprobs` supported by this endpoint?)")
+    tokens = list(logprobs.get("tokens") or [])
+    values = list(logprobs.get("token_logprobs") or [])
+    offsets = list(logprobs.get("text_offset") or [])
+    keep = max(len(tokens) - generated, 0)
+    return EchoedPrompt(text, tuple(str(t) for t in tokens[:keep]), tuple(_logprob(v) for v in values[:keep]),
+                        tuple(_offset(o) for o in offsets[:keep])).without_added_start()
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _offset(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ServerError(f"a token's text_offset is {value!r}, not a whole number")
+    return value
+
+
+def _logprob(value: Any) -> float | None:
+    if value is None:
+        return None
+    if not _number(value):
+        raise ServerError(f"a token log-probability is {value!r}, not a number")
+    return float(value)

@@ -1,0 +1,172 @@
+"""A fake OpenAI-compatible server, in this process (an ``httpx.MockTransport``), for the served
+scorer's fast tests: a toy causal "model" behind ``/v1/models``, ``/version`` and
+``/v1/completions`` (echo with legacy logprobs, as vLLM answers), and switches that make it
+misbehave the ways real servers do.
+
+The toy model: a prompt is cut into tokens by :data:`TOKEN` (``<s>``, words with their leading
+space, single punctuation marks, runs of spaces), and token ``i``'s log-probability is a
+function of the tokens before it and itself only (:func:`toy_logprob`), so it is causal and
+its sums can be computed directly in a test, independently of the scorer's offset arithmetic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+TOKEN = re.compile(r"<s>|\s?\w+|\s?[^\w\s]|\s+")
+HOST = "127.0.0.1:8011"
+URL = f"http://{HOST}/v1"
+
+
+def toy_tokens(text: str) -> list[str]:
+    return TOKEN.findall(text)
+
+
+def toy_logprob(before: list[str], token: str, salt: str = "") -> float:
+    """log P(token | before) of the toy model: in (-10, -0.01], a hash of both."""
+    key = (salt + "\x00" + "".join(before) + "\x00" + token).encode()
+    return -(0.01 + (zlib.crc32(key) % 999) / 100)
+
+
+def toy_sum(text: str, start: int, prefix: str = "<s>", salt: str = "") -> float:
+    """Σ log P of the tokens of ``prefix + text`` that end after character ``start`` of ``text``."""
+    tokens = toy_tokens(prefix + text)
+    total, at = 0.0, 0
+    for i, token in enumerate(tokens):
+        at += len(token)
+        if at > len(prefix) + start:
+            total += toy_logprob(tokens[:i], token, salt)
+    return total
+
+
+@dataclass
+class FakeServer:
+    """The server's behaviour; ``seen`` keeps every request (method, URL, headers, body)."""
+
+    model: str = "toy"
+    salt: str = ""
+    mode: str = "good"  # good | one-value | llama-content | untiled | positive | noisy | noncausal | no-echo
+    adds_start: bool = False  # the server puts "<s>" before every prompt itself
+    faults: list[Any] = field(default_factory=list)  # served first, one per request: a status or an exception
+    key: str | None = None  # the bearer token it requires
+    swap_after: int | None = None  # completion requests after which another model answers
+    redirect: str | None = None  # every request redirected there
+    seen: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
+    completions: int = 0
+    max_tokens_zero: bool = True
+    interrupt_at: int | None = None  # Ctrl-C (KeyboardInterrupt) as this completion request is answered
+    untile_word: str | None = None  # prompts holding this word come back with offsets shifted by one
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content) if request.content else None
+        self.seen.append((request.method, str(request.url), dict(request.headers), body))
+        if self.faults:
+            fault = self.faults.pop(0)
+            if isinstance(fault, Exception):
+                raise fault
+            return httpx.Response(fault, json={"error": {"message": f"fault {fault}"}})
+        if self.redirect:
+            return httpx.Response(307, headers={"location": self.redirect})
+        if self.key is not None and request.headers.get("authorization") != f"Bearer {self.key}":
+            return httpx.Response(401, json={"error": {"message": "invalid API key"}})
+        path = request.url.path
+        if path == "/v1/models":
+            return httpx.Response(200, json={"object": "list", "data": [
+                {"id": self.model, "object": "model", "root": f"/models/{self.model}", "owned_by": "fake"}]})
+        if path == "/version":
+            return httpx.Response(200, json={"version": "fake-1.0"})
+        if path == "/v1/completions":
+            return self._complete(body)
+        return httpx.Response(404, json={"detail": "Not Found"})
+
+    def _complete(self, body: dict[str, Any]) -> httpx.Response:
+        if body.get("model") != self.model:
+            return httpx.Response(404, json={"error": {"message": f"model {body.get('model')} not found"}})
+        if self.mode == "no-echo" and body.get("echo"):
+            return httpx.Response(400, json={"error": {"message": "Only no echo is supported"}})
+        if body.get("max_tokens") == 0 and not self.max_tokens_zero:
+            return httpx.Response(400, json={"error": {"message": "max_tokens must be at least 1"}})
+        self.completions += 1
+        if self.completions == self.interrupt_at:
+            raise KeyboardInterrupt
+        salt = self.salt + ("swapped" if self.swap_after is not None and self.completions > self.swap_after else "")
+        prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
+        generated = int(body.get("max_tokens", 16))
+        choices = [self._choice(i, p, generated, salt) for i, p in enumerate(prompts)]
+        return httpx.Response(200, json={"id": "cmpl-fake", "object": "text_completion", "model": self.model,
+                                         "choices": choices})
+
+    def _choice(self, index: int, prompt: str, generated: int, salt: str) -> dict[str, Any]:
+        text = ("<s>" if self.adds_start else "") + prompt
+        tokens = toy_tokens(text)
+        context = prompt if self.mode == "noncausal" else ""
+        values: list[float | None] = [None] + [toy_logprob(tokens[:i], t, salt + context)
+                                               for i, t in enumerate(tokens) if i]
+        if self.mode == "noisy":
+            values = [None if v is None else v + 1e-3 * (self.completions % 3) for v in values]
+        if self.mode == "positive":
+            values = [None if v is None else -v for v in values]
+        offsets, at = [], 0
+        for t in tokens:
+            offsets.append(at)
+            at += len(t)
+        if self.mode == "untiled" or (self.untile_word is not None and self.untile_word in prompt):
+            offsets = [o + 1 if i > 1 else o for i, o in enumerate(offsets)]
+        tokens += [" and"] * generated
+        values += [-1.0] * generated
+        offsets += [at] * generated
+        if self.mode == "one-value":  # llama.cpp's answer: the generated token's only (issue 27174)
+            tokens, values, offsets = [" and"], [-1.0], [at]
+        logprobs: dict[str, Any] = {"tokens": tokens, "token_logprobs": values, "text_offset": offsets,
+                                    "top_logprobs": [None] * len(tokens)}
+        if self.mode == "llama-content":  # llama-server's newer shape, one entry (see tests/test_served_checks.py)
+            logprobs = {"content": [{"id": 323, "token": " and", "bytes": [32, 97, 110, 100], "logprob": -1.0,
+                                     "top_logprobs": []}]}
+        return {"index": index, "text": text + " and" * generated, "logprobs": logprobs, "finish_reason": "length"}
+
+
+class Listening:
+    """``fake`` behind a real HTTP server on 127.0.0.1 (a free port), in a thread: for runs
+    through the command line, which build their own client. ``url`` is its API's base URL."""
+
+    def __init__(self, fake: FakeServer) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                request = httpx.Request(self.command, f"http://{HOST}{self.path}", headers=dict(self.headers),
+                                        content=self.rfile.read(length) if length else b"")
+                response = fake.handle(request)
+                self.send_response(response.status_code)
+                for name, value in response.headers.items():
+                    if name.lower() not in ("content-length", "transfer-encoding"):
+                        self.send_header(name, value)
+                self.send_header("content-length", str(len(response.content)))
+                self.end_headers()
+                self.wfile.write(response.content)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
