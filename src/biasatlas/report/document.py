@@ -20,7 +20,7 @@ from ..registry import find_spec
 from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of, unmatched
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .sections import Provenance, provenance, run_headlines, run_notices, run_tables
-from .tables import agreement_rows, control_rows, leaderboard, metric_rows
+from .tables import agreement_rows, control_rows, leaderboard, metric_rows, notice_row
 
 #: The report's output formats: the page, Markdown, the long-form numbers (CSV, JSON), booktabs
 #: tables for a paper (LaTeX) and the papers and models to cite (BibTeX).
@@ -136,12 +136,15 @@ def to_markdown_doc(report: Report) -> str:
 
 
 def to_csv_doc(report: Report) -> str:
-    """Long form: one row per (run, metric) with its interval and n, then its headlines' controls and
-    detectable effects, and the run's notices (its warnings, " | " between two) on each of its rows,
-    so a filtered sheet keeps them; last, the agreement between measures (run ``agreement``, one
+    """Long form: one row per (run, metric) with its interval, n and direction, then its headlines'
+    controls and detectable effects, then one row per notice of the run (``metric`` ``notice``, the
+    sentence in ``notices``: a warning is written once, not on each of the run's rows; filter on
+    ``run`` to keep it with them); last, the agreement between measures (run ``agreement``, one
     row per correlation, ``n`` the common models, the note in ``notices``)."""
-    rows = [{**row.as_dict(), "notices": " | ".join(rr.notices)}
-            for rr in report.runs for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))]
+    rows = []
+    for rr in report.runs:
+        rows += [{**row.as_dict(), "notices": ""} for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))]
+        rows += [{**notice_row(rr.run).as_dict(), "notices": text} for text in rr.notices]
     rows += [{**row.as_dict(), "notices": note} for row, note in agreement_rows(report.agreement)]
     return to_csv(rows)
 

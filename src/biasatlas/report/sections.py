@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..display.controls import Headline
@@ -94,15 +95,32 @@ def provenance(run: RunView) -> Provenance:
     facts += [(label, _setting_text(key, value)) for (key, label), value in _present_settings(run)]
     if run.benchmark_config.get("sample") is not None and "seed" in run.benchmark_config:
         facts.append(("sample seed", str(run.benchmark_config["seed"])))
-    facts += [(f"scorer {k}", _short(v)) for k, v in scorer.items() if k not in ("model", "variant")]
+    facts += [(k if k == "scorer" else f"scorer {k}", _short(v)) for k, v in scorer.items()
+              if k not in ("model", "variant")]  # its kind reads "scorer", not "scorer scorer"
     versions = ", ".join(f"{k} {prov[k]}" for k in ("biasatlas", "python", "torch", "transformers", "tokenizers")
                          if prov.get(k))
     facts.append(("versions", versions or "–"))
+    if prov.get("biasatlas_commit"):
+        facts.append(("biasatlas commit", str(prov["biasatlas_commit"]) + (" (with local changes)"
+                                                                           if prov.get("biasatlas_modified") else "")))
+    made = _run_date(run.path)
+    if made:
+        facts.append(("run date (UTC)", made))
     for key in ("n_probes", "seconds_scoring"):
         if prov.get(key) is not None:
             facts.append((key.replace("_", " "), str(prov[key])))
     raw = json.dumps({"config": run.config, "provenance": prov}, indent=2, ensure_ascii=False, default=str)
     return Provenance(tuple(facts), raw)
+
+
+def _run_date(folder: Path) -> str | None:
+    """When the run was made, from its timing.json (the one file a date may live in: the others are
+    byte-identical between a run and its resumption); None for an older folder or none on disk."""
+    try:
+        timing = json.loads((folder / "timing.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return str(timing["finished_utc"]) if isinstance(timing, dict) and timing.get("finished_utc") else None
 
 
 def _present_settings(run: RunView) -> list[tuple[tuple[str, str], Any]]:

@@ -50,7 +50,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CpuBudget", "ThreadChoice", "choose_threads", "cgroup_quota", "default_budget", "passive_openmp", "torch_threads"]
+__all__ = ["CpuBudget", "ThreadChoice", "cgroup_quota", "choose_threads", "default_budget", "passive_openmp",
+           "torch_threads"]
 
 #: libgomp's and LLVM OpenMP's variable for what a waiting thread does (ACTIVE: spin; PASSIVE: sleep).
 WAIT_POLICY = "OMP_WAIT_POLICY"

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...runs.view import RunView
+from ...display.direction import HIGHER, toward
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
@@ -79,6 +80,10 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): LMS and ICAT higher,
+#: SS at 50 (Nadeem et al. 2021, §4).
+DIRECTIONS_OF_METRICS = {"lms": HIGHER, "ss": toward(50), "icat": HIGHER}
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)
