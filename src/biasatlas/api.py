@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .request import RunRequest, check_label, split_options
+from .request import GivenModel, ModelOptions, RunRequest, check_label, split_options
 from .runs.evaluation import EvaluationRun, as_saved
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force
 
 def execute(request: RunRequest, *, out: Path | str | None = None, force: bool = False,
             cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
-            log: Log | None = None, label: str | None = None) -> EvaluationRun:
+            log: Log | None = None, label: str | None = None,
+            scorers: dict[ModelOptions, Any] | None = None) -> EvaluationRun:
     """Run ``request``, the one runner behind :func:`evaluate`, ``biasatlas run`` and suites.
 
     ``cache``: ``True`` uses the score cache at its default place (``$BIASATLAS_CACHE_DIR``),
@@ -76,7 +77,9 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     refused unless ``force``). ``log`` receives the status lines the command line prints:
     the model's loading, then, before any scoring, :func:`start_line`. ``label`` names the run
     in reports (summary.json's ``label``; default: the model's name, a local folder's base name);
-    it changes no score, so a run resumes and pairs whatever its label.
+    it changes no score, so a run resumes and pairs whatever its label. ``scorers`` lends the
+    scorers built by earlier calls, by their model options (a scorer keeps no state between runs):
+    one given to several calls loads each model once (the runs of ``--sensitivity``, of a suite).
     """
     from .pipeline import evaluate as run_pipeline
     from .registry import renamed_config
@@ -94,10 +97,9 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
         runner = request.engine.build(model)
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
-        _say(log, f"{bench.name} · {model.loading()}")
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
-        run = run_pipeline(request.scored, model.build(), progress=progress, cache=store, refresh=refresh,
-                           engine=runner, announce=announce)
+        run = run_pipeline(request.scored, _scorer(model, scorers, log, bench.name), progress=progress, cache=store,
+                           refresh=refresh, engine=runner, announce=announce)
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})
         run = replace(run, summary=with_detectable(run.summary, run.config, run.records))
@@ -114,6 +116,21 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             lock.release()
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
                             path=folder)
+
+
+def _scorer(model: ModelOptions, scorers: dict[ModelOptions, Any] | None, log: Log | None, name: str) -> Any:
+    """The scorer ``model`` builds, or the one ``scorers`` already holds for the same options."""
+    if isinstance(model, GivenModel):  # already in memory; and its options compare without the object
+        _say(log, f"{name} · {model.loading()}")
+        return model.build()
+    if scorers is not None and model in scorers:
+        _say(log, f"{name} · using {model.model}, already loaded")
+        return scorers[model]
+    _say(log, f"{name} · {model.loading()}")
+    built = model.build()
+    if scorers is not None:
+        scorers[model] = built
+    return built
 
 
 def with_detectable(summary: Mapping[str, Any], config: Mapping[str, Any],

@@ -132,6 +132,7 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
     planned = plan(request, kind)
     sens = declaration(benchmark_spec(request.bench.name), kind)
     store, opened = _cache(cache)
+    scorers: dict[Any, Any] = {}  # each model loads once, whatever the number of perturbations
     try:
         runs: list[EvaluationRun] = []
         for p in planned:
@@ -139,7 +140,7 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
                 log(f"sensitivity {kind}: {p.name} ({len(runs) + 1} of {len(planned)})")
             runs.append(execute(p.request, out=None if out is None else Path(out) / p.name, force=force,
                                 cache=store if store is not None else False, refresh=refresh, progress=progress,
-                                log=log, label=label))
+                                log=log, label=label, scorers=scorers))
     finally:
         if opened and store is not None:
             store.close()
@@ -163,7 +164,21 @@ def compare(sens: Sensitivity, kind: str, planned: Sequence[Planned], runs: Sequ
     return {"format": FORMAT, "benchmark": first.benchmark, "kind": kind, "model": first.model,
             "dataset": first.config.get("benchmark", {}).get("dataset"), "setting": setting(first.config),
             "label": first.summary_dict.get("label") or first.model, "outcome": sens.outcome_phrase,
-            "runs": entries, "spread": spread(entries)}
+            "runs": entries, "spread": spread(entries), "labels": _labels(first, [h.name for h in
+                                                                                  sens.headlines(first.summary_dict)])}
+
+
+def _labels(run: EvaluationRun, names: Sequence[str]) -> dict[str, str]:
+    """Each headline's name as the benchmark's tables spell it (``metric_score`` → ``metric``), for
+    the tables (a sensitivity.json written before this lacks them: the names are shown)."""
+    from .registry import find_spec
+    from .runs.view import RunView
+
+    spec = find_spec(run.benchmark)
+    if spec is None:
+        return {}
+    view = RunView(run.path or Path("."), run.config, run.summary_dict, run.records, tuple(run.skipped))
+    return {m.name: m.label for m in spec.view.metrics(view) if m.name in names and m.label and m.label != m.name}
 
 
 def setting(config: Mapping[str, Any]) -> str:
@@ -252,12 +267,13 @@ def tables(result: Mapping[str, Any]) -> list[Any]:
         f = e["flips"]
         cells.append("–" if f is None else f"{f['flipped']}/{f['n']} ({_percent(f['share'])})")
         rows.append(tuple(cells))
-    columns = ("run", *names, "flips")
+    labels = result.get("labels") or {}
+    columns = ("run", *(labels.get(n, n) for n in names), "flips")
     title = f"Sensitivity ({result['kind']}): {result['benchmark']} · {result['label']}"
     about = "; ".join(f"{e['name']}: {e['about']}" for e in result["runs"] if e["perturbation"] is not None)
     caption = (f"Each headline with its 95% interval. Flips: items whose outcome ({result['outcome']}) differs "
                f"from the unperturbed run's, of the items both scored. Runs: {about}.")
-    spread_rows = tuple((n, _round(s["min"]), _round(s["max"]), _round(s["range"]), s["min_run"] or "–",
+    spread_rows = tuple((labels.get(n, n), _round(s["min"]), _round(s["max"]), _round(s["range"]), s["min_run"] or "–",
                          s["max_run"] or "–") for n, s in result["spread"].items())
     return [Table(title, columns, tuple(rows), caption),
             Table(f"Spread over {len(result['runs'])} runs", ("headline", "min", "max", "range", "at min", "at max"),

@@ -17,7 +17,8 @@ from ..runs.view import RunView
 from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError
 from ..registry import find_spec
-from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of, unmatched
+from .agreement import (MIN_MODELS, Agreement, agreement_dict, agreement_table, agreements, measures, model_of,
+                        unmatched)
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .sections import Provenance, provenance, run_headlines, run_notices, run_tables
 from .tables import agreement_rows, control_rows, leaderboard, metric_rows, notice_row
@@ -96,9 +97,10 @@ def _run_report(run: RunView, index: int) -> RunReport:
 
 def _agreement(per_run: Sequence[RunReport], *, n_resamples: int,
                seed: int) -> tuple[tuple[Agreement, ...], tuple[tuple[str, str], ...]]:
-    """Every two headline measures' rank agreement, when the runs hold two models or more, and
+    """Every two headline measures' rank agreement, when the runs hold enough models to rank
+    (:data:`~.agreement.MIN_MODELS`: with fewer, every row could only say "too few to rank"), and
     the pairs left out for want of a common model."""
-    if len({model_of(rr.run) for rr in per_run}) < 2:
+    if len({model_of(rr.run) for rr in per_run}) < MIN_MODELS:
         return (), ()
     found = measures([rr.run for rr in per_run], {i: rr.headlines for i, rr in enumerate(per_run)})
     if len(found) < 2:
@@ -143,7 +145,8 @@ def to_csv_doc(report: Report) -> str:
     row per correlation, ``n`` the common models, the note in ``notices``)."""
     rows = []
     for rr in report.runs:
-        rows += [{**row.as_dict(), "notices": ""} for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))]
+        numbers = (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))
+        rows += [{**row.as_dict(), "notices": ""} for row in numbers]
         rows += [{**notice_row(rr.run).as_dict(), "notices": text} for text in rr.notices]
     rows += [{**row.as_dict(), "notices": note} for row, note in agreement_rows(report.agreement)]
     return to_csv(rows)
