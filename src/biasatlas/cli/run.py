@@ -45,6 +45,14 @@ class RunGroup(TyperGroup):
         super().__init__(*args, **kw)
         self.commands = _Commands()  # type: ignore[assignment]  # a lazy mapping, read as a dict
 
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """A benchmark's command; ``A,B`` (several benchmarks) the grid's (:mod:`.grid`)."""
+        if "," in cmd_name:
+            from .grid import build_grid_command
+
+            return build_grid_command(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
 
 class _Commands(Mapping[str, Any]):
     """Benchmark name → its command, built by ``build(name)`` when first asked for (names from
