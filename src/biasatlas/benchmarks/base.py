@@ -220,6 +220,9 @@ class Flag:
     file: bool = False
     minimum: float | None = None
     metavar: str | None = None
+    #: ``choices`` by the value of another option (BBQ's ``--category`` by ``--dataset``): (that
+    #: option, value → its choices), so ``biasatlas list`` shows each dataset's own.
+    grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
 
 
 #: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).
