@@ -97,6 +97,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
         runner = request.engine.build(model)
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
+        _say_language(log, request)
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
         run = run_pipeline(request.scored, _scorer(model, scorers, log, bench.name), progress=progress, cache=store,
                            refresh=refresh, engine=runner, announce=announce)
@@ -116,6 +117,17 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             lock.release()
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
                             path=folder)
+
+
+def _say_language(log: Log | None, request: RunRequest) -> None:
+    """A note when a packaged model reads data in a language it was not trained for (SmolLM2 on French)."""
+    from .registry import find_spec
+    from .scorers.packaged import language_note
+
+    spec = find_spec(request.bench.name)
+    note = language_note(request.model.model, spec.language(request.bench) if spec is not None else None)
+    if note is not None:
+        _say(log, note)
 
 
 def _scorer(model: ModelOptions, scorers: dict[ModelOptions, Any] | None, log: Log | None, name: str) -> Any:
