@@ -52,3 +52,24 @@ def test_run_with_two_benchmarks_writes_a_suite_that_reruns_it(tmp_path):
 def test_an_unknown_benchmark_in_the_list_is_named():
     done = _cli("crows-pairs,winogendr", "-m", "fake", "--out", "x")
     assert done.exit_code != 0 and "winogender" in str(done.exception or done.output)
+
+
+@pytest.mark.slow  # four fake runs: seconds
+def test_a_suite_loads_each_model_once_whatever_the_number_of_benchmarks(tmp_path, monkeypatch):
+    from biasatlas.request import ModelOptions
+    from biasatlas.suite import run_suite
+
+    built: list[str] = []
+    real = ModelOptions.build
+
+    def counting(self):
+        built.append(self.model)
+        return real(self)
+
+    monkeypatch.setattr(ModelOptions, "build", counting)
+    suite = grid_suite(["winogender", "winobias"], ["fake"], {"batch_size": 4}, tmp_path / "g")
+    other = grid_suite(["winogender", "winobias"], ["fake"], {"batch_size": 8}, tmp_path / "h")
+    result = run_suite(suite, progress=False)
+    assert built == ["fake"] and len(result.ran) == 2  # before: one load per cell
+    run_suite(other, progress=False)
+    assert built == ["fake", "fake"]

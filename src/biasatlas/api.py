@@ -78,8 +78,9 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     the model's loading, then, before any scoring, :func:`start_line`. ``label`` names the run
     in reports (summary.json's ``label``; default: the model's name, a local folder's base name);
     it changes no score, so a run resumes and pairs whatever its label. ``scorers`` lends the
-    scorers built by earlier calls, by their model options (a scorer keeps no state between runs):
-    one given to several calls loads each model once (the runs of ``--sensitivity``, of a suite).
+    scorer the last call built, by its model options (a scorer keeps no state between runs): one
+    dict given to consecutive calls on one model loads it once (the runs of ``--sensitivity``, a
+    suite's cells of one model); a call on another model lets it go first.
     """
     from .pipeline import evaluate as run_pipeline
     from .registry import renamed_config
@@ -138,6 +139,8 @@ def _scorer(model: ModelOptions, scorers: dict[ModelOptions, Any] | None, log: L
     if scorers is not None and model in scorers:
         _say(log, f"{name} · using {model.model}, already loaded")
         return scorers[model]
+    if scorers is not None:
+        scorers.clear()  # one model in memory at a time: the one before is let go before this one loads
     _say(log, f"{name} · {model.loading()}")
     built = model.build()
     if scorers is not None:

@@ -442,8 +442,9 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     atomic_write(folder / SUITE_COPY, suite.text if suite.text is not None else suite.path.read_text(encoding="utf-8"))
     ran, skipped = [], []
     cache = ScoreCache(default_cache_path())
+    scorers: dict[ModelOptions, Any] = {}  # a model's cells run one after another, on one load of it
     try:
-        for number, cell in enumerate(suite.cells, 1):
+        for number, cell in enumerate(_by_model(suite.cells), 1):
             where = f"[{number}/{len(suite.cells)}] {cell.folder}"
             if finished(folder, cell):
                 say(f"{where}: finished earlier with the same settings, skipped")
@@ -452,7 +453,7 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
             say(where)
             if cell.run.sensitivity is None:
                 execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say,
-                        label=cell.label)
+                        label=cell.label, scorers=scorers)
             else:  # what run --sensitivity writes, into the cell's folder
                 sensitivity_run(cell.request, cell.run.sensitivity, out=folder / cell.folder, cache=cache, force=force,
                                 progress=progress, log=say, label=cell.label)
@@ -462,6 +463,15 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     report, board, tables = write_report(folder, [report_folder(c) for c in suite.cells],
                                          title=f"biasatlas suite · {suite.path.name}")
     return SuiteResult(folder, tuple(ran), tuple(skipped), report, board, tables + write_stability(folder, suite.cells))
+
+
+def _by_model(cells: Sequence[Cell]) -> list[Cell]:
+    """The cells in the order they run: each model's together (in the order the models first come),
+    so that it loads once; within a model, the file's order. The report keeps the file's order."""
+    first: dict[ModelOptions, int] = {}
+    for i, cell in enumerate(cells):
+        first.setdefault(cell.request.model, i)
+    return sorted(cells, key=lambda c: first[c.request.model])
 
 
 def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:

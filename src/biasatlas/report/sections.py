@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..display.controls import Headline
@@ -103,24 +102,12 @@ def provenance(run: RunView) -> Provenance:
     if prov.get("biasatlas_commit"):
         facts.append(("biasatlas commit", str(prov["biasatlas_commit"]) + (" (with local changes)"
                                                                            if prov.get("biasatlas_modified") else "")))
-    made = _run_date(run.path)
-    if made:
-        facts.append(("run date (UTC)", made))
+
     for key in ("n_probes", "seconds_scoring"):
         if prov.get(key) is not None:
             facts.append((key.replace("_", " "), str(prov[key])))
     raw = json.dumps({"config": run.config, "provenance": prov}, indent=2, ensure_ascii=False, default=str)
     return Provenance(tuple(facts), raw)
-
-
-def _run_date(folder: Path) -> str | None:
-    """When the run was made, from its timing.json (the one file a date may live in: the others are
-    byte-identical between a run and its resumption); None for an older folder or none on disk."""
-    try:
-        timing = json.loads((folder / "timing.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return str(timing["finished_utc"]) if isinstance(timing, dict) and timing.get("finished_utc") else None
 
 
 def _present_settings(run: RunView) -> list[tuple[tuple[str, str], Any]]:
