@@ -329,3 +329,13 @@ def test_the_tables_name_a_headline_as_the_benchmark_s_tables_do(isolated_run):
     assert "metric" in table.columns and "metric_score" not in table.columns  # the label, not the JSON field
     assert [row[0] for row in spread_table.rows] == ["metric"]
     assert result["labels"] == {"metric_score": "metric"}
+
+
+def test_the_ranking_stability_table_names_a_headline_by_its_label():
+    results = [{**_result(m, (v, v)), "labels": {"h": "metric"}} for m, v in (("a", 1.0), ("b", 2.0), ("c", 3.0))]
+    from biasatlas.sensitivity import stability_table
+
+    (row,) = stability_table(ranking_stability(results, n_resamples=50)).rows
+    assert row[4] == "metric"
+    (older,) = stability_table(ranking_stability([_result(m, (1.0, 1.0)) for m in "abc"], n_resamples=50)).rows
+    assert older[4] == "h"  # a sensitivity.json from before the labels: the name

@@ -313,6 +313,7 @@ def ranking_stability(results: Sequence[Mapping[str, Any]], *, n_resamples: int 
             tau, low, high = kendall_with_interval(x, y, n_resamples=n_resamples, seed=seed)
             rows.append({"benchmark": benchmark, "dataset": members[0].get("dataset"), "kind": kind,
                          "perturbation": name, "headline": headline,
+                         "label": (members[0].get("labels") or {}).get(headline, headline),
                          "n_models": len(kept), "tau": tau, "low": low, "high": high,
                          "models": {members[i]["label"]: [base[i], moved[i]] for i in kept}})
     return rows
@@ -372,7 +373,7 @@ def stability_table(rows: Sequence[Mapping[str, Any]], *, n_resamples: int = 100
     """The rows of :func:`ranking_stability` as one table."""
     from .display.tables import CI, Table
 
-    cells = tuple((r["benchmark"], r.get("dataset") or "–", r["kind"], r["perturbation"], r["headline"],
+    cells = tuple((r["benchmark"], r.get("dataset") or "–", r["kind"], r["perturbation"], r.get("label", r["headline"]),
                    r["n_models"], _round(r["tau"]), CI(r["low"], r["high"], 2)) for r in rows)
     return Table("Ranking stability: Kendall's τ of each perturbation's model ranking against the unperturbed one",
                  ("benchmark", "dataset", "kind", "perturbation", "headline", "models", "τ", "95% CI"), cells,
