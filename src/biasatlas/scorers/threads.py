@@ -35,7 +35,19 @@ wanted. ``OMP_WAIT_POLICY=PASSIVE`` makes it sleep at once. libgomp reads the va
 it is loaded, that is at ``import torch``; :func:`passive_openmp` sets it (unless the user set
 it) and is called by ``import biasatlas`` (the package root), which every entry point
 (command line, Python API, suites, tests) passes through before any torch import of ours.
-bench/bench_threads.py measures both, idle and loaded.
+
+bench/bench_threads.py measures both (the five pairs, seconds of scoring, one fresh process each,
+on this project's shared 2-core machine, which is never idle; load average in brackets):
+
+    setting                          ambient (7)   +4 busy loops (9)   ambient (15)  +4 busy loops (18–22)
+    before: 2 threads, spin wait     18.1          32.3                51.8          > 300
+    default: 1 thread here, passive   1.9           2.2                 6.7           23.8
+    1 thread, passive                 1.9           3.3                 3.9           16.3
+    2 threads, passive                1.3           6.8                 3.8            7.6
+
+The spinning wait is most of the loss; with a passive wait two threads are sometimes faster for
+this process on a loaded machine (more threads, more of the CPU taken from the others), but the
+default does not oversubscribe: it leaves the other processes their share.
 """
 
 from __future__ import annotations
