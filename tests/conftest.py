@@ -14,6 +14,8 @@ from types import ModuleType
 
 import pytest
 
+import biasatlas  # noqa: F401  (first: it sets OMP_WAIT_POLICY=PASSIVE before any test module loads torch)
+from biasatlas.scorers.threads import choose_threads
 from shared_data import shared_data_dir
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -21,6 +23,9 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 # Quiet logs; and no tokenizer thread pool that a forked worker (mining) would inherit.
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# torch's threads for every test, the in-process scorers' and the subprocesses' alike: the count a
+# run would choose (the CPUs the load leaves idle; OMP_NUM_THREADS if set), read by torch at import.
+os.environ.setdefault("OMP_NUM_THREADS", str(choose_threads(None).threads))
 
 
 @pytest.fixture(scope="session")

@@ -52,9 +52,15 @@ def test_the_reversed_order_gives_minus_one() -> None:
 
 
 def test_two_common_models_are_too_few_and_say_so() -> None:
-    (row,) = _report([55.0, 60.0], [48.0, 42.0], models=("a", "b")).agreement
+    row = agree(Measure("x", {"a": 5.0, "b": 10.0}), Measure("y", {"a": 2.0, "b": 8.0}))
     assert row.n_models == 2 and row.spearman is None and row.kendall is None
     assert "too few" in row.note and str(MIN_MODELS) in row.note
+
+
+def test_a_report_over_fewer_models_than_a_ranking_needs_has_no_agreement_section() -> None:
+    # issue 40: with two models every row could only say "too few to rank"
+    report = _report([55.0, 60.0], [48.0, 42.0], models=("a", "b"))
+    assert report.agreement == () and "Agreement between measures" not in render(report, "md")
 
 
 def test_one_model_gives_no_agreement_section() -> None:

@@ -99,6 +99,22 @@ def _has_headlines(run) -> None:
     view = RunView(Path("run"), run.config, saved, run.records)
     heads = build_report([view], compare=False).runs[0].headlines
     assert heads and set(recorded) == {h.name for h in heads}
+    _declares_directions(view, heads)
+
+
+def _declares_directions(view, heads) -> None:
+    """Every metric of the run declares which way it reads (issue 40), and a headline's metric reads
+    the way the headline says: best at its neutral value (``farther``) or lower (``higher`` is more biased)."""
+    from biasatlas.display.direction import direction_of
+    from biasatlas.report.tables import metric_rows
+
+    directions = registry.benchmark_spec(view.benchmark).view.directions
+    rows = metric_rows(view)
+    assert rows and [r.metric for r in rows if direction_of(r.metric, directions) is None] == []
+    for h in heads:
+        d = direction_of(h.name, directions)
+        expected = (None, h.neutral) if h.more_biased == "farther" else (False, None)
+        assert d is not None and (d.higher_is_better, d.ideal) == expected, h.name
 
 
 @pytest.mark.parametrize("benchmark", sorted(EMBEDDING))

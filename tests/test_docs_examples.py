@@ -37,7 +37,8 @@ DEFAULT_STAND_IN = "tiny_gpt2"
 #: A second masked LM, for a run folder a command compares against but no command makes.
 OTHER_MASKED = "tiny_roberta"
 #: Items per run: enough for every table and test, few enough for a fast suite.
-LIMIT = {"crows-pairs": "20", "census": "4", "zh-neutral": "30", "winogender": "4", "winobias": "3"}
+LIMIT = {"crows-pairs": "20", "census": "4", "zh-neutral": "30", "winogender": "4", "winobias": "3", "bbq": "3",
+         "stereoset": "3"}
 
 ZH_SENTENCES = (  # mined by `biasatlas mine`: each holds one gendered keyword of a default pair
     "他在学校里认真学习，每天都很早起床。", "那个男童在公园里玩得很开心。", "记者发现，他每天都会去图书馆读书学习。",

@@ -151,7 +151,7 @@ def test_chunks_arriving_out_of_order_make_the_same_run(tmp_path, crows_file):
     write_run(backwards, tmp_path / "ray")
     _assert_identical(tmp_path)
     assert cache.count() == 300  # every chunk committed, whatever its order
-    assert local.timing["engine"] == {"name": "local"}
+    assert local.timing["engine"]["name"] == "local"
 
 
 def test_engine_settings_a_command_line_gets_wrong_are_usage_errors():
@@ -193,7 +193,7 @@ def test_a_ray_run_folder_is_byte_identical_to_a_local_one(request, tmp_path, cr
     engine = remote.timing["engine"]
     assert (engine["name"], engine["workers"]) == ("ray", 2) and engine["workers_used"] >= 1
     assert engine["threads"] == 1  # the driver's torch threads (see ray_instance)
-    assert local.timing["engine"] == {"name": "local"}
+    assert local.timing["engine"]["name"] == "local"
 
 
 class _Recording(RayEngine):

@@ -18,7 +18,7 @@ from biasatlas.probes import (ContinuationProbe, PairAnswer, PairProbe, Sentence
 from biasatlas.registry import load_benchmark
 from biasatlas.request import GivenModel, ModelOptions, RunRequest
 from biasatlas.scorers.fake import FakeScorer
-from biasatlas.sensitivity import kendall_with_interval, plan, ranking_stability, read, run
+from biasatlas.sensitivity import kendall_with_interval, plan, ranking_stability, read, run, tables
 
 FLIP = "This is an English text. "  # the English "language" preamble (NEUTRAL_PREAMBLES)
 
@@ -306,3 +306,36 @@ def test_every_declared_kind_names_distinct_perturbations_for_a_causal_lm(shared
         for kind, perturbations in sens.kinds.items():
             names = [p.name for p in perturbations(bench, "causal-lm")]
             assert names and len(set(names)) == len(names), (name, kind)
+
+
+def test_every_perturbation_scores_with_the_model_loaded_once(isolated_run, monkeypatch):
+    # issue 40: --sensitivity preambles loaded the model once per perturbation
+    built = []
+    real = ModelOptions.build
+
+    def counting(self):
+        built.append(self.model)
+        return real(self)
+
+    monkeypatch.setattr(ModelOptions, "build", counting)
+    result = run(RunRequest("crows-pairs", {"dataset": "en", "limit": 20}, ModelOptions(model="fake")), "preambles",
+                 cache=False, progress=False)
+    assert len(result["runs"]) > 2 and built == ["fake"]
+
+
+def test_the_tables_name_a_headline_as_the_benchmark_s_tables_do(isolated_run):
+    result = run(_crows(Lengths(), limit=20), "preambles", progress=False, cache=False)
+    table, spread_table = tables(result)
+    assert "metric" in table.columns and "metric_score" not in table.columns  # the label, not the JSON field
+    assert [row[0] for row in spread_table.rows] == ["metric"]
+    assert result["labels"] == {"metric_score": "metric"}
+
+
+def test_the_ranking_stability_table_names_a_headline_by_its_label():
+    results = [{**_result(m, (v, v)), "labels": {"h": "metric"}} for m, v in (("a", 1.0), ("b", 2.0), ("c", 3.0))]
+    from biasatlas.sensitivity import stability_table
+
+    (row,) = stability_table(ranking_stability(results, n_resamples=50)).rows
+    assert row[4] == "metric"
+    (older,) = stability_table(ranking_stability([_result(m, (1.0, 1.0)) for m in "abc"], n_resamples=50)).rows
+    assert older[4] == "h"  # a sensitivity.json from before the labels: the name

@@ -10,11 +10,18 @@ From Python, one call runs a benchmark (docs/python.md)::
 ``evaluate`` comes from :mod:`biasatlas.api`, ``load_run`` and ``EvaluationRun`` from
 :mod:`biasatlas.runs.evaluation`, each imported on first use (PEP 562), so ``import biasatlas``
 loads no benchmark, model library or pandas.
+
+Importing the package sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment names a policy or
+torch is already imported: OpenMP reads it once, when torch loads it, and this is the one place
+every entry point passes first (:func:`biasatlas.scorers.threads.passive_openmp` says why).
 """
 
 from typing import Any
 
+from .scorers.threads import passive_openmp
 from .version import __version__
+
+passive_openmp()
 
 #: The names the package lends from its modules, each imported when first asked for.
 _LENT = {"evaluate": "api", "EvaluationRun": "runs.evaluation", "load_run": "runs.evaluation"}

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .request import RunRequest, check_label, split_options
+from .request import GivenModel, ModelOptions, RunRequest, check_label, split_options
 from .runs.evaluation import EvaluationRun, as_saved
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def evaluate(benchmark: str | Benchmark, *, out: Path | str | None = None, force
 
 def execute(request: RunRequest, *, out: Path | str | None = None, force: bool = False,
             cache: bool | ScoreCache = True, refresh: bool = False, progress: bool = True,
-            log: Log | None = None, label: str | None = None) -> EvaluationRun:
+            log: Log | None = None, label: str | None = None,
+            scorers: dict[ModelOptions, Any] | None = None) -> EvaluationRun:
     """Run ``request``, the one runner behind :func:`evaluate`, ``biasatlas run`` and suites.
 
     ``cache``: ``True`` uses the score cache at its default place (``$BIASATLAS_CACHE_DIR``),
@@ -76,7 +77,10 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     refused unless ``force``). ``log`` receives the status lines the command line prints:
     the model's loading, then, before any scoring, :func:`start_line`. ``label`` names the run
     in reports (summary.json's ``label``; default: the model's name, a local folder's base name);
-    it changes no score, so a run resumes and pairs whatever its label.
+    it changes no score, so a run resumes and pairs whatever its label. ``scorers`` lends the
+    scorer the last call built, by its model options (a scorer keeps no state between runs): one
+    dict given to consecutive calls on one model loads it once (the runs of ``--sensitivity``, a
+    suite's cells of one model); a call on another model lets it go first.
     """
     from .pipeline import evaluate as run_pipeline
     from .registry import renamed_config
@@ -94,9 +98,9 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
         runner = request.engine.build(model)
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
-        _say(log, f"{bench.name} · {model.loading()}")
+        _say_language(log, request)
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
-        scorer = model.build()
+        scorer = _scorer(model, scorers, log, bench.name)
         if folder is not None and not force:
             _same_served_model(folder, scorer)
         run = run_pipeline(request.scored, scorer, progress=progress, cache=store, refresh=refresh,
@@ -117,6 +121,34 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             lock.release()
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
                             path=folder)
+
+
+def _say_language(log: Log | None, request: RunRequest) -> None:
+    """A note when a packaged model reads data in a language it was not trained for (SmolLM2 on French)."""
+    from .registry import find_spec
+    from .scorers.packaged import language_note
+
+    spec = find_spec(request.bench.name)
+    note = language_note(request.model.model, spec.language(request.bench) if spec is not None else None)
+    if note is not None:
+        _say(log, note)
+
+
+def _scorer(model: ModelOptions, scorers: dict[ModelOptions, Any] | None, log: Log | None, name: str) -> Any:
+    """The scorer ``model`` builds, or the one ``scorers`` already holds for the same options."""
+    if isinstance(model, GivenModel):  # already in memory; and its options compare without the object
+        _say(log, f"{name} · {model.loading()}")
+        return model.build()
+    if scorers is not None and model in scorers:
+        _say(log, f"{name} · using {model.model}, already loaded")
+        return scorers[model]
+    if scorers is not None:
+        scorers.clear()  # one model in memory at a time: the one before is let go before this one loads
+    _say(log, f"{name} · {model.loading()}")
+    built = model.build()
+    if scorers is not None:
+        scorers[model] = built
+    return built
 
 
 def with_detectable(summary: Mapping[str, Any], config: Mapping[str, Any],

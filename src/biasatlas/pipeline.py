@@ -13,7 +13,9 @@ process, or the same chunks on a Ray actor pool, committed here as they come bac
 Ctrl-C keeps whole chunks only); the outputs do not depend on which. The progress bar
 moves per batch. Everything that varies between equivalent runs (seconds, cache hits,
 batches, the engine) goes to ``timing`` rather than the summary, so summaries of equal
-runs are byte-identical.
+runs are byte-identical. The date a run was made (``started_utc``, ``finished_utc``) varies too
+and goes there; the git commit of the code it ran (``biasatlas_commit``) is the same for equal runs and goes to the
+summary's provenance.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .version import __version__
+from .version import __version__, source_commit
 from .benchmarks.base import Benchmark
 from .cache import ScoreCache
 from .errors import ModelError, RunInterrupted, UnsupportedProbe
@@ -75,6 +77,7 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     counts. The scorer keeps no state from one call to the next: this run's skips are the
     probes its own ``score`` calls left unanswered.
     """
+    began = _now()
     benchmark = benchmark.bind(scorer.info)
     items = benchmark.load()
     probes = benchmark.probes(items)
@@ -109,7 +112,8 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),
                "variant": described.get("variant"), **scores, "provenance": provenance}
-    timing = {"seconds_scoring": round(seconds, 3), "seconds_hashing": round(hashed - hashing, 3), **cache_stats,
+    timing = {"started_utc": began, "finished_utc": _now(), "seconds_scoring": round(seconds, 3),
+              "seconds_hashing": round(hashed - hashing, 3), **cache_stats,
               "counters": counters, "engine": engine.describe()}
     config = {"benchmark": bench_config, "scorer": described}
     return Run(config, summary, result.records, skipped, timing)
@@ -235,8 +239,18 @@ def _lookup(cache: ScoreCache | None, key: str, probes: Sequence[Probe],
     return found, cache.rejected - before
 
 
+def _now() -> str:
+    """The time in UTC to the second, ISO 8601 (``2026-12-03T08:34:25+00:00``): when a run was made,
+    for timing.json, which differs between equivalent runs anyway (a resumed run's other files are
+    byte-identical to an uninterrupted one's, so no date may go into them)."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def _versions() -> dict[str, Any]:
-    out: dict[str, Any] = {"biasatlas": __version__, "python": platform.python_version()}
+    """The library versions, and the git commit biasatlas runs from (:func:`~.version.source_commit`)."""
+    out: dict[str, Any] = {"biasatlas": __version__, **source_commit(), "python": platform.python_version()}
     for module in ("torch", "transformers", "tokenizers"):
         try:
             out[module] = __import__(module).__version__

@@ -379,7 +379,8 @@ def _accepted(factory: Callable[..., Any], kwargs: Mapping[str, Any]) -> dict[st
 class EngineOptions:
     """Where the chunks are scored (docs/scale.md): in this process, or on a Ray actor pool of
     ``workers`` scorers (``ray_address`` joins a cluster; ``worker_gpus`` defaults to 1 with a
-    CUDA device). None of them changes a score, so none is part of a run's recorded request."""
+    CUDA device); ``threads`` torch's CPU threads (:mod:`biasatlas.scorers.threads`). None of them
+    changes a score, so none is part of a run's recorded request."""
 
     engine: EngineName = _option("local", "local (default) | ray: score the same chunks on a Ray actor pool "
                                  "(docs/scale.md).")
@@ -391,6 +392,9 @@ class EngineOptions:
                                         minimum=0)
     ray_timeout: float = _option(DEFAULT_TIMEOUT, "Seconds to wait for the Ray cluster at --ray-address to answer.",
                                  metavar="<seconds>", minimum=0)
+    threads: int | None = _option(None, "CPU threads torch scores with (default: the CPUs this process can get "
+                                  "that other processes leave idle; OMP_NUM_THREADS if set). Ray: per worker.",
+                                  unscored=True, minimum=1, metavar="<N>")
 
     def __post_init__(self) -> None:
         from typing import get_args
@@ -404,6 +408,8 @@ class EngineOptions:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
+        if self.threads is not None and self.threads < 1:
+            raise UsageError(f"threads must be a whole number of at least 1, not {self.threads!r}")
         if self.ray_timeout == 0:  # a connect of no time at all never succeeds
             raise UsageError("ray_timeout must be more than 0 seconds")
 
@@ -413,7 +419,7 @@ class EngineOptions:
 
         return make_engine(self.engine, model.build, workers=self.workers, worker_cpus=self.worker_cpus,
                            worker_gpus=self.worker_gpus, address=self.ray_address, device=model.device,
-                           timeout=self.ray_timeout)
+                           threads=self.threads, timeout=self.ray_timeout)
 
 
 def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], ModelOptions, EngineOptions]:

@@ -135,6 +135,7 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
     if out is not None:  # a run folder, a user's sensitivity.md, another kind of output: never replaced
         _check_folders(Path(out), planned, force)
     store, opened = _cache(cache)
+    scorers: dict[Any, Any] = {}  # each model loads once, whatever the number of perturbations
     try:
         runs: list[EvaluationRun] = []
         for p in planned:
@@ -142,7 +143,7 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
                 log(f"sensitivity {kind}: {p.name} ({len(runs) + 1} of {len(planned)})")
             runs.append(execute(p.request, out=None if out is None else Path(out) / p.name, force=force,
                                 cache=store if store is not None else False, refresh=refresh, progress=progress,
-                                log=log, label=label))
+                                log=log, label=label, scorers=scorers))
     finally:
         if opened and store is not None:
             store.close()
@@ -177,7 +178,21 @@ def compare(sens: Sensitivity, kind: str, planned: Sequence[Planned], runs: Sequ
     return {"format": FORMAT, "benchmark": first.benchmark, "kind": kind, "model": first.model,
             "dataset": first.config.get("benchmark", {}).get("dataset"), "setting": setting(first.config),
             "label": first.summary_dict.get("label") or first.model, "outcome": sens.outcome_phrase,
-            "runs": entries, "spread": spread(entries)}
+            "runs": entries, "spread": spread(entries), "labels": _labels(first, [h.name for h in
+                                                                                  sens.headlines(first.summary_dict)])}
+
+
+def _labels(run: EvaluationRun, names: Sequence[str]) -> dict[str, str]:
+    """Each headline's name as the benchmark's tables spell it (``metric_score`` → ``metric``), for
+    the tables (a sensitivity.json written before this lacks them: the names are shown)."""
+    from .registry import find_spec
+    from .runs.view import RunView
+
+    spec = find_spec(run.benchmark)
+    if spec is None:
+        return {}
+    view = RunView(run.path or Path("."), run.config, run.summary_dict, run.records, tuple(run.skipped))
+    return {m.name: m.label for m in spec.view.metrics(view) if m.name in names and m.label and m.label != m.name}
 
 
 def setting(config: Mapping[str, Any]) -> str:
@@ -266,12 +281,13 @@ def tables(result: Mapping[str, Any]) -> list[Any]:
         f = e["flips"]
         cells.append("–" if f is None else f"{f['flipped']}/{f['n']} ({_percent(f['share'])})")
         rows.append(tuple(cells))
-    columns = ("run", *names, "flips")
+    labels = result.get("labels") or {}
+    columns = ("run", *(labels.get(n, n) for n in names), "flips")
     title = f"Sensitivity ({result['kind']}): {result['benchmark']} · {result['label']}"
     about = "; ".join(f"{e['name']}: {e['about']}" for e in result["runs"] if e["perturbation"] is not None)
     caption = (f"Each headline with its 95% interval. Flips: items whose outcome ({result['outcome']}) differs "
                f"from the unperturbed run's, of the items both scored. Runs: {about}.")
-    spread_rows = tuple((n, _round(s["min"]), _round(s["max"]), _round(s["range"]), s["min_run"] or "–",
+    spread_rows = tuple((labels.get(n, n), _round(s["min"]), _round(s["max"]), _round(s["range"]), s["min_run"] or "–",
                          s["max_run"] or "–") for n, s in result["spread"].items())
     return [Table(title, columns, tuple(rows), caption),
             Table(f"Spread over {len(result['runs'])} runs", ("headline", "min", "max", "range", "at min", "at max"),
@@ -311,6 +327,7 @@ def ranking_stability(results: Sequence[Mapping[str, Any]], *, n_resamples: int 
             tau, low, high = kendall_with_interval(x, y, n_resamples=n_resamples, seed=seed)
             rows.append({"benchmark": benchmark, "dataset": members[0].get("dataset"), "kind": kind,
                          "perturbation": name, "headline": headline,
+                         "label": (members[0].get("labels") or {}).get(headline, headline),
                          "n_models": len(kept), "tau": tau, "low": low, "high": high,
                          "models": {members[i]["label"]: [base[i], moved[i]] for i in kept}})
     return rows
@@ -370,7 +387,7 @@ def stability_table(rows: Sequence[Mapping[str, Any]], *, n_resamples: int = 100
     """The rows of :func:`ranking_stability` as one table."""
     from .display.tables import CI, Table
 
-    cells = tuple((r["benchmark"], r.get("dataset") or "–", r["kind"], r["perturbation"], r["headline"],
+    cells = tuple((r["benchmark"], r.get("dataset") or "–", r["kind"], r["perturbation"], r.get("label", r["headline"]),
                    r["n_models"], _round(r["tau"]), CI(r["low"], r["high"], 2)) for r in rows)
     return Table("Ranking stability: Kendall's τ of each perturbation's model ranking against the unperturbed one",
                  ("benchmark", "dataset", "kind", "perturbation", "headline", "models", "τ", "95% CI"), cells,

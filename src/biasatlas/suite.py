@@ -52,7 +52,7 @@ from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite
 from .suite_sensitivity import (CELL_KEYS, CellRun, cell_run, claims, finished, plan_lines, planned, report_folder,
                                 write_stability)
 
-__all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "read_suite", "run_suite"]
+__all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "grid_suite", "read_suite", "run_suite"]
 
 TOP_KEYS: tuple[str, ...] = ("out", "defaults", "benchmark", "model")
 #: What a ``[defaults]`` or ``[[model]]`` table may set: every model and engine option of a
@@ -131,6 +131,9 @@ class Suite:
     path: Path
     out: Path | None
     cells: tuple[Cell, ...]
+    #: The suite's TOML when it is not a file at ``path`` (a grid from the command line: ``path`` is
+    #: then the copy in its folder, which names the suite's owner).
+    text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,9 +156,45 @@ def read_suite(path: Path | str) -> Suite:
     Raises :class:`SuiteError` naming the file, the table (``[[benchmark]] 2``) and the key.
     """
     path = Path(path)
-    data = _parse(path)
+    return _checked(path, _parse(path), path.parent)
+
+
+def grid_suite(benchmarks: Sequence[str], models: Sequence[str], defaults: Mapping[str, Any], out: Path) -> Suite:
+    """The suite of every benchmark (at its default options) × every model, given on the command
+    line (``biasatlas run crows-pairs,census -m a,b --out DIR``; lm-eval's ``--tasks a,b``), checked
+    as a suite file is, with ``defaults`` (model and engine options) for every model. Its TOML is
+    written to ``DIR/suite.toml``, so ``biasatlas suite DIR/suite.toml`` reruns or extends it."""
+    data = {"out": ".", "defaults": dict(defaults), "benchmark": [{"name": b} for b in benchmarks],
+            "model": [{"id": _absolute(m)} for m in models]}
+    copy = Path(os.path.abspath(Path(out) / SUITE_COPY))
+    checked = _checked(copy, data, Path.cwd())
+    return Suite(copy, Path(out), checked.cells, _toml(data))
+
+
+def _absolute(model: str) -> str:
+    """A model given as a path, made absolute (the suite's copy lives elsewhere than the command ran)."""
+    return os.path.abspath(model) if model.startswith(("./", "../", "~", "/")) or Path(model).is_dir() else model
+
+
+def _toml(data: Mapping[str, Any]) -> str:
+    """``data`` (a grid: strings, numbers and booleans in ``[defaults]``, ``[[benchmark]]``, ``[[model]]``) as TOML."""
+    import json
+
+    def line(key: str, value: Any) -> str:
+        text = ("true" if value else "false") if isinstance(value, bool) else json.dumps(value, ensure_ascii=False)
+        return f"{key} = {text}"
+
+    parts = ["# written by biasatlas run from its command line", line("out", data["out"]), "", "[defaults]",
+             *(line(k, v) for k, v in data["defaults"].items())]
+    for table in ("benchmark", "model"):
+        for entry in data[table]:
+            parts += ["", f"[[{table}]]", *(line(k, v) for k, v in entry.items())]
+    return "\n".join(parts) + "\n"
+
+
+def _checked(path: Path, data: Mapping[str, Any], base: Path) -> Suite:
+    """A suite's content (a parsed file's, or a grid's) checked; paths in it relative to ``base``."""
     _known_keys(path, "", data, TOP_KEYS, "top-level key")
-    base = path.parent
     out = _out(path, data.get("out"))
     defaults = _table(path, "[defaults]", data.get("defaults", {}))
     _known_keys(path, "[defaults]", defaults, RUN_OPTIONS, "model or engine option")
@@ -400,11 +439,12 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     say = log or (lambda _: None)
     # Every check before the first write: the folder is this suite's, no cell's folder holds another run.
     claim_suite_folder(folder, suite.path, claims(suite.cells), force=force)
-    atomic_write(folder / SUITE_COPY, suite.path.read_text(encoding="utf-8"))
+    atomic_write(folder / SUITE_COPY, suite.text if suite.text is not None else suite.path.read_text(encoding="utf-8"))
     ran, skipped = [], []
     cache = ScoreCache(default_cache_path())
+    scorers: dict[ModelOptions, Any] = {}  # a model's cells run one after another, on one load of it
     try:
-        for number, cell in enumerate(suite.cells, 1):
+        for number, cell in enumerate(_by_model(suite.cells), 1):
             where = f"[{number}/{len(suite.cells)}] {cell.folder}"
             if finished(folder, cell):
                 say(f"{where}: finished earlier with the same settings, skipped")
@@ -413,7 +453,7 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
             say(where)
             if cell.run.sensitivity is None:
                 execute(cell.request, out=folder / cell.folder, force=force, cache=cache, progress=progress, log=say,
-                        label=cell.label)
+                        label=cell.label, scorers=scorers)
             else:  # what run --sensitivity writes, into the cell's folder
                 sensitivity_run(cell.request, cell.run.sensitivity, out=folder / cell.folder, cache=cache, force=force,
                                 progress=progress, log=say, label=cell.label)
@@ -423,6 +463,15 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     report, board, tables = write_report(folder, [report_folder(c) for c in suite.cells],
                                          title=f"biasatlas suite · {suite.path.name}")
     return SuiteResult(folder, tuple(ran), tuple(skipped), report, board, tables + write_stability(folder, suite.cells))
+
+
+def _by_model(cells: Sequence[Cell]) -> list[Cell]:
+    """The cells in the order they run: each model's together (in the order the models first come),
+    so that it loads once; within a model, the file's order. The report keeps the file's order."""
+    first: dict[ModelOptions, int] = {}
+    for i, cell in enumerate(cells):
+        first.setdefault(cell.request.model, i)
+    return sorted(cells, key=lambda c: first[c.request.model])
 
 
 def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from ..display.cite import Reference
 from ..display.controls import Headline
+from ..display.direction import Direction
 from ..display.paired import Paired
 from ..runs.view import Column, RunContract, RunView
 from ..display.svg import Plot
@@ -173,6 +174,8 @@ class BenchmarkView:
     ``--format bibtex``. ``headlines`` are a run's headline numbers with their controls and
     detectable effects (:mod:`biasatlas.display.controls`): the report prints them side by
     side, flags one whose control fails, and ranks models across benchmarks by them.
+    ``directions`` declare once which way each of ``metrics`` reads (by name, or ``family:``;
+    :mod:`biasatlas.display.direction`): ``higher_is_better`` and ``ideal`` in the CSV and JSON.
     """
 
     tables: Callable[[RunView], list[Table]]
@@ -185,6 +188,7 @@ class BenchmarkView:
     needs_cjk_font: bool = False
     references: Callable[[RunView], tuple[Reference, ...]] = _no_references
     headlines: Callable[[RunView], tuple[Headline, ...]] = _no_headlines
+    directions: Mapping[str, Direction] = field(default_factory=dict)
 
 
 def _no_scorer_defaults(benchmark: Any) -> Mapping[str, Any]:
@@ -216,6 +220,9 @@ class Flag:
     file: bool = False
     minimum: float | None = None
     metavar: str | None = None
+    #: ``choices`` by the value of another option (BBQ's ``--category`` by ``--dataset``): (that
+    #: option, value → its choices), so ``biasatlas list`` shows each dataset's own.
+    grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
 
 
 #: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).

@@ -20,7 +20,7 @@ from .lint import LintGroup
 from .mine import mine_command
 from .options import PACKAGED_NOTES
 from .report import compare_command, report_command
-from .run import RunGroup, option_choices, plain_placeholders
+from .run import RunGroup, option_choices, plain_placeholders, with_default_data
 from .suite import suite_command
 from .zh_analyze import zh_analyze
 
@@ -29,7 +29,8 @@ from .zh_analyze import zh_analyze
 # run commands are built from each benchmark's spec when first named (cli/run.py).
 app = typer.Typer(help="Measure social bias in language models, exactly as the papers did.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
-run_app = typer.Typer(cls=RunGroup, help="Run a benchmark on a model and write a run folder.", no_args_is_help=True)
+run_app = typer.Typer(cls=RunGroup, help="Run a benchmark on a model and write a run folder; 'run A,B -m X,Y -o DIR' "
+                      "runs several benchmarks on several models into one folder, as a suite.", no_args_is_help=True)
 app.add_typer(run_app, name="run")
 lint_app = typer.Typer(cls=LintGroup, help="Per-item findings on a benchmark's data (findings are not errors).",
                        no_args_is_help=True)
@@ -91,7 +92,7 @@ def list_command() -> None:
     table.add_column("kind")
     table.add_column("names")
     for spec in benchmark_specs():
-        table.add_row(f"benchmark {spec.name}", spec.description)
+        table.add_row(f"benchmark {spec.name}", with_default_data(spec))
         for flag, choices in option_choices(spec):
             table.add_row(f"  {flag}", ", ".join(map(str, choices)))
     for scorer, variants in VARIANTS.items():

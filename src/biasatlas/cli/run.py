@@ -45,6 +45,14 @@ class RunGroup(TyperGroup):
         super().__init__(*args, **kw)
         self.commands = _Commands()  # type: ignore[assignment]  # a lazy mapping, read as a dict
 
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """A benchmark's command; ``A,B`` (several benchmarks) the grid's (:mod:`.grid`)."""
+        if "," in cmd_name:
+            from .grid import build_grid_command
+
+            return build_grid_command(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
 
 class _Commands(Mapping[str, Any]):
     """Benchmark name → its command, built by ``build(name)`` when first asked for (names from
@@ -89,7 +97,7 @@ def build_command(name: str) -> Any:
     def command(**values: Any) -> None:
         _run(spec, values)
 
-    return click_command(name, command, parameters, spec.description or name)
+    return click_command(name, command, parameters, with_default_data(spec))
 
 
 def click_command(name: str, function: Any, parameters: list[inspect.Parameter], doc: str) -> Any:
@@ -161,9 +169,25 @@ def option_choices(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
     for option in benchmark_options(spec.factory):
         flag = spec.flag(option)
         choices = flag.choices or _choices(_optional(hints.get(option, str))[1])
-        if choices and flag.switch is None:
-            out.append((flag.spelling or f"--{option.replace('_', '-')}", tuple(choices)))
+        spelled = flag.spelling or f"--{option.replace('_', '-')}"
+        if flag.grouped is not None:  # each value of the other option with its own choices
+            by, groups = flag.grouped
+            out += [(f"{spelled} (--{by.replace('_', '-')} {value})", tuple(group)) for value, group in groups.items()]
+        elif choices and flag.switch is None:
+            out.append((spelled, tuple(choices)))
     return out
+
+
+def with_default_data(spec: Any) -> str:
+    """The spec's one-line description with the data a run reads when told nothing (``run
+    crows-pairs`` reads the French set): each option of its ``data_options`` that has a default."""
+    from ..request import benchmark_options
+
+    options = benchmark_options(spec.factory)
+    defaults = [f"{spec.flag(k).spelling or '--' + k.replace('_', '-')} {options[k].default}"
+                for k in spec.data_options if k in options and options[k].default is not None]
+    line = spec.description or spec.name
+    return f"{line} Default: {', '.join(defaults)}." if defaults else line
 
 
 def _run(spec: Any, values: dict[str, Any]) -> None:

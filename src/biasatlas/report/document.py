@@ -17,10 +17,11 @@ from ..runs.view import RunView
 from ..display.tables import Table, md_text, to_csv, to_markdown
 from ..errors import DataError
 from ..registry import find_spec
-from .agreement import Agreement, agreement_dict, agreement_table, agreements, measures, model_of, unmatched
+from .agreement import (MIN_MODELS, Agreement, agreement_dict, agreement_table, agreements, measures, model_of,
+                        unmatched)
 from .compare import Comparison, compare_runs, comparison_pairs, comparison_table
 from .sections import Provenance, provenance, run_headlines, run_notices, run_tables
-from .tables import agreement_rows, control_rows, leaderboard, metric_rows
+from .tables import agreement_rows, control_rows, leaderboard, metric_rows, notice_row
 
 #: The report's output formats: the page, Markdown, the long-form numbers (CSV, JSON), booktabs
 #: tables for a paper (LaTeX) and the papers and models to cite (BibTeX).
@@ -96,9 +97,10 @@ def _run_report(run: RunView, index: int) -> RunReport:
 
 def _agreement(per_run: Sequence[RunReport], *, n_resamples: int,
                seed: int) -> tuple[tuple[Agreement, ...], tuple[tuple[str, str], ...]]:
-    """Every two headline measures' rank agreement, when the runs hold two models or more, and
+    """Every two headline measures' rank agreement, when the runs hold enough models to rank
+    (:data:`~.agreement.MIN_MODELS`: with fewer, every row could only say "too few to rank"), and
     the pairs left out for want of a common model."""
-    if len({model_of(rr.run) for rr in per_run}) < 2:
+    if len({model_of(rr.run) for rr in per_run}) < MIN_MODELS:
         return (), ()
     found = measures([rr.run for rr in per_run], {i: rr.headlines for i, rr in enumerate(per_run)})
     if len(found) < 2:
@@ -136,12 +138,16 @@ def to_markdown_doc(report: Report) -> str:
 
 
 def to_csv_doc(report: Report) -> str:
-    """Long form: one row per (run, metric) with its interval and n, then its headlines' controls and
-    detectable effects, and the run's notices (its warnings, " | " between two) on each of its rows,
-    so a filtered sheet keeps them; last, the agreement between measures (run ``agreement``, one
+    """Long form: one row per (run, metric) with its interval, n and direction, then its headlines'
+    controls and detectable effects, then one row per notice of the run (``metric`` ``notice``, the
+    sentence in ``notices``: a warning is written once, not on each of the run's rows; filter on
+    ``run`` to keep it with them); last, the agreement between measures (run ``agreement``, one
     row per correlation, ``n`` the common models, the note in ``notices``)."""
-    rows = [{**row.as_dict(), "notices": " | ".join(rr.notices)}
-            for rr in report.runs for row in (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))]
+    rows = []
+    for rr in report.runs:
+        numbers = (*metric_rows(rr.run), *control_rows(rr.run, rr.headlines))
+        rows += [{**row.as_dict(), "notices": ""} for row in numbers]
+        rows += [{**notice_row(rr.run).as_dict(), "notices": text} for text in rr.notices]
     rows += [{**row.as_dict(), "notices": note} for row, note in agreement_rows(report.agreement)]
     return to_csv(rows)
 

@@ -94,10 +94,15 @@ def provenance(run: RunView) -> Provenance:
     facts += [(label, _setting_text(key, value)) for (key, label), value in _present_settings(run)]
     if run.benchmark_config.get("sample") is not None and "seed" in run.benchmark_config:
         facts.append(("sample seed", str(run.benchmark_config["seed"])))
-    facts += [(f"scorer {k}", _short(v)) for k, v in scorer.items() if k not in ("model", "variant")]
+    facts += [(k if k == "scorer" else f"scorer {k}", _short(v)) for k, v in scorer.items()
+              if k not in ("model", "variant")]  # its kind reads "scorer", not "scorer scorer"
     versions = ", ".join(f"{k} {prov[k]}" for k in ("biasatlas", "python", "torch", "transformers", "tokenizers")
                          if prov.get(k))
     facts.append(("versions", versions or "–"))
+    if prov.get("biasatlas_commit"):
+        facts.append(("biasatlas commit", str(prov["biasatlas_commit"]) + (" (with local changes)"
+                                                                           if prov.get("biasatlas_modified") else "")))
+
     for key in ("n_probes", "seconds_scoring"):
         if prov.get(key) is not None:
             facts.append((key.replace("_", " "), str(prov[key])))

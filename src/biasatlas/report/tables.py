@@ -8,11 +8,12 @@ no leaderboard. Tables and their formatting live in :mod:`biasatlas.display.tabl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..display.controls import Headline, mark_flagged
+from ..display.direction import Direction, direction_of
 from ..runs.view import RunView
 from ..display.tables import Metric, Table
 from ..registry import BENCHMARKS, benchmark_spec, find_spec
@@ -23,7 +24,10 @@ from .sections import run_headlines
 @dataclass(frozen=True)
 class MetricRow:
     """One number of one run, in long form (the CSV and JSON outputs): ``metric`` is the
-    summary.json field (stable for scripts), ``label`` the spelling the report's tables use."""
+    summary.json field (stable for scripts), ``label`` the spelling the report's tables use;
+    ``higher_is_better`` and ``ideal`` say which way it reads, as its benchmark declares it
+    (:mod:`biasatlas.display.direction`: both empty for a number that ranks nothing, a control,
+    an agreement)."""
 
     run: str
     path: str
@@ -37,6 +41,8 @@ class MetricRow:
     ci_low: float | None = None
     ci_high: float | None = None
     n: int | None = None
+    higher_is_better: bool | None = None
+    ideal: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -47,8 +53,21 @@ def metric_rows(run: RunView) -> list[MetricRow]:
     spec = find_spec(run.benchmark)
     metrics = spec.view.metrics(run) if spec is not None else [
         Metric(k, v) for k, v in run.summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    directions = spec.view.directions if spec is not None else {}
     return [MetricRow(run.label, str(run.path), run.benchmark, run.dataset, run.model, run.variant,
-                      m.name, m.label or m.name, m.value, m.ci_low, m.ci_high, m.n) for m in metrics]
+                      m.name, m.label or m.name, m.value, m.ci_low, m.ci_high, m.n,
+                      **(_direction(m.name, directions))) for m in metrics]
+
+
+def _direction(metric: str, directions: Mapping[str, Direction]) -> dict[str, Any]:
+    found = direction_of(metric, directions)
+    return found.as_dict() if found is not None else {}
+
+
+def notice_row(run: RunView) -> MetricRow:
+    """The long form's row for one of a run's notices (its sentence goes beside it, in ``notices``)."""
+    return MetricRow(run.label, str(run.path), run.benchmark, run.dataset, run.model, run.variant, "notice",
+                     "notice", None)
 
 
 def control_rows(run: RunView, headlines: Sequence[Headline]) -> list[MetricRow]:

@@ -36,6 +36,7 @@ from ..errors import BiasAtlasError, UsageError
 from ..probes import Answer, Probe, Scored
 from .base import Progress, Scorer
 from .resume import Interrupted
+from .threads import ThreadChoice, choose_threads, torch_threads
 from .ray_preflight import DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources
 
 EngineName = Literal["local", "ray"]
@@ -90,19 +91,28 @@ class ScoringEngine(Protocol):
 
 
 class LocalEngine:
-    """The chunks one after the other, with the caller's scorer, in this process."""
+    """The chunks one after the other, with the caller's scorer, in this process, on
+    ``threads`` torch threads (None: :func:`~.threads.choose_threads`'s default, which never
+    asks for more CPUs than the process can get; torch's own setting is restored after)."""
 
     name = "local"
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = threads
+        self._choice: ThreadChoice | None = None
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
                      progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
         """On Ctrl-C the scorer's :class:`~.resume.Interrupted` comes through, with the answers
         of the chunk's finished batches."""
-        for index, probes in enumerate(chunks):
-            yield ChunkResult(index, score_chunk(scorer, probes, answered, progress))
+        self._choice = choose_threads(self.threads)
+        with torch_threads(self._choice.threads):
+            for index, probes in enumerate(chunks):
+                yield ChunkResult(index, score_chunk(scorer, probes, answered, progress))
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name}
+        """The engine's name and, once it scored, the threads it used and why (timing.json)."""
+        return {"name": self.name, **({} if self._choice is None else self._choice.as_dict())}
 
     def preflight(self) -> None:
         pass
@@ -364,7 +374,7 @@ def make_engine(name: EngineName | str, factory: ScorerFactory | None = None, *,
     the GPUs Ray gave it, as ``cuda`` (``cuda:0``).
     """
     if name == "local":
-        return LocalEngine()
+        return LocalEngine(threads)
     if name != "ray":
         raise UsageError(f"the engine is 'local' or 'ray', not {name!r}")
     if factory is None:

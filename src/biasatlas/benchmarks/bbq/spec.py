@@ -72,7 +72,9 @@ SPEC = BenchmarkSpec(
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
     flags={"dataset": Flag("en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
                            "cbbq (CBBQ gender).", choices=DATASETS, case_sensitive=False),
-           "category": Flag("One category of the dataset (default: all of them).", choices=_ALL_CATEGORIES),
+           "category": Flag("One category of the dataset (default: all of them; 'biasatlas list' names each "
+                            "dataset's).", choices=_ALL_CATEGORIES, metavar="<category>",
+                            grouped=("dataset", CATEGORIES)),
            "data": Flag("A folder holding the dataset's files as upstream names them (.gz allowed) "
                         "instead of the pinned download."),
            "rule": Flag("How an option is scored: sum (log-likelihood, the paper's and lm-eval's), mean "

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...runs.view import RunView
+from ...display.direction import HIGHER, LOWER, toward
 from ...display.tables import CI, Metric, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
@@ -111,6 +112,13 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): accuracy higher; the
+#: bias scores at 0; "unknown" is the right answer to an ambiguous question and a wrong one to a
+#: disambiguated question.
+DIRECTIONS_OF_METRICS = {"accuracy_amb": HIGHER, "accuracy_dis": HIGHER, "bias_amb": toward(0), "bias_dis": toward(0),
+                         "diff_bias_amb": toward(0), "diff_bias_dis": toward(0), "abstain_amb": HIGHER,
+                         "abstain_dis": LOWER}
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, notices=notices,
                      paired=PairedMethod(compare, "McNemar on BBQ correct answers"),
-                     references=references, headlines=headlines, plots=plots)
+                     references=references, headlines=headlines, plots=plots, directions=DIRECTIONS_OF_METRICS)

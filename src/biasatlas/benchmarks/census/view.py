@@ -29,6 +29,7 @@ from ...display.labels import place_labels
 from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, NOTE_WIDTH, fit,
                               legend_below, new_figure, short, tip, title)
 from ...display.svg import Plot
+from ...display.direction import HIGHER, LOWER, NEITHER
 from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
@@ -297,7 +298,14 @@ def census_references(run: RunView) -> tuple[Reference, ...]:
     return tuple(refs)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): the normative score is
+#: the share of balanced occupations (higher is fairer); the descriptive score says how often the model puts
+#: an occupation in the census's class, which is accuracy, not fairness (the paper reports both: neutral);
+#: the correlations with the census shares are the headline's bias measure (higher: more biased).
+DIRECTIONS_OF_METRICS = {"normative": HIGHER, "descriptive": NEITHER, "descriptive:": NEITHER, "pearson": LOWER,
+                         "spearman": LOWER}
+
 VIEW = BenchmarkView(tables=census_tables, leaderboard=census_leaderboard, metrics=census_metrics,
                      paired=PairedMethod(census_compare, "paired bootstrap on census shares"), plots=census_plots,
                      notices=census_notices, references=census_references,
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)

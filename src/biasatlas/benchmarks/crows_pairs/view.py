@@ -27,6 +27,7 @@ from ...runs.view import RunView
 from ...display.style import (INK, LABEL_WIDTH, TICK_WIDTH, DATASET_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
 from ...display.svg import Plot
+from ...display.direction import NEITHER, toward
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, fragile_note, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
@@ -245,7 +246,12 @@ def crows_references(run: RunView) -> tuple[Reference, ...]:
     return (NANGIA_2020, NEVEOL_2022) if run.dataset in NEVEOL_DATASETS else (NANGIA_2020,)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): a preference share is
+#: best at 50; the likelihood difference and the share of ties describe, they do not rank.
+DIRECTIONS_OF_METRICS = {"metric_score": toward(50), "stereo_score": toward(50), "antistereo_score": toward(50),
+                         "category:": toward(50), "likelihood_difference": NEITHER, "neutral_percent": NEITHER}
+
 VIEW = BenchmarkView(tables=crows_tables, leaderboard=crows_leaderboard, metrics=crows_metrics,
                      paired=PairedMethod(crows_compare, "McNemar on CrowS-Pairs outcomes"), plots=crows_plots,
                      notices=crows_notices, published=crows_published, references=crows_references,
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)

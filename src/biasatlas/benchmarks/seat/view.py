@@ -19,6 +19,7 @@ from ...display.cite import Reference
 from ...runs.view import RunView
 from ...display.style import INK, fit, new_figure, short
 from ...display.svg import Plot
+from ...display.direction import LOWER
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ..base import BenchmarkView
 from .controls import headlines
@@ -119,6 +120,10 @@ def references(run: RunView) -> tuple[Reference, ...]:
                 ("year", "2017"))))
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): a smaller mean |d| and
+#: fewer significant tests mean weaker associations.
+DIRECTIONS_OF_METRICS = {"mean_abs_d": LOWER, "n_significant": LOWER}
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics, plots=plots,
                      notices=notices, references=references,
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)

@@ -17,6 +17,7 @@ from typing import Any
 from ...display.cite import Reference
 from ...display.paired import Paired, PairedTest, difference_interval, pair_items
 from ...runs.view import RunView
+from ...display.direction import HIGHER, toward
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ...stats import mcnemar_table, mcnemar_test
 from ..base import BenchmarkView, PairedMethod
@@ -96,6 +97,10 @@ def references(run: RunView) -> tuple[Reference, ...]:
     return (NADEEM_2021,)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): LMS and ICAT higher,
+#: SS at 50 (Nadeem et al. 2021, §4).
+DIRECTIONS_OF_METRICS = {"lms": HIGHER, "ss": toward(50), "icat": HIGHER}
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "McNemar on StereoSet stereotype preferences"),
-                     references=references, headlines=headlines, plots=plots)
+                     references=references, headlines=headlines, plots=plots, directions=DIRECTIONS_OF_METRICS)

@@ -21,6 +21,7 @@ from ...display.paired import Paired, PairedTest, pair_items
 from ...runs.view import RunView
 from ...display.style import FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
+from ...display.direction import toward
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
@@ -146,7 +147,11 @@ def references(run: RunView) -> tuple[Reference, ...]:
     return (ZHAO_2018,)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): pro % at 50, Diff and
+#: the majority gap at 0.
+DIRECTIONS_OF_METRICS = {"pro_pct": toward(50), "diff": toward(0), "diff:": toward(0), "gap": toward(0)}
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "paired bootstrap on WinoBias pro-preferences"), plots=plots,
                      references=references,
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)

@@ -23,6 +23,7 @@ from ...display.paired import Paired, PairedTest, pair_items
 from ...runs.view import RunView
 from ...display.style import DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
+from ...display.direction import LOWER, toward
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
 from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
@@ -153,7 +154,12 @@ def references(run: RunView) -> tuple[Reference, ...]:
     return (RUDINGER_2018,)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): the correlations with the
+#: BLS share are the benchmark's bias measure (its headline: higher is more biased), the female share is
+#: best at 50, a gotcha rate lower.
+DIRECTIONS_OF_METRICS = {"pearson": LOWER, "spearman": LOWER, "female_pct": toward(50), "gotcha:": LOWER}
+
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "paired bootstrap on Winogender pronoun shares"), plots=plots,
                      references=references,
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)

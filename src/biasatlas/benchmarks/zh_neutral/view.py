@@ -23,6 +23,7 @@ from ...runs.view import RunView
 from ...display.style import (FEMALE, INK, LABEL_WIDTH, MALE, NEUTRAL, TICK_WIDTH, fit, legend_below, new_figure,
                               number_text, short, tip, title)
 from ...display.svg import Plot
+from ...display.direction import LOWER, NEITHER
 from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
 from ...stats import wilcoxon_test
 from ..base import BenchmarkView, PairedMethod
@@ -196,7 +197,11 @@ def zh_references(run: RunView) -> tuple[Reference, ...]:
     return (ZHAO_2021,)
 
 
+#: Which way each metric reads (``higher_is_better``/``ideal`` in the CSV and JSON): the bias score and each
+#: pair's mean |b| lower (0: no leaning); the shares of leanings describe.
+DIRECTIONS_OF_METRICS = {"bias_score": LOWER, "pair:": LOWER, "leaning:": NEITHER}
+
 VIEW = BenchmarkView(tables=zh_tables, leaderboard=zh_leaderboard, metrics=zh_metrics,
                      paired=PairedMethod(zh_compare, "Wilcoxon signed-rank on zh-neutral b"), plots=zh_plots,
                      needs_cjk_font=True, references=zh_references,
-                     headlines=headlines)
+                     headlines=headlines, directions=DIRECTIONS_OF_METRICS)
