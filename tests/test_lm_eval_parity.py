@@ -86,3 +86,19 @@ def test_crows_pairs_sentences_equal_lm_eval_s_on_the_packaged_smollm2(shared_da
     # 4.2e-4 at most: the engine's batches (padding, shared prefixes) against lm-eval's one row at a time,
     # float32 over up to 30 tokens; one row at a time ours agree to 7e-6. The other convention is nats away.
     assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-3
+
+
+def test_the_lm_eval_bench_runs_in_smoke_mode():
+    """bench/bench_lm_eval.py (issue 40, item 12) on 4 pairs: both sides run and the ratio is printed."""
+    import os
+    import subprocess
+    import sys
+
+    from lm_eval_venv import REPO, lm_eval_python
+
+    lm_eval_python()  # skips (or fails under CI) without the virtualenv
+    _smollm2()
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "bench_lm_eval.py"), "--smoke"], capture_output=True,
+                          text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ratio lm-eval / biasatlas" in done.stdout and "largest |Δ log-likelihood|" in done.stdout
