@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
-from biasatlas.benchmarks.bbq.benchmark import choices
+from biasatlas.benchmarks.bbq.benchmark import LM_EVAL_UNKNOWNS, choices
 from biasatlas.benchmarks.bbq.evaluation import scores
 from biasatlas.probes import SlotAnswer
 
@@ -198,11 +198,24 @@ def test_rules_read_the_log_likelihoods_as_named(shared_data):
     assert BBQ(data=bench.data, rule="pmi").option_values(e, answers) == [7.0, 2.0, -3.0]
 
 
-UNKNOWN_RESPONSES = ["Cannot answer", "Can't be determined", "Cannot be determined", "Can't answer", "Not known",
-                     "Not enough info", "Not enough information", "Not answerable", "Undetermined", "Unknown"]
+@pytest.fixture(scope="module")
+def lm_eval_unknowns() -> list[str]:
+    """``UNKNOWN_RESPONSES`` as the installed lm-evaluation-harness (its own virtualenv) has it."""
+    from lm_eval_venv import run_in_lm_eval
+
+    return run_in_lm_eval("import json; from lm_eval.tasks.bbq.utils import UNKNOWN_RESPONSES as U; "
+                          "print(json.dumps(U))", None, timeout=300)
 
 
-def test_lm_eval_12_options_match_its_choice_construction_per_example(bbq_sample, shared_data):
+@pytest.mark.slow
+def test_lm_eval_unknown_strings_are_the_installed_release_s_in_its_order(lm_eval_unknowns):
+    # 0.4.13 lists "Unknown" first; the order is the order of the scored options, so of the records
+    assert list(LM_EVAL_UNKNOWNS) == lm_eval_unknowns
+
+
+@pytest.mark.slow
+def test_lm_eval_12_options_match_its_choice_construction_per_example(bbq_sample, shared_data, lm_eval_unknowns):
+    UNKNOWN_RESPONSES = lm_eval_unknowns
     records, _ = bbq_sample
     by_id = {f"{r['category']}/{r['example_id']}": r for r in records}
     bench = BBQ(data=shared_data / "bbq", category="Gender_identity", options="lm-eval")
@@ -219,7 +232,7 @@ def test_lm_eval_form_reads_any_unknown_string_as_unknown(shared_data):
     bench = BBQ(data=shared_data / "bbq", category="Religion", options="lm-eval", n_resamples=5)
     items = [e for e in bench.load() if e.target is not None]
     answers = {}
-    for e in items:  # the last unknown string ("Unknown") wins every item
+    for e in items:  # the last unknown string ("Undetermined") wins every item
         for k in range(12):
             answers[f"{e.id}#{k}"] = SlotAnswer(f"{e.id}#{k}", (0.0 if k == 11 else -1.0,), (1,))
     s = bench.score(items, answers).summary

@@ -93,10 +93,12 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     # summed over its chunks wherever they ran, go to timing. An uncached run batches each
     # chunk on its own, so its count is the chunks' plans added up: one plan of every probe
     # would batch (and share prefixes) across chunk boundaries and count work no run does.
-    planned = _summed(scorer.plan(chunk) for chunk in chunked(probes))
+    chunks = chunked(probes)
+    plans = [scorer.plan(chunk) for chunk in chunks]
+    planned = _summed(plans)
     if announce is not None:  # the work of the chunks still to score, each planned as it is scored
         announce(Planned(benchmark.name, bench_config, len(items), len(probes), scorer.describe(), len(cached),
-                         _summed(planned_work(scorer, chunk, cached) for chunk in remaining(probes, cached))))
+                         _summed(_still_to_do(scorer, chunks, plans, cached))))
     started = time.perf_counter()
     engine = engine or LocalEngine()
     answers, unscorable, cache_stats, counters = _score(scorer, key, probes, (cached, rejected), progress, cache,
@@ -183,6 +185,19 @@ def _keep_finished(stop: KeyboardInterrupt, unfinished: Sequence[Probe], cache: 
     if cache is not None and finished:
         cache.put(key, finished, stop.finished)
     return len(finished)
+
+
+def _still_to_do(scorer: Scorer, chunks: Sequence[Sequence[Probe]], plans: Sequence[Mapping[str, int]],
+                 cached: Mapping[str, Answer]) -> Iterable[Mapping[str, int]]:
+    """The work of each chunk still to score: a chunk the cache holds nothing of is scored as planned
+    (its plan, already made: planning tokenises every probe), one it holds a part of is planned again
+    as :func:`planned_work` says its rest is scored."""
+    for chunk, plan in zip(chunks, plans):
+        held = sum(p.id in cached for p in chunk)
+        if not held:
+            yield plan
+        elif held < len(chunk):
+            yield planned_work(scorer, chunk, cached)
 
 
 def remaining(probes: Sequence[Probe], answered: Mapping[str, Answer]) -> list[Sequence[Probe]]:

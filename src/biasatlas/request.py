@@ -36,6 +36,7 @@ from .scorers.preflight import Dtype
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
 from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, Endpoint, is_endpoint
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
+from .scorers.start import START_TOKENS, StartToken
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -51,13 +52,16 @@ NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
 
 
 def _option(default: Any, help: str, *, unscored: bool = False, when_set: bool = False,
-            minimum: float | None = None, metavar: str | None = None) -> Any:
+            minimum: float | None = None, metavar: str | None = None, by_version: bool = False) -> Any:
     """A field with what the run record and the command line need to know of it: ``unscored``,
     it changes how scores are computed, never what they are (left out of the recorded request);
-    ``when_set``, it is recorded only when set (older run folders lack it); ``help`` and
-    ``minimum`` and ``metavar`` (its placeholder) for ``biasatlas run``'s flag of the same name."""
+    ``when_set``, it is recorded only when set (older run folders lack it); ``by_version``, a
+    benchmark's default fills it where the run sets none, and the request records it only when
+    the run set it (the benchmark's version names its default; the scorer's provenance records
+    the value in effect); ``help`` and ``minimum`` and ``metavar`` (its placeholder) for
+    ``biasatlas run``'s flag of the same name."""
     return field(default=default, metadata={"help": help, "unscored": unscored, "when_set": when_set,
-                                            "minimum": minimum, "metavar": metavar})
+                                            "minimum": minimum, "metavar": metavar, "by_version": by_version})
 
 
 def literal_values(hint: Any) -> tuple[Any, ...]:
@@ -187,6 +191,12 @@ class ModelOptions:
                                       unscored=True, metavar="<VAR>")
     request_timeout: float = _option(SERVED_TIMEOUT, "With --model URL: seconds one request may take before it "
                                      "is retried.", unscored=True, minimum=0, metavar="<seconds>")
+    start_token: StartToken | None = _option(
+        None, "Causal LMs, what each text is read after: always (the start token before every text), "
+        "empty-context (lm-evaluation-harness 0.4.13: the start token before an empty context only, else the "
+        "tokenizer's own start) or first-only (the original StereoSet: the first token after the start token "
+        "alone, the rest without it). Default: the benchmark's reference's (its card).", when_set=True,
+        by_version=True)
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
@@ -211,6 +221,8 @@ class ModelOptions:
             check_variant(self.scorer, self.variant)
         if self.multi_token is not None and self.multi_token not in MULTI_TOKEN_POLICIES:
             raise did_you_mean("multi-token policy", self.multi_token, MULTI_TOKEN_POLICIES)
+        if self.start_token is not None and self.start_token not in START_TOKENS:
+            raise did_you_mean("start token convention", self.start_token, START_TOKENS)
 
     def for_benchmark(self, benchmark: Benchmark) -> ModelOptions:
         """These options with the benchmark's published scorer settings filled in where none
@@ -508,6 +520,11 @@ class RunRequest:
 
     def recorded(self) -> dict[str, Any]:
         """What makes two runs the same run (the run folder records it; a rerun compares it):
-        the benchmark's settings and the model options that change scores."""
-        return {"benchmark": self.scored.config(), "model": self.scorer_options.recorded()}
+        the benchmark's settings and the model options that change scores (those a benchmark's
+        version defaults, ``by_version``, only as the run set them)."""
+        model = self.scorer_options.recorded()
+        for f in fields(ModelOptions):
+            if f.metadata.get("by_version") and getattr(self.model, f.name) is None:
+                model.pop(f.name, None)
+        return {"benchmark": self.scored.config(), "model": model}
 

@@ -15,8 +15,9 @@ continuation) rather than scored 0.
 
 Slot probes are answered with the sentence log-likelihood of each filled-in sentence;
 benchmarks normalise over their candidate fillers. Continuation probes are answered with
-``log P(continuation | BOS + context)``: the same row as the whole sentence, summed over
-the continuation's tokens only.
+``log P(continuation | context)``: the same row as the whole sentence, summed over the
+continuation's tokens only. What every text is read after (the start token, or not) is the
+``start_token`` convention (:mod:`.start`), recorded in :meth:`CausalLMScorer.describe`.
 
 Engine (why it is shaped so: bench/bench_causal.py, and the profile in its docstring):
 rows are cut into batches by a padded-token budget over length-sorted rows, with
@@ -39,19 +40,20 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
+from ..errors import ModelError, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, head_chunk_rows,
-                       launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets, slot_jobs,
+                       launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets,
                        to_device, token_batches, token_limits, unpadded)
 from .loading import input_device, load_checked, model_provenance, placement, resolve
 from .resume import EVERY_ROW, Watch
 from .prefix import Group, groups_worth_sharing, prefix_batches, shared_states
 from .spans import continuation_positions, filler_positions, split_continuation
+from .start import DEFAULT_START, Reading, Start, StartToken, check_start_token, leading_tokens
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
 
@@ -90,14 +92,15 @@ class CausalLMScorer(ModelScorer):
                  device: str = "cpu", dtype: str = "float32", revision: str | None = None,
                  trust_remote_code: bool = False, max_batch_tokens: int | None = None,
                  fast_head: bool = True, share_prefixes: bool = True,
-                 device_map: str | None = None) -> None:
+                 device_map: str | None = None, start_token: StartToken = DEFAULT_START) -> None:
         """``batch_size`` caps the rows of one forward pass (``"auto"``: the largest batch
         that fits on a CUDA device); ``max_batch_tokens`` caps its padded tokens (default:
         :data:`CPU_BATCH_TOKENS` on CPU, else :data:`GPU_BATCH_TOKENS`). Neither changes a
         score. ``fast_head=False`` always runs the model's own full forward (for
         comparisons); ``share_prefixes=False`` runs every row whole instead of sharing
         common prefixes (:mod:`.prefix`). ``dtype`` is the weights' dtype (log-softmaxes
-        are float32); ``device_map`` (``"auto"``) spreads a model over several devices."""
+        are float32); ``device_map`` (``"auto"``) spreads a model over several devices.
+        ``start_token``: what each text is read after (:mod:`.start`)."""
         if variant not in PAIR_VARIANTS:
             raise UnsupportedProbe(f"causal-lm pair variant {variant!r} unknown; "
                                    f"choose one of {', '.join(PAIR_VARIANTS)}")
@@ -115,6 +118,8 @@ class CausalLMScorer(ModelScorer):
         self.prefix_id = prefix if prefix is not None else self.tokenizer.eos_token_id
         if self.prefix_id is None:
             raise ModelError(f"{self.resolved.name}'s tokenizer has neither a BOS nor an EOS token to start from")
+        self.start = Start(check_start_token(start_token), self.prefix_id, leading_tokens(self.tokenizer),
+                           getattr(self.model.config, "max_position_embeddings", None))
         cpu = on_cpu(self.device)
         self.forward_overhead = CPU_FORWARD_OVERHEAD if cpu else GPU_FORWARD_OVERHEAD
         self.head_chunk = head_chunk_rows(self.device, self.model.config.vocab_size, HEAD_CHUNK_ROWS)
@@ -123,6 +128,7 @@ class CausalLMScorer(ModelScorer):
         self.head = _checked_head(self.model, [self.prefix_id, *self.encode(_CHECK_TEXT)]) \
             if fast_head else None
         self.share_prefixes = bool(share_prefixes) and self.head is not None
+        self._first = _start_logprobs(self.model, self.prefix_id) if self.start.mode == "first-only" else None
         # Sliding-window layers count their window in cache slots, and a shared prefix's
         # padding adds slots (prefix width + suffix width ≤ twice the longest row): only
         # rows of at most half the window may share (Gemma 3: 512, so 256 tokens).
@@ -155,13 +161,27 @@ class CausalLMScorer(ModelScorer):
         ids = self.tokenizer(unique, add_special_tokens=False)["input_ids"] if unique else []
         self._encoded = dict(zip(unique, ids))
 
-    def _request(self, ids: list[int], scored: list[int] | None = None) -> Request:
-        """Row = prefix + ids; token ``ids[i]`` is predicted from logits position ``i``."""
-        scored = list(range(len(ids))) if scored is None else scored
-        limit = getattr(self.model.config, "max_position_embeddings", None)
-        if limit and len(ids) + 1 > limit:
-            raise UnscorableProbe(f"{len(ids) + 1} tokens exceed the model's {limit}")
-        return Row((self.prefix_id, *ids), tuple(scored)), tuple(ids[i] for i in scored)
+    def _read(self, ids: list[int], scored: list[int] | None = None, *, context: bool = False) -> Reading:
+        """Tokens ``scored`` of ``ids`` (default all) read under the start-token convention."""
+        return self.start.read(ids, list(range(len(ids))) if scored is None else scored, context=context)
+
+    def _job(self, readings: list[Reading], job: Job) -> Job:
+        """``job`` (one request per reading, in order) with each reading's first token's
+        log-probability after the start token alone added to its sum (``first-only``)."""
+        if self._first is None or all(r.first is None for r in readings):
+            return job
+        table = self._first
+        offsets = [0.0 if r.first is None else float(table[r.first]) for r in readings]
+        answers = job.answers
+        return Job(job.requests, lambda values: answers([v + o for v, o in zip(values, offsets)]), job.n_probes,
+                   job.spans)
+
+    def _option_job(self, chunk: list[Any], plans: list[list[tuple[Reading, int]]]) -> Job:
+        """One job answering each probe of ``chunk`` with a slot answer: its plan's readings
+        (one per filler or context) and the token count each answer reports."""
+        got = iter(plans)
+        job = next(option_jobs(chunk, lambda p: [(r.request, n) for r, n in next(got)], chunk=len(chunk)))
+        return self._job([r for plan in plans for r, _ in plan], job)
 
     def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
         """Pairs with a sentence of no token (module docstring); only blank texts can be one."""
@@ -176,43 +196,47 @@ class CausalLMScorer(ModelScorer):
         for chunk in chunks(probes, 256):
             self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
-            yield Job([r for plan in plans for r in plan], partial(_pair_answers, chunk, plans),
-                      len(chunk), [(p.id, 2) for p in chunk])
+            readings = [r for plan in plans for r in plan]
+            yield self._job(readings, Job([r.request for r in readings], partial(_pair_answers, chunk, plans),
+                                          len(chunk), [(p.id, 2) for p in chunk]))
 
-    def _pair_plan(self, probe: PairProbe) -> tuple[Request, Request]:
+    def _pair_plan(self, probe: PairProbe) -> tuple[Reading, Reading]:
         ids_a, ids_b = self.encode(probe.a), self.encode(probe.b)
         if self.variant == "sentence-ll":
-            return self._request(ids_a), self._request(ids_b)
+            return self._read(ids_a), self._read(ids_b)
         shared_a, shared_b = shared_positions(ids_a, ids_b)
-        return self._request(ids_a, shared_a), self._request(ids_b, shared_b)
+        return self._read(ids_a, shared_a), self._read(ids_b, shared_b)
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):
             self._encode_ahead(p.left + f + p.right for p in chunk for f in p.fillers)
-            yield from slot_jobs(chunk, self._slot_request, chunk=256)
+            plans = [[self._slot_reading(p.left, f, p.right) for f in p.fillers] for p in chunk]
+            yield self._option_job(chunk, plans)
 
-    def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
-        ids = self.encode(left + filler + right)
+    def _slot_reading(self, left: str, filler: str, right: str) -> tuple[Reading, int]:
+        """The filled-in sentence's reading, and the filler's tokens (reported)."""
         tokens_of_filler = len(_filler_span(self.tokenizer, left, filler, right))
-        return self._request(ids), tokens_of_filler
+        return self._read(self.encode(left + filler + right)), tokens_of_filler
 
     def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):
             self._encode_ahead(text for p in chunk for c in p.contexts
                                for text in _continuation_texts(c, p.continuation))
-            yield from option_jobs(chunk, lambda p: [self._continuation_request(c, p.continuation)
-                                                     for c in p.contexts], chunk=256)
+            plans = [[(r, r.n_tokens) for r in (self._continuation_reading(c, p.continuation) for c in p.contexts)]
+                     for p in chunk]
+            yield self._option_job(chunk, plans)
 
-    def _continuation_request(self, context: str, continuation: str) -> tuple[Request, int]:
+    def _continuation_reading(self, context: str, continuation: str) -> Reading:
         context, continuation = split_continuation(context, continuation)
         ids = self.encode(context + continuation)
         scored = continuation_positions(ids, self.encode(context), set())
-        return self._request(ids, scored), len(scored)
+        return self._read(ids, scored, context=bool(context))
 
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
         self._encode_ahead(p.text for p in probes)
-        requests = [self._request(self.encode(p.text)) for p in probes]
-        yield Job(requests, partial(_sentence_answers, probes, requests), len(probes), [(p.id, 1) for p in probes])
+        readings = [self._read(self.encode(p.text)) for p in probes]
+        yield self._job(readings, Job([r.request for r in readings], partial(_sentence_answers, probes, readings),
+                                      len(probes), [(p.id, 1) for p in probes]))
 
     def logprob_sums(self, requests: Sequence[Request], work: dict[str, int] | None = None) -> list[float]:
         """For each (row, targets): Σ_j log P(target_j | the row up to position j)."""
@@ -307,21 +331,32 @@ class CausalLMScorer(ModelScorer):
         return {"scorer": self.name, "variant": self.variant, "dtype": self.dtype,
                 "device": self.device, "batch_size": self.batch_described,
                 "max_batch_tokens": self.max_batch_tokens,
-                "prefix_token_id": self.prefix_id, "tokenizer": type(self.tokenizer).__name__,
+                "prefix_token_id": self.prefix_id, "start_token": self.start.mode,
+                "tokenizer": type(self.tokenizer).__name__,
                 **placement(self.model, self.device_map),
                 **model_provenance(self.resolved, self.model, self.revision)}
 
 
-def _pair_answers(chunk: list[PairProbe], plans: list[tuple[Request, Request]],
+def _pair_answers(chunk: list[PairProbe], plans: list[tuple[Reading, Reading]],
                   values: list[float]) -> list[PairAnswer]:
     got = iter(values)
-    return [PairAnswer(probe.id, next(got), next(got), len(req_a[1]), len(req_b[1]))
-            for probe, (req_a, req_b) in zip(chunk, plans)]
+    return [PairAnswer(probe.id, next(got), next(got), a.n_tokens, b.n_tokens) for probe, (a, b) in zip(chunk, plans)]
 
 
-def _sentence_answers(probes: list[SentenceProbe], requests: list[Request],
+def _sentence_answers(probes: list[SentenceProbe], readings: list[Reading],
                       values: list[float]) -> list[SentenceAnswer]:
-    return [SentenceAnswer(p.id, v, len(r[1])) for p, v, r in zip(probes, values, requests)]
+    return [SentenceAnswer(p.id, v, r.n_tokens) for p, v, r in zip(probes, values, readings)]
+
+
+def _start_logprobs(model: Any, prefix: int) -> Any:
+    """``[V]`` float32 log P(token | the start token alone): the original StereoSet's
+    ``initial_token_probabilities`` (one pass over the start token), read by ``first-only``."""
+    import torch
+
+    row = torch.tensor([[prefix]], device=next(model.parameters()).device)
+    with torch.inference_mode():
+        logits = model(input_ids=row, use_cache=False).logits[0, -1]  # [V]
+    return torch.log_softmax(logits, dim=-1, dtype=torch.float32).cpu()
 
 
 # The load-time check's input: a few ordinary tokens after the prefix.

