@@ -43,6 +43,7 @@ SCORERS: dict[str, ScorerTarget] = {
     "encoder": "biasatlas.scorers.encoder:EncoderScorer",
     "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
     "fake": _fake,
+    "predictions": "biasatlas.scorers.predictions:from_file",
 }
 VARIANTS: dict[str, tuple[str, ...]] = {
     "masked-lm": ("nangia", "modified-tokens", "aul"),
@@ -51,11 +52,13 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "encoder": ("hidden-states",),
     "word-vectors": ("lookup",),
     "fake": ("hash",),
+    "predictions": ("given",),
 }
 #: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
 #: before its model loads, so a benchmark that cannot read them refuses the run first.
 READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence",
-                           "encoder": "embedding", "word-vectors": "embedding", "fake": "sequence"}
+                           "encoder": "embedding", "word-vectors": "embedding", "fake": "sequence",
+                           "predictions": "given"}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),

@@ -239,16 +239,21 @@ def upgraded(recorded: Any, renamed: Renames = (), *, where: Path = Path(OWNER_F
 def _located_by_content(request: Any) -> Any:
     """The request without the settings that only say where a hashed file lies: the data's
     (:data:`LOCATION_KEYS`, hashed by ``data_sha256``) and any other file setting ``KEY``
-    recorded beside its ``KEY_sha256`` (census's ``--predicates``)."""
-    bench = request.get("benchmark") if isinstance(request, dict) else None
-    if not isinstance(bench, dict):
+    recorded beside its ``KEY_sha256``, in the benchmark's settings (census's ``--predicates``)
+    or the model's (``--predictions``)."""
+    if not isinstance(request, dict):
         return request
-    located = {k for k in bench if bench.get(f"{k}_sha256")}
-    if bench.get("data_sha256"):
-        located |= set(LOCATION_KEYS)
-    if not located:
-        return request
-    return {**request, "benchmark": {k: v for k, v in bench.items() if k not in located}}
+    out = dict(request)
+    for part in ("benchmark", "model"):
+        settings = request.get(part)
+        if not isinstance(settings, dict):
+            continue
+        located = {k for k in settings if settings.get(f"{k}_sha256")}
+        if part == "benchmark" and settings.get("data_sha256"):
+            located |= set(LOCATION_KEYS)
+        if located:
+            out[part] = {k: v for k, v in settings.items() if k not in located}
+    return out
 
 
 def _is_run_config(path: Path) -> bool:

@@ -110,6 +110,9 @@ class Scorer(abc.ABC):
     name: str = "scorer"
     #: The pair-scoring variant (METHODS.md §2, "Other variants"); recorded in results.
     variant: str = ""
+    #: Whether the score cache may keep this scorer's answers: a model's, yes; answers read from a
+    #: file (:mod:`.predictions`) are not a model's, and the file is their record.
+    cacheable: bool = True
 
     @property
     @abc.abstractmethod
