@@ -44,7 +44,7 @@ def stereoset_rows() -> list[str]:
         run = biasatlas.evaluate("stereoset", predictions=path, cache=False, progress=False, n_resamples=1)
         ours = run.summary_dict
         paper = theirs[key]["overall"]
-        rows.append(f"| {key} | {paper['LM Score']:.2f} / {paper['SS Score']:.2f} / {paper['ICAT Score']:.2f} | "
+        rows.append(f"| StereoSet | {key} | {paper['LM Score']:.2f} / {paper['SS Score']:.2f} / {paper['ICAT Score']:.2f} | "
                     f"{ours['lms']:.2f} / {ours['ss']:.2f} / {ours['icat']:.2f} |")
     return rows
 
@@ -58,7 +58,8 @@ def bbq_rows() -> list[str]:
         ours = run.summary_dict["sets"]["overall"]
         got = [ours[k] for k in ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis")]
         unread = run.summary_dict["predictions"]["n_unreadable"]
-        rows.append(f"| {category} | UnifiedQA {form.upper()} | " + " / ".join(f"{v:.1f}" for v in paper) + " | "
+        rows.append(f"| UnifiedQA {form.upper()} | {category.replace('_', ' ')} | " + " / ".join(f"{v:.1f}" for v in paper)
+                    + " | "
                     + " / ".join(f"{v:.1f}" for v in got) + f" | {unread} |")
     return rows
 

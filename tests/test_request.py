@@ -9,7 +9,7 @@ import pytest
 
 from biasatlas import registry
 from biasatlas.errors import UnknownName, UnsupportedProbe, UsageError
-from biasatlas.request import EngineOptions, ModelOptions, RunRequest, check_batch_size, split_options
+from biasatlas.request import PREDICTION_OPTIONS, EngineOptions, ModelOptions, RunRequest, check_batch_size, split_options
 
 
 @pytest.mark.parametrize("value", [0, -3, "16", "Auto", True, 2.5, None])
@@ -56,7 +56,7 @@ def test_only_options_that_can_change_a_score_are_recorded():
     moved = ModelOptions(model="m", batch_size=3, device="cuda", device_map="auto")
     assert base.recorded() == moved.recorded()
     assert set(base.recorded()) == {f.name for f in fields(ModelOptions)} - {
-        "batch_size", "device", "device_map", "multi_token"}
+        "batch_size", "device", "device_map", "multi_token", *PREDICTION_OPTIONS}  # a model's run reads no file
     assert ModelOptions(model="m", dtype="bfloat16").recorded() != base.recorded()
     assert ModelOptions(model="m", multi_token="joint").recorded()["multi_token"] == "joint"
 
@@ -65,7 +65,7 @@ def test_what_is_left_out_of_the_request_is_what_the_scorer_fingerprint_ignores(
     from biasatlas.scorers.base import VOLATILE
 
     unscored = {f.name for f in fields(ModelOptions) if f.metadata["unscored"]}
-    assert unscored == {"batch_size", "device", "device_map"}
+    assert unscored == {"batch_size", "device", "device_map", "max_missing", "max_extra"}
     assert unscored <= VOLATILE  # neither the run's request nor the score cache's key depends on them
 
 

@@ -45,8 +45,10 @@ P = TypeVar("P", bound=Probe)
 DEFAULT_BATCH_SIZE = 64
 BatchSize = int | Literal["auto"]
 #: Fingerprint keys that change how scores are computed, not what they are: rows per
-#: batch, the device, how attention is computed (SDPA or eager), where layers are placed.
-VOLATILE = frozenset({"batch_size", "max_batch_tokens", "device", "attention", "device_map"})
+#: batch, the device, how attention is computed (SDPA or eager), where layers are placed;
+#: and how many of a predictions file's ids may go unmatched (whether a run may go on, not an answer).
+VOLATILE = frozenset({"batch_size", "max_batch_tokens", "device", "attention", "device_map", "max_missing",
+                      "max_extra"})
 
 # Why a kind is refused, by default (a scorer may say more in its own hook).
 _UNSUPPORTED = {
