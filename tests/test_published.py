@@ -44,6 +44,11 @@ PAPER: dict[tuple[str, str], tuple[float, float, float, float]] = {
 BIAS_NOT_REPRODUCED = {("Physical_appearance", "arc"), ("Physical_appearance", "race")}
 
 
+@pytest.fixture(autouse=True)
+def _shared(isolated_run: Path) -> None:
+    """The benchmarks read the shared data."""
+
+
 def _scored(bench: Any, path: Path, **options: Any) -> dict[str, Any]:
     scorer = from_file(predictions=path, **options)
     bound = bench.bind(scorer.info)
