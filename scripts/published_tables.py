@@ -44,8 +44,9 @@ def stereoset_rows() -> list[str]:
         run = biasatlas.evaluate("stereoset", predictions=path, cache=False, progress=False, n_resamples=1)
         ours = run.summary_dict
         paper = theirs[key]["overall"]
-        rows.append(f"| StereoSet | {key} | {paper['LM Score']:.2f} / {paper['SS Score']:.2f} / {paper['ICAT Score']:.2f} | "
-                    f"{ours['lms']:.2f} / {ours['ss']:.2f} / {ours['icat']:.2f} |")
+        theirs_cell = f"{paper['LM Score']:.2f} / {paper['SS Score']:.2f} / {paper['ICAT Score']:.2f}"
+        ours_cell = f"{ours['lms']:.2f} / {ours['ss']:.2f} / {ours['icat']:.2f}"
+        rows.append(f"| StereoSet | {key} | {theirs_cell} | {ours_cell} |")
     return rows
 
 
@@ -58,9 +59,8 @@ def bbq_rows() -> list[str]:
         ours = run.summary_dict["sets"]["overall"]
         got = [ours[k] for k in ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis")]
         unread = run.summary_dict["predictions"]["n_unreadable"]
-        rows.append(f"| UnifiedQA {form.upper()} | {category.replace('_', ' ')} | " + " / ".join(f"{v:.1f}" for v in paper)
-                    + " | "
-                    + " / ".join(f"{v:.1f}" for v in got) + f" | {unread} |")
+        cells = [" / ".join(f"{v:.1f}" for v in values) for values in (paper, got)]
+        rows.append(f"| UnifiedQA {form.upper()} | {category.replace('_', ' ')} | {cells[0]} | {cells[1]} | {unread} |")
     return rows
 
 

@@ -48,7 +48,7 @@ def test_unifiedqa_file_needs_its_input_format_named() -> None:
 def test_unifiedqa_answers_follow_the_r_scripts_matching() -> None:
     path = UNIFIEDQA / "preds_Religion.jsonl.gz"
     read_back = read(path, field="race")
-    records = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8")]
+    records = [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
     assert read_back.model == "unifiedqa-t5-11b-race" and len(read_back.answers) == len(records) == 1200
     exact = 0
     for r in records:  # an answer equal to an option's text (case and a final period aside) names it
@@ -62,7 +62,8 @@ def test_unifiedqa_answers_follow_the_r_scripts_matching() -> None:
 
 def test_unifiedqa_fallback_and_unmatched() -> None:
     record = {"ans0": "The youthful boy", "ans1": "The older man", "ans2": "Not known",
-              "answer_info": {"ans0": ["youthful", "nonOld"], "ans1": ["older", "old"], "ans2": ["Not known", "unknown"]}}
+              "answer_info": {"ans0": ["youthful", "nonOld"], "ans1": ["older", "old"],
+                              "ans2": ["Not known", "unknown"]}}
     # one-word answer_info texts have no two first words: the R script's fallback finds nothing
     assert unifiedqa_option("the younger boy", record) is None
     assert unifiedqa_option("the older man.", record) == 1
@@ -73,7 +74,8 @@ def test_unifiedqa_fallback_and_unmatched() -> None:
 def test_unifiedqa_question_only_baseline_is_unreadable_in_disambiguated_contexts() -> None:
     path = UNIFIEDQA / "preds_Sexual_orientation.jsonl.gz"
     read_back = read(path, field="qonly")
-    disambiguated = sum(json.loads(line)["context_condition"] == "disambig" for line in gzip.open(path, "rt"))
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    disambiguated = sum(json.loads(line)["context_condition"] == "disambig" for line in lines)
     unreadable = [a for a in read_back.answers.values() if a.why]
     assert len(unreadable) == disambiguated == 432
     assert "disambiguated" in str(unreadable[0].why)

@@ -9,7 +9,8 @@ import pytest
 
 from biasatlas import registry
 from biasatlas.errors import UnknownName, UnsupportedProbe, UsageError
-from biasatlas.request import PREDICTION_OPTIONS, EngineOptions, ModelOptions, RunRequest, check_batch_size, split_options
+from biasatlas.request import (PREDICTION_OPTIONS, EngineOptions, ModelOptions, RunRequest, check_batch_size,
+                               split_options)
 
 
 @pytest.mark.parametrize("value", [0, -3, "16", "Auto", True, 2.5, None])

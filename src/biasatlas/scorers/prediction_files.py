@@ -168,31 +168,38 @@ def read_unifiedqa(path: Path, text: str, field: str | None) -> tuple[dict[str, 
     input format (``race``, ``arc``, ``qonly``); the model, ``<model>-<format>``. The R script reads
     the question-only baseline in ambiguous contexts only: its disambiguated rows are unreadable."""
     out = Collect()
-    fields: list[str] = []
-    for number, record in json_records(path, text):
-        if not fields:
-            fields = sorted(k for k in record if "_pred_" in k)
-            names = [k.split("_pred_", 1)[1] for k in fields]
-            if field is None and len(fields) != 1:
-                raise UsageError(f"{path} holds the answers of {len(fields)} inputs ({', '.join(names)}): "
-                                 "name one with --predictions-field")
-            chosen = fields[0] if field is None else dict(zip(names, fields)).get(field)
-            if chosen is None:
-                raise did_you_mean("predictions field", str(field), names)
-        prediction = record.get(chosen)
+    records = list(json_records(path, text))
+    if not records:
+        raise DataError("no answers", path=path)
+    column = _prediction_column(path, records[0][1], field)
+    for number, record in records:
+        prediction = record.get(column)
         key = _bbq_key(record)
         if not isinstance(prediction, str):
-            out.add(key, Answer(why=f"{chosen} is {prediction!r}, not text", line=number))
-        elif chosen.endswith("_qonly") and record.get("context_condition") == "disambig":
+            out.add(key, Answer(why=f"{column} is {prediction!r}, not text", line=number))
+        elif column.endswith("_qonly") and record.get("context_condition") == "disambig":
             out.add(key, Answer(why="the question-only baseline is not read in disambiguated contexts (R script)",
                                 line=number))
         else:
             option = unifiedqa_option(prediction, record)
             out.add(key, Answer(chosen=option, line=number) if option is not None else
                     Answer(why=f"the answer {prediction!r} names no option (R script's matching)", line=number))
-    model, _, form = chosen.partition("_pred_")
+    model, _, form = column.partition("_pred_")
     return out.answers, {"model": f"{model}-{form}", "field": form,
                          "harness": "BBQ authors' UnifiedQA outputs (Parrish et al. 2022)"}
+
+
+def _prediction_column(path: Path, record: Mapping[str, Any], field: str | None) -> str:
+    """The ``<model>_pred_<format>`` key ``field`` names (the only one, when none is named)."""
+    columns = sorted(k for k in record if "_pred_" in k)
+    names = [k.split("_pred_", 1)[1] for k in columns]
+    if field is None and len(columns) != 1:
+        raise UsageError(f"{path} holds the answers of {len(columns)} inputs ({', '.join(names)}): "
+                         "name one with --predictions-field")
+    chosen = columns[0] if field is None else dict(zip(names, columns)).get(field)
+    if chosen is None:
+        raise did_you_mean("predictions field", str(field), names)
+    return chosen
 
 
 def read_bbq_scores(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:

@@ -148,8 +148,9 @@ class PredictionsScorer(Scorer):
             too_many.append(f"{unmatched:,} of the run's {join.asked:,} ids ({unmatched / join.asked:.2%}) have no "
                             f"readable answer (allowed: a share of --max-missing {self.max_missing:g})")
         if join.in_file and len(join.extra) / join.in_file > self.max_extra:
-            too_many.append(f"{len(join.extra):,} of the file's {join.in_file:,} ids ({len(join.extra) / join.in_file:.2%}) "
-                            f"match no probe of this run (allowed: a share of --max-extra {self.max_extra:g})")
+            share = len(join.extra) / join.in_file
+            too_many.append(f"{len(join.extra):,} of the file's {join.in_file:,} ids ({share:.2%}) match no probe "
+                            f"of this run (allowed: a share of --max-extra {self.max_extra:g})")
         if join.asked and unmatched == join.asked:
             too_many.append("no id of the run has a readable answer: is this the file of another benchmark or "
                             "dataset?")
