@@ -12,7 +12,8 @@ shared copies of the same data (``$BIASATLAS_SHARED_DATA``: ``bbq/*.jsonl``, the
 as local JSON Lines and a task of the same name whose YAML ``include``\\ s the installed task's
 own file and changes only where the data comes from, so the prompts, choices, process_results
 and metrics are the harness's own. ``--per-category N`` draws N BBQ examples per category
-(``random.Random(seed)``): the whole set is 58,492 examples × 12 options, too slow on a CPU.
+(``random.Random(seed)``): the whole set is 58,492 examples × 12 options, too slow on a CPU; the
+drawn examples are also written as BBQ's own files (``OUT/bbq-data/``) for ``--data``.
 The model is the packaged SmolLM2-135M-Instruct folder biasatlas converts once.
 """
 
@@ -23,6 +24,7 @@ import csv
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +42,18 @@ def bbq_rows(per_category: int | None, seed: int) -> list[dict[str, object]]:
             records = [records[i] for i in chosen]
         rows += records
     return rows
+
+
+def bbq_folder(rows: list[dict[str, object]], folder: Path) -> None:
+    """The drawn rows as BBQ's own files (one per category, and the authors' metadata), so that
+    ``biasatlas run bbq --data FOLDER --predictions samples_bbq_*.jsonl`` has exactly the items the
+    harness answered: nothing missing, nothing extra."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for category in sorted({str(r["category"]) for r in rows}):
+        chosen = [r for r in rows if r["category"] == category]
+        (folder / f"{category}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen),
+                                                  encoding="utf-8")
+    shutil.copy(SHARED / "bbq" / "additional_metadata.csv", folder / "additional_metadata.csv")
 
 
 def crows_rows() -> list[dict[str, object]]:
@@ -68,6 +82,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=None, help="lm-eval's --limit (the first N documents)")
     parser.add_argument("--batch-size", default="16")
+    parser.add_argument("--data-only", action="store_true", help="write the task's data and stop")
     args = parser.parse_args()
     folder = args.out / "task"
     folder.mkdir(parents=True, exist_ok=True)
@@ -75,6 +90,10 @@ def main() -> None:
     data = folder / f"{args.task}.jsonl"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     (folder / f"{args.task}.yaml").write_text(task_yaml(args.task, data), encoding="utf-8")
+    if args.task == "bbq":
+        bbq_folder(rows, args.out / "bbq-data")
+    if args.data_only:
+        return
     command = [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args", f"pretrained={MODEL},dtype=float32",
                "--tasks", args.task, "--include_path", str(folder), "--device", "cpu", "--batch_size",
                args.batch_size, "--log_samples", "--output_path", str(args.out / "results")]
