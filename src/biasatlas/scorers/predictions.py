@@ -85,10 +85,8 @@ class Join:
         accounted = {*self.missing, *(k for k, _ in self.unreadable)}
         known = {str(r.get("id")) for r in rows}
         rows += [{"id": pid, "reason": reason} for pid, reason in sorted(unscorable.items())
-                 if pid not in known and probe_key(pid, ())[0] not in accounted and pid not in accounted]
+                 if pid not in known and probe_key(pid, ())[0] not in accounted]
         return rows
-
-
 
 
 def join_line(summary: Any) -> str:
