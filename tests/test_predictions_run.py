@@ -114,3 +114,13 @@ def test_bbq_refuses_a_rule_the_file_cannot_give(tmp_path: Path) -> None:
     path.write_text("id,answer\nAge/0,2\n")
     with pytest.raises(UsageError, match="--rule"):
         biasatlas.evaluate("bbq", category="Age", limit=1, rule="mean", predictions=path, cache=False, progress=False)
+
+
+def test_sensitivity_is_refused(tmp_path: Path) -> None:
+    from biasatlas import sensitivity
+    from biasatlas.request import ModelOptions, RunRequest
+
+    request = RunRequest("crows-pairs", {"dataset": "en-revised+210", "limit": 6},
+                         ModelOptions(predictions=_file(tmp_path), max_missing=0.34, max_extra=0.3))
+    with pytest.raises(UsageError, match="same answers"):
+        sensitivity.run(request, "preambles", cache=False, progress=False)
