@@ -124,3 +124,48 @@ def test_sensitivity_is_refused(tmp_path: Path) -> None:
                          ModelOptions(predictions=_file(tmp_path), max_missing=0.34, max_extra=0.3))
     with pytest.raises(UsageError, match="same answers"):
         sensitivity.run(request, "preambles", cache=False, progress=False)
+
+
+LM_EVAL = Path(__file__).parent / "fixtures" / "lm_eval"
+
+
+def test_lm_eval_crows_pairs_outcomes_are_the_harness_own(tmp_path: Path) -> None:
+    """The first 6 pairs of lm-eval's crows_pairs_english log: its per-pair ``pct_stereotype`` (1 when
+    sent_more is the more likely) is our outcome on the same log-likelihoods, pair by pair."""
+    (samples,) = (LM_EVAL / "crows").glob("samples_*.jsonl")
+    run = biasatlas.evaluate("crows-pairs", predictions=samples, cache=False, **RUN)
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    theirs = {line["doc"]["id"]: line["pct_stereotype"] for line in lines}
+    ours = {r["id"]: r for r in run.records}
+    assert sorted(ours) == sorted(theirs)
+    for pair, more in theirs.items():
+        assert (ours[pair]["outcome"] == "more") == bool(more), pair
+    assert run.summary_dict["metric_score"] == pytest.approx(100 * sum(theirs.values()) / len(theirs))
+
+
+def _bbq_folder(samples: Path, folder: Path) -> Path:
+    """BBQ's own files holding just the examples the log answers (every category's file, most empty)."""
+    docs = [json.loads(line)["doc"] for line in samples.read_text().splitlines()]
+    wanted = {(d["category"], d["example_id"]) for d in docs}
+    shared = shared_data_dir() / "bbq"
+    folder.mkdir()
+    for path in sorted(shared.glob("*.jsonl")):
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+                 if (path.stem, json.loads(line)["example_id"]) in wanted]
+        (folder / path.name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    shutil.copy(shared / "additional_metadata.csv", folder / "additional_metadata.csv")
+    return folder
+
+
+def test_lm_eval_bbq_accuracy_is_the_harness_own(tmp_path: Path) -> None:
+    """lm-eval's per-item ``acc`` (issue 3226's targets range(2, 13) included) is our ``correct``,
+    item by item, on its real log."""
+    (samples,) = (LM_EVAL / "bbq").glob("samples_*.jsonl")
+    run = biasatlas.evaluate("bbq", data=_bbq_folder(samples, tmp_path / "bbq"), predictions=samples, cache=False,
+                             progress=False, n_resamples=10)
+    assert run.summary_dict["predictions"]["n_matched"] == 4
+    ours = {r["id"]: r for r in run.records}
+    for line in samples.read_text().splitlines():
+        record = json.loads(line)
+        doc = record["doc"]
+        assert bool(ours[f"{doc['category']}/{doc['example_id']}"]["correct"]) == bool(record["acc"])
