@@ -294,9 +294,10 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.benchmarks.zh_neutral.benchmark import LOG_BASES, UNEQUAL_MASKS
     from biasatlas.probes import MULTI_TOKEN_POLICIES
     from biasatlas.scorers.engines import EngineName
+    from biasatlas.scorers.predicted import FORMATS
     from biasatlas.scorers.preflight import DTYPE_ALIASES, DTYPES
 
-    scorer_sets = {"scorer": ("auto", *registry.SCORERS),
+    scorer_sets = {"scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,
                    "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
                    "dtype": (*DTYPES, *DTYPE_ALIASES), "multi_token": MULTI_TOKEN_POLICIES,
                    "engine": typing.get_args(EngineName), "sensitivity": KINDS}

@@ -9,7 +9,8 @@ import pytest
 
 from biasatlas import registry
 from biasatlas.errors import UnknownName, UnsupportedProbe, UsageError
-from biasatlas.request import EngineOptions, ModelOptions, RunRequest, check_batch_size, split_options
+from biasatlas.request import (PREDICTION_OPTIONS, EngineOptions, ModelOptions, RunRequest, check_batch_size,
+                               split_options)
 
 
 @pytest.mark.parametrize("value", [0, -3, "16", "Auto", True, 2.5, None])
@@ -57,7 +58,8 @@ def test_only_options_that_can_change_a_score_are_recorded():
     assert base.recorded() == moved.recorded()
     assert set(base.recorded()) == {f.name for f in fields(ModelOptions)} - {
         "batch_size", "device", "device_map", "multi_token", "served_model", "served_prefix", "concurrency",
-        "api_key_env", "request_timeout", "start_token"}
+        "api_key_env", "request_timeout", "start_token",
+        *PREDICTION_OPTIONS}  # a model's run reads no file
     assert ModelOptions(model="m", dtype="bfloat16").recorded() != base.recorded()
     assert ModelOptions(model="m", multi_token="joint").recorded()["multi_token"] == "joint"
     assert ModelOptions(model="m", start_token="always").recorded()["start_token"] == "always"
@@ -67,7 +69,8 @@ def test_what_is_left_out_of_the_request_is_what_the_scorer_fingerprint_ignores(
     from biasatlas.scorers.base import VOLATILE
 
     unscored = {f.name for f in fields(ModelOptions) if f.metadata["unscored"]}
-    assert unscored == {"batch_size", "device", "device_map", "concurrency", "api_key_env", "request_timeout"}
+    assert unscored == {"batch_size", "device", "device_map", "concurrency", "api_key_env", "request_timeout",
+                        "max_missing", "max_extra"}
     assert unscored <= VOLATILE  # neither the run's request nor the score cache's key depends on them
 
 

@@ -108,6 +108,10 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})
         run = replace(run, summary=with_detectable(run.summary, run.config, run.records))
+        if isinstance(run.summary.get("predictions"), dict):
+            from .scorers.predictions import join_line
+
+            _say(log, join_line(run.summary["predictions"]))
         if run.timing.get("cache_hits"):
             _say(log, f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
         if folder is not None:

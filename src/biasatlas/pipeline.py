@@ -34,6 +34,7 @@ from .probes import Answer, Probe, Scored
 from .runs.folder import Run
 from .scorers.base import Scorer
 from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine, planned_work
+from .scorers.predictions import PredictionsScorer
 from .scorers.resume import Interrupted
 
 MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
@@ -82,6 +83,10 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     items = benchmark.load()
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
+    # A predictions file (scorers.predictions): its ids against the run's, refused above the allowed
+    # shares before anything is scored; its answers are a file's, never cached as a model's.
+    join = scorer.join(probes) if isinstance(scorer, PredictionsScorer) else None
+    cache = cache if scorer.cacheable else None
     hashing = time.perf_counter()
     key = scorer.fingerprint()  # hashes the model's files: timed apart from scoring
     hashed = time.perf_counter()
@@ -105,11 +110,13 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
                                                         engine)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
-    skipped = _skips(result.skipped, unscorable)
+    skipped = _skips(result.skipped, unscorable) if join is None else join.skipped(result.skipped, dict(unscorable))
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": key}
     scores = benchmark.with_counters(result.summary, planned)
+    if join is not None:
+        scores = {**scores, "predictions": join.summary()}
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
                "dataset": bench_config.get("dataset") or bench_config.get("data"),
                "model": described.get("model"), "scorer": described.get("scorer"),

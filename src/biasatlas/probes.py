@@ -168,8 +168,9 @@ class EmbeddingAnswer:
 Answer = PairAnswer | SlotAnswer | SentenceAnswer | EmbeddingAnswer
 
 
-Reads = Literal["masked", "sequence", "embedding"]
-"""What a slot answer's log-probability is, or that the scorer answers vectors (see :class:`ScorerInfo`)."""
+Reads = Literal["masked", "sequence", "embedding", "given"]
+"""What a slot answer's log-probability is, that the scorer answers vectors, or that its answers are
+given numbers read from a file (see :class:`ScorerInfo`)."""
 MultiToken = Literal["joint", "first-token", "reveal"]
 """How a masked LM scores a filler of several tokens (see :class:`ScorerInfo`)."""
 MULTI_TOKEN_POLICIES: tuple[MultiToken, ...] = ("joint", "first-token", "reveal")
@@ -222,7 +223,11 @@ class ScorerInfo:
       seq2seq LMs, and the fake scorer), which compares fillers only once normalised
       over the candidates of one template;
     * ``"embedding"``: no likelihoods at all, only vectors for :class:`EmbeddingProbe` s
-      (an encoder's pooled hidden states, static word vectors).
+      (an encoder's pooled hidden states, static word vectors);
+    * ``"given"``: numbers read from a saved predictions file (:mod:`biasatlas.scorers.predictions`):
+      each answer is already the score the benchmark compares (a sentence's, an option's; a
+      chosen option 1, the others 0), computed by whatever made the file, so the benchmark
+      applies no length rule or normalisation of its own.
 
     ``kind`` is the scorer's kind as run records write it (``"masked-lm"``,
     ``"causal-lm"``, ``"seq2seq"``, ``"fake"`` for the built-in ones; zh-neutral's config
@@ -252,8 +257,9 @@ class ScorerInfo:
     next_sentence: bool = False
 
     def __post_init__(self) -> None:
-        if self.reads not in ("masked", "sequence", "embedding"):
-            raise ValueError(f"ScorerInfo.reads must be 'masked', 'sequence' or 'embedding', not {self.reads!r}")
+        if self.reads not in ("masked", "sequence", "embedding", "given"):
+            raise ValueError(f"ScorerInfo.reads must be 'masked', 'sequence', 'embedding' or 'given', "
+                             f"not {self.reads!r}")
         if self.multi_token is not None and self.multi_token not in MULTI_TOKEN_POLICIES:
             raise ValueError(f"ScorerInfo.multi_token must be one of {', '.join(MULTI_TOKEN_POLICIES)} "
                              f"or None, not {self.multi_token!r}")

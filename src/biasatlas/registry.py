@@ -44,6 +44,7 @@ SCORERS: dict[str, ScorerTarget] = {
     "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
     "served": "biasatlas.scorers.served:ServedScorer",
     "fake": _fake,
+    "predictions": "biasatlas.scorers.predictions:from_file",
 }
 VARIANTS: dict[str, tuple[str, ...]] = {
     "masked-lm": ("nangia", "modified-tokens", "aul"),
@@ -53,12 +54,14 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "word-vectors": ("lookup",),
     "served": ("sentence-ll",),
     "fake": ("hash",),
+    "predictions": ("given",),
 }
 #: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
 #: before its model loads, so a benchmark that cannot read them refuses the run first.
 READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence",
                            "encoder": "embedding", "word-vectors": "embedding", "served": "sequence",
-                           "fake": "sequence"}
+                           "fake": "sequence",
+                           "predictions": "given"}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),

@@ -33,6 +33,7 @@ from .probes import MultiToken, ScorerInfo
 from .scorers.base import DEFAULT_BATCH_SIZE, BatchSize
 from .scorers.engines import EngineName
 from .scorers.preflight import Dtype
+from .scorers.predicted import PredictionsFormat
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
 from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, Endpoint, is_endpoint
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
@@ -47,6 +48,9 @@ __all__ = ["DEFAULT_MODEL", "EngineOptions", "GivenModel", "ModelOptions", "RunR
 
 #: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
 DEFAULT_MODEL = "gemma-3-270m"
+#: The model options only a predictions run reads (``--predictions`` and its settings).
+PREDICTION_OPTIONS: tuple[str, ...] = ("predictions", "predictions_format", "predictions_field", "max_missing",
+                                       "max_extra")
 #: Benchmark factory parameters that are not options: set by the benchmark itself or by ``bind(info)``.
 NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
 
@@ -197,6 +201,18 @@ class ModelOptions:
         "tokenizer's own start) or first-only (the original StereoSet: the first token after the start token "
         "alone, the rest without it). Default: the benchmark's reference's (its card).", when_set=True,
         by_version=True)
+    predictions: Path | None = _option(None, "Score a saved predictions file instead of a model: the authors' "
+                                       "published outputs or another harness's, joined to the items by id "
+                                       "(docs/predictions.md).", when_set=True, metavar="<file>")
+    predictions_format: PredictionsFormat | None = _option(None, "The predictions file's format (default: "
+                                                           "recognised by its shape).", when_set=True)
+    predictions_field: str | None = _option(None, "Which model's answers, where the file holds several "
+                                            "(UnifiedQA: race, arc, qonly; df_bbq.csv: its model).", when_set=True,
+                                            metavar="<name>")
+    max_missing: float = _option(0.0, "Predictions: the largest share (0-1) of the run's ids that may lack a "
+                                 "readable answer (default 0: none).", unscored=True, minimum=0, metavar="<share>")
+    max_extra: float = _option(0.0, "Predictions: the largest share (0-1) of the file's ids that may match no "
+                               "item (default 0: none).", unscored=True, minimum=0, metavar="<share>")
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
@@ -223,6 +239,25 @@ class ModelOptions:
             raise did_you_mean("multi-token policy", self.multi_token, MULTI_TOKEN_POLICIES)
         if self.start_token is not None and self.start_token not in START_TOKENS:
             raise did_you_mean("start token convention", self.start_token, START_TOKENS)
+        self._check_predictions()
+
+    def _check_predictions(self) -> None:
+        """A predictions run names its file and nothing of a model: the file is the model's answers
+        (its name comes from the file; ``--label`` renames the run)."""
+        if self.predictions is None:
+            if self.scorer == "predictions":
+                raise UsageError("--scorer predictions reads a file: name it with --predictions FILE")
+            return
+        if not Path(self.predictions).is_file():
+            from .errors import MissingInput
+
+            raise MissingInput("no such predictions file", path=self.predictions)
+        if self.model != DEFAULT_MODEL or self.scorer not in ("auto", "predictions"):
+            raise UsageError("--predictions scores a file's answers: leave out --model and --scorer (the file "
+                             "names its model; --label renames the run)")
+        for name in ("max_missing", "max_extra"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise UsageError(f"{name} is a share between 0 and 1, not {getattr(self, name)!r}")
 
     def for_benchmark(self, benchmark: Benchmark) -> ModelOptions:
         """These options with the benchmark's published scorer settings filled in where none
@@ -237,6 +272,8 @@ class ModelOptions:
         """The scorer kind: ``scorer``, or the one the model's architecture calls for (its config only)."""
         from .registry import scorer_kind
 
+        if self.predictions is not None:
+            return "predictions"
         if self.scorer != "auto":
             return self.scorer
         return scorer_kind(self.model, trust_remote_code=self.trust_remote_code, revision=self.revision)
@@ -249,7 +286,8 @@ class ModelOptions:
         from .scorers.preflight import check_model_reachable
 
         preflight({"device": self.device, "dtype": self.dtype})
-        if self.model != "fake" and self.scorer != "fake" and not is_endpoint(self.model):
+        if (self.model != "fake" and self.scorer != "fake" and not is_endpoint(self.model)
+                and self.predictions is None):
             check_model_reachable(self.model, self.revision)
         kind = self.kind()
         check_variant(kind, self.variant)
@@ -278,6 +316,8 @@ class ModelOptions:
 
     def loading(self) -> str:
         """The line a run prints while the scorer is built."""
+        if self.predictions is not None:
+            return f"reading predictions {self.predictions} …"
         return f"loading model {self.model} …"
 
     def build(self) -> Any:
@@ -294,11 +334,20 @@ class ModelOptions:
         return self.model
 
     def _scorer_kwargs(self) -> dict[str, Any]:
+        own = set() if self.predictions is not None else set(PREDICTION_OPTIONS)  # a model's scorer never gets them
         return {f.name: getattr(self, f.name) for f in fields(ModelOptions)
-                if f.name not in ("model", "scorer") and getattr(self, f.name) is not None}
+                if f.name not in ("model", "scorer", *own) and getattr(self, f.name) is not None}
 
     def recorded(self) -> dict[str, Any]:
-        """The options that change scores, as the run folder records them."""
+        """The options that change scores, as the run folder records them; a predictions run
+        records its file and the file's sha256 (the same bytes elsewhere are the same run), and
+        nothing of a model."""
+        if self.predictions is not None:
+            from .hashing import sha256_file
+
+            return {"scorer": "predictions", "predictions": str(self.predictions),
+                    "predictions_sha256": sha256_file(self.predictions),
+                    "predictions_format": self.predictions_format, "predictions_field": self.predictions_field}
         return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("unscored")
                 and not (f.metadata.get("when_set") and getattr(self, f.name) is None)}
 

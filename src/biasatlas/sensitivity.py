@@ -128,8 +128,12 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
     ``out`` is given) with one score cache, then the comparison (:func:`compare`), written to
     ``out`` as sensitivity.json and sensitivity.md. Returns sensitivity.json's content."""
     from .api import _cache, execute
+    from .errors import UsageError
     from .registry import benchmark_spec
 
+    if request.model.predictions is not None:  # the file answered its own prompts once, by id
+        raise UsageError("--sensitivity perturbs what a model is asked; a predictions file holds answers to its "
+                         "own prompts only, so every perturbation would read the same answers")
     planned = plan(request, kind)
     sens = declaration(benchmark_spec(request.bench.name), kind)
     if out is not None:  # a run folder, a user's sensitivity.md, another kind of output: never replaced

@@ -258,14 +258,17 @@ def _located_keys(bench: dict[str, Any]) -> set[str]:
 def _located_by_content(request: Any) -> Any:
     """The request without the settings that only say where a hashed file lies: the data's
     (:data:`LOCATION_KEYS`, hashed by ``data_sha256``) and any other file setting ``KEY``
-    recorded beside its ``KEY_sha256`` (census's ``--predicates``)."""
-    bench = request.get("benchmark") if isinstance(request, dict) else None
-    if not isinstance(bench, dict):
+    recorded beside its ``KEY_sha256``, in the benchmark's settings (census's ``--predicates``)
+    or the model's (``--predictions``)."""
+    if not isinstance(request, dict):
         return request
-    located = _located_keys(bench)
-    if not located:
-        return request
-    return {**request, "benchmark": {k: v for k, v in bench.items() if k not in located}}
+    out = dict(request)
+    for part in ("benchmark", "model"):
+        settings = request.get(part)
+        located = _located_keys(settings) if isinstance(settings, dict) else set()
+        if located:
+            out[part] = {k: v for k, v in settings.items() if k not in located}
+    return out
 
 
 def _is_run_config(path: Path) -> bool:

@@ -46,9 +46,10 @@ DEFAULT_BATCH_SIZE = 64
 BatchSize = int | Literal["auto"]
 #: Fingerprint keys that change how scores are computed, not what they are: rows per
 #: batch, the device, how attention is computed (SDPA or eager), where layers are placed; a
-#: served model's requests in flight, its key's variable and its timeout.
+#: served model's requests in flight, its key's variable and its timeout; and how many of a
+#: predictions file's ids may go unmatched (whether a run may go on, not an answer).
 VOLATILE = frozenset({"batch_size", "max_batch_tokens", "device", "attention", "device_map", "concurrency",
-                      "api_key_env", "request_timeout"})
+                      "api_key_env", "request_timeout", "max_missing", "max_extra"})
 
 # Why a kind is refused, by default (a scorer may say more in its own hook).
 _UNSUPPORTED = {
@@ -112,6 +113,9 @@ class Scorer(abc.ABC):
     name: str = "scorer"
     #: The pair-scoring variant (METHODS.md §2, "Other variants"); recorded in results.
     variant: str = ""
+    #: Whether the score cache may keep this scorer's answers: a model's, yes; answers read from a
+    #: file (:mod:`.predictions`) are not a model's, and the file is their record.
+    cacheable: bool = True
 
     @property
     @abc.abstractmethod

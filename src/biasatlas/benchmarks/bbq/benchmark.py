@@ -207,10 +207,18 @@ class BBQ:
 
     @property
     def reading(self) -> str:
-        """How an option was read: ``pll`` (masked) or ``continuation``, with the rule."""
+        """How an option was read: ``pll`` (masked) or ``continuation``, with the rule; ``given``
+        when the options' scores come from a predictions file (a chosen option 1, the others 0)."""
+        if self.scorer is not None and self.scorer.reads == "given":
+            return "given"
         return f"{'pll' if self.masked else 'continuation'}-{self.rule}"
 
     def bind(self, info: ScorerInfo) -> BBQ:
+        """Set up for ``info``'s scorer; a predictions file gives one score per option of the item,
+        compared as it is: no other rule, and the item's own three options."""
+        if info.reads == "given" and (self.rule != "sum" or self.options != "3"):
+            raise UsageError("a predictions file's option scores are compared as they are, one per option of the "
+                             "item: leave --rule and --options at their defaults (sum, 3)")
         return replace(self, scorer=info)
 
     def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:

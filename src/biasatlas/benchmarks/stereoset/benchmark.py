@@ -35,6 +35,10 @@ Intersentence (choose the sentence that follows the context):
 - ``masked`` (a masked LM without that head): the pseudo-log-likelihood (Salazar et al. 2020)
   of ``context + " " + candidate``, every token masked in turn; ``length`` as above, over all
   its tokens. Not the paper's: its RoBERTa and XLNet numbers read heads the authors trained.
+
+``given`` (a predictions file, :mod:`biasatlas.scorers.predictions`): each sentence's score as
+the file gives it (the authors' ``predictions_<model>.json``), compared as it is (``length`` is
+not applied).
 """
 
 from __future__ import annotations
@@ -175,7 +179,7 @@ class StereoSet:
         return out
 
     def _value(self, logprob: float, n_tokens: int) -> tuple[float, int]:
-        if self.length == "sum":
+        if self.length == "sum" or self.reads == "given":  # a file's score is compared as it is
             return logprob, n_tokens
         # exp of the mean log-probability: the original's 2^(mean log2 p), and for one token p itself
         return math.exp(logprob / max(n_tokens, 1)), n_tokens
@@ -217,6 +221,8 @@ class StereoSet:
     def reading(self) -> str:
         """The reading's name as recorded (module docstring): ``masked-reveal``, ``masked`` or
         ``sequence``, with the length rule, and ``+nsp`` when the NSP head reads intersentence."""
+        if self.reads == "given":
+            return "given"
         reveal = self.scorer is not None and self.scorer.multi_token == "reveal"
         nsp = self.nsp and self.task != "intrasentence"
         return f"{self.reads}{'-reveal' if reveal else ''}-{self.length}{'+nsp' if nsp else ''}"

@@ -1,0 +1,118 @@
+"""lm-evaluation-harness's per-item logs (``--log_samples``) read as predictions.
+
+``samples_<task>_<date>.jsonl`` holds one line per document: the ``doc`` as the task loaded it,
+the requests (``arguments``: each choice's context and continuation) and, in ``filtered_resps``,
+each choice's ``[log-likelihood, is_greedy]`` (0.4.13 writes both as strings). The harness's
+version, the model's name and dtype are in the ``results_<date>.json`` written beside it.
+
+Read here: the multiple-choice ``bbq*`` tasks and the ``crows_pairs_*`` tasks.
+
+- ``bbq``: 12 choices (``tasks/bbq/utils.py``, ``doc_to_choice``): the item's two people in data
+  order, then ten "unknown" strings. Each of the item's three options gets the best
+  log-likelihood among the choices that stand for it (a person's own text; the unknown option,
+  every other string), so the option chosen is the harness's argmax mapped to the item's options,
+  whatever order the unknown strings come in. The id is ``{category}/{example_id}``, biasatlas's BBQ id.
+- ``crows_pairs_*``: two choices, ``[sent_more, sent_less]``, each scored as a whole sentence
+  after an empty context. The id is the document's ``id`` where the loaded data has one (the shared
+  copy does; the hub copy's columns were not checked), else its position ``doc_id``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+from .predicted import Answer, Collect, finite, json_records
+
+_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl(\.gz)?$")
+
+
+def read_lm_eval(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
+    """Id → the options' log-likelihoods (module docstring), with the harness's provenance."""
+    named = _NAME.match(path.name)
+    task = named.group("task") if named else None
+    about = _results(path, named.group("date") if named else None, task)
+    out = Collect()
+    for number, record in json_records(path, text):
+        doc = record.get("doc")
+        if not isinstance(doc, dict):
+            raise DataError("no 'doc' object", path=path, line=number, field="doc")
+        if "example_id" in doc and "ans0" in doc:
+            out.add(f"{doc.get('category')}/{doc.get('example_id')}", _bbq(record, doc, number))
+        elif "sent_more" in doc and "sent_less" in doc:
+            out.add(str(doc.get("id", record.get("doc_id"))), _pair(record, doc, number))
+        else:
+            raise DataError(f"a document of task {task or '?'} is neither BBQ's nor CrowS-Pairs' (keys: "
+                            f"{', '.join(sorted(doc))})", path=path, line=number, field="doc")
+    return out.answers, {**about, "task": task}
+
+
+def _results(path: Path, date: str | None, task: str | None) -> dict[str, Any]:
+    """The harness's version, the model's name and dtype from ``results_<date>.json`` beside the file."""
+    about: dict[str, Any] = {"harness": "lm-evaluation-harness"}
+    results = path.with_name(f"results_{date}.json") if date else None
+    if results is None or not results.is_file():
+        return about
+    try:
+        document = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return about
+    config = document.get("config") if isinstance(document.get("config"), dict) else {}
+    dtype = str(config.get("model_dtype") or "").removeprefix("torch.")
+    model = document.get("model_name") or config.get("model_args")
+    return {**about, "harness_version": document.get("lm_eval_version"),
+            "model": Path(str(model)).name if model else None, "dtype": dtype or "unknown"}
+
+
+def _choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:
+    """Each choice's continuation text (without the target delimiter's space) and log-likelihood,
+    or why they cannot be read."""
+    arguments = record.get("arguments")
+    responses = record.get("filtered_resps")
+    if not isinstance(arguments, dict) or not isinstance(responses, list):
+        return "no 'arguments' or 'filtered_resps'"
+    texts = [str(a.get("arg_1", "")) if isinstance(a, dict) else "" for a in arguments.values()]
+    try:
+        values = [float(r[0]) for r in responses]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return f"filtered_resps {str(responses)[:80]} holds no log-likelihoods (a generation task?)"
+    if len(values) != len(texts):
+        return f"{len(texts)} choices but {len(values)} responses"
+    return [t[1:] if t.startswith(" ") else t for t in texts], values
+
+
+def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
+    read = _choices(record)
+    if isinstance(read, str):
+        return Answer(why=read, line=line)
+    texts, values = read
+    options = [str(doc.get(f"ans{i}", "")) for i in range(3)]
+    info = doc.get("answer_info") if isinstance(doc.get("answer_info"), dict) else {}
+    unknown = [i for i in range(3) if isinstance(info, dict) and isinstance(info.get(f"ans{i}"), list)
+               and str(info[f"ans{i}"][-1]).lower() == "unknown"]
+    if len(unknown) != 1:
+        return Answer(why="answer_info marks no single option 'unknown'", line=line)
+    best: list[float | None] = [None, None, None]
+    for text, value in zip(texts, values):
+        people = [i for i in range(3) if i != unknown[0] and options[i] == text]
+        i = people[0] if people else unknown[0]
+        best[i] = value if best[i] is None else max(value, best[i] or value)
+    if any(v is None for v in best):
+        return Answer(why="a person's option is among none of the choices", line=line)
+    answer = finite(tuple(float(v or 0.0) for v in best), line)
+    return Answer(answer.values, tuple(options), answer.why, line)
+
+
+def _pair(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
+    read = _choices(record)
+    if isinstance(read, str):
+        return Answer(why=read, line=line)
+    texts, values = read
+    if len(values) != 2:
+        return Answer(why=f"{len(values)} choices, not the pair's 2", line=line)
+    answer = finite(tuple(values), line)
+    return Answer(answer.values, (str(doc["sent_more"]), str(doc["sent_less"])), answer.why, line)

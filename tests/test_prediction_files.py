@@ -1,0 +1,157 @@
+"""Predictions readers on real files (biasatlas.scorers.prediction_files): the StereoSet authors'
+JSON, BBQ's UnifiedQA outputs, lm-evaluation-harness 0.4.13 samples (tests/fixtures/lm_eval,
+made here), and plain CSV/JSON Lines. Expected values are read from the files by plain code in
+each test, never from the reader; df_bbq.csv has no real copy here (BBQ's PROVENANCE.md), so its
+reader is checked on a file of its documented columns.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from biasatlas.errors import DataError, UsageError
+from biasatlas.scorers.prediction_files import detect, read, unifiedqa_option
+from shared_data import shared_data_dir
+
+DATA = shared_data_dir()
+STEREOSET = DATA / "stereoset" / "published-predictions" / "predictions_gpt2-medium_ModelNSP_GPT2LM.json"
+UNIFIEDQA = DATA / "bbq" / "published-predictions" / "UnifiedQA"
+FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval"
+
+
+def _only(folder: str, pattern: str) -> Path:
+    (found,) = sorted((FIXTURES / folder).glob(pattern))
+    return found
+
+
+def test_stereoset_authors_file() -> None:
+    read_back = read(STEREOSET)
+    document = json.loads(STEREOSET.read_text())
+    rows = document["intrasentence"] + document["intersentence"]
+    assert read_back.format == "stereoset" and read_back.model == "gpt2-medium"
+    assert len(read_back.answers) == len(rows) == 12687
+    assert read_back.sha256 == hashlib.sha256(STEREOSET.read_bytes()).hexdigest()
+    first = rows[0]
+    assert read_back.answers[first["id"]].values == (first["score"],)
+
+
+def test_unifiedqa_file_needs_its_input_format_named() -> None:
+    with pytest.raises(UsageError, match="race"):
+        read(UNIFIEDQA / "preds_Religion.jsonl.gz")
+
+
+def test_unifiedqa_answers_follow_the_r_scripts_matching() -> None:
+    path = UNIFIEDQA / "preds_Religion.jsonl.gz"
+    read_back = read(path, field="race")
+    records = [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()]
+    assert read_back.model == "unifiedqa-t5-11b-race" and len(read_back.answers) == len(records) == 1200
+    exact = 0
+    for r in records:  # an answer equal to an option's text (case and a final period aside) names it
+        said = r["unifiedqa-t5-11b_pred_race"].rstrip(".").strip().lower()
+        options = [r[f"ans{i}"].rstrip(".").strip().lower() for i in range(3)]
+        if said in options:
+            exact += 1
+            assert read_back.answers[f"Religion/{r['example_id']}"].chosen == options.index(said)
+    assert exact > 1100
+
+
+def test_unifiedqa_fallback_and_unmatched() -> None:
+    record = {"ans0": "The youthful boy", "ans1": "The older man", "ans2": "Not known",
+              "answer_info": {"ans0": ["youthful", "nonOld"], "ans1": ["older", "old"],
+                              "ans2": ["Not known", "unknown"]}}
+    # one-word answer_info texts have no two first words: the R script's fallback finds nothing
+    assert unifiedqa_option("the younger boy", record) is None
+    assert unifiedqa_option("the older man.", record) == 1
+    record["answer_info"]["ans0"] = ["youthful boy", "nonOld"]
+    assert unifiedqa_option("a youthful boy, surely", record) == 0  # the first two words found in the answer
+
+
+def test_unifiedqa_question_only_baseline_is_unreadable_in_disambiguated_contexts() -> None:
+    path = UNIFIEDQA / "preds_Sexual_orientation.jsonl.gz"
+    read_back = read(path, field="qonly")
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    disambiguated = sum(json.loads(line)["context_condition"] == "disambig" for line in lines)
+    unreadable = [a for a in read_back.answers.values() if a.why]
+    assert len(unreadable) == disambiguated == 432
+    assert "disambiguated" in str(unreadable[0].why)
+
+
+def test_lm_eval_crows_pairs_samples() -> None:
+    path = _only("crows", "samples_crows_pairs_english_*.jsonl")
+    read_back = read(path)
+    assert (read_back.format, read_back.task, read_back.harness_version, read_back.dtype) == (
+        "lm-eval", "crows_pairs_english", "0.4.13", "float32")
+    assert read_back.model == "smollm2-135m--0.1.2"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        answer = read_back.answers[line["doc"]["id"]]
+        assert answer.values == tuple(float(r[0]) for r in line["filtered_resps"])
+        assert answer.texts == (line["doc"]["sent_more"], line["doc"]["sent_less"])
+
+
+def test_lm_eval_bbq_samples_give_each_option_its_best_choice() -> None:
+    path = _only("bbq", "samples_bbq_*.jsonl")
+    read_back = read(path)
+    for line in (json.loads(text) for text in path.read_text().splitlines()):
+        doc = line["doc"]
+        texts = [a["arg_1"].strip() for a in line["arguments"].values()]
+        values = [float(r[0]) for r in line["filtered_resps"]]
+        assert len(values) == 12  # two people and ten unknown strings
+        unknown = next(i for i in range(3) if doc["answer_info"][f"ans{i}"][1] == "unknown")
+        people = {doc[f"ans{i}"] for i in range(3) if i != unknown}
+        expected = [max(v for t, v in zip(texts, values) if (t == doc[f"ans{i}"] if i != unknown else t not in people))
+                    for i in range(3)]
+        got = read_back.answers[f"{doc['category']}/{doc['example_id']}"]
+        assert got.values == tuple(expected)
+        # the harness's argmax over its 12 choices lands on the option our three values choose
+        best = texts[values.index(max(values))]
+        assert got.values.index(max(got.values)) == (
+            [i for i in range(3) if doc[f"ans{i}"] == best and i != unknown] or [unknown])[0]
+
+
+def test_bbq_scores_csv(tmp_path: Path) -> None:
+    path = tmp_path / "df_bbq.csv"
+    path.write_text("index,ans0,ans1,ans2,model,cat\n0,0.1,2.5,-1,roberta-base-race,Age\n"
+                    "0,3,1,1,deberta-v3-base-race,Age\n1,x,1,1,roberta-base-race,Age\n")
+    with pytest.raises(UsageError, match="roberta-base-race"):
+        read(path)
+    read_back = read(path, field="roberta-base-race")
+    assert read_back.format == "bbq-scores" and read_back.answers["Age/0"].values == (0.1, 2.5, -1.0)
+    assert "not all numbers" in str(read_back.answers["Age/1"].why) and read_back.answers["Age/1"].line == 4
+
+
+def test_plain_csv_and_json_lines(tmp_path: Path) -> None:
+    csv_path = tmp_path / "answers.csv"
+    csv_path.write_text("id,answer,model\nAge/0,2,m\nAge/1,two,m\nAge/0,1,m\n")
+    answers = read(csv_path).answers
+    assert read(csv_path).model == "m"
+    assert answers["Age/1"].why and "twice" in str(answers["Age/0"].why)  # a second row for an id: unreadable
+    jsonl = tmp_path / "scores.jsonl"
+    jsonl.write_text('{"id": "7", "scores": [-1.5, -2.0], "texts": ["a", "b"]}\n{"id": "8", "scores": [1, "nan"]}\n')
+    answers = read(jsonl).answers
+    assert answers["7"].values == (-1.5, -2.0) and answers["7"].texts == ("a", "b")
+    assert "finite" in str(answers["8"].why)
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    (STEREOSET, "stereoset"), (UNIFIEDQA / "preds_Age.jsonl.gz", "bbq-unifiedqa"),
+    (FIXTURES / "crows", "lm-eval"),
+])
+def test_shapes_are_recognised(path: Path, expected: str) -> None:
+    if path.is_dir():
+        path = next(path.glob("samples_*.jsonl"))
+    raw = path.read_bytes()
+    text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode()
+    assert detect(path, text) == expected
+
+
+def test_unknown_shape_is_a_data_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(DataError, match="--predictions-format"):
+        read(path)

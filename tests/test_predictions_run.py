@@ -1,0 +1,171 @@
+"""A run scored from a predictions file (``evaluate(..., predictions=FILE)``, ``biasatlas run NAME
+--predictions FILE``): the join of the file's ids to the run's, counted and listed, refused above
+the allowed shares; an ordinary run folder; nothing written to the score cache."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import biasatlas
+from biasatlas.cache import ScoreCache
+from biasatlas.errors import MissingInput, UsageError
+from biasatlas.runs.folder import RunFolderError
+from shared_data import shared_data_dir
+
+pytestmark = pytest.mark.slow  # each a whole run (seconds): the full suite runs them, the fast loop does not
+
+PAIRS = shared_data_dir() / "crows-pairs-en" / "crows_pairs_EN_revised+210.csv"
+RUN = {"dataset": "en-revised+210", "limit": 6, "progress": False}
+
+
+@pytest.fixture(autouse=True)
+def _shared(isolated_run: Path) -> None:
+    """The shared data as the runs' data folder, and a cache of the test's own."""
+
+
+def _pairs() -> list[dict[str, str]]:
+    with PAIRS.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle, delimiter="\t"))
+    return [dict(zip(["id", *rows[0][1:]], row)) for row in rows[1:7]]
+
+
+def _file(tmp_path: Path) -> Path:
+    """The first six pairs: four answered (the first two with the scores the wrong way round and
+    the texts saying so), the fifth unreadable, the sixth missing; and two ids of no pair."""
+    pairs = _pairs()
+    lines = [{"id": p["id"], "scores": [-10.0 + i, -20.0], "texts": [p["sent_more"], p["sent_less"]]}
+             for i, p in enumerate(pairs[:4])]
+    for line in lines[:2]:
+        line["scores"].reverse()
+        line["texts"].reverse()
+    lines += [{"id": pairs[4]["id"], "scores": ["n/a", -1]}, {"id": "no-such-pair"}, {"id": "LA9999", "answer": 0}]
+    lines[5]["answer"] = 1
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_unmatched_ids_are_refused_by_default(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as refused:
+        biasatlas.evaluate("crows-pairs", predictions=_file(tmp_path), cache=False, **RUN)
+    says = str(refused.value)
+    # 6 pairs asked: 1 missing + 1 unreadable = 2; 7 ids in the file, 2 of them no pair's
+    assert "2 of the run's 6 ids" in says and "2 of the file's 7 ids" in says
+    assert "4 of 6 ids answered; 1 missing, 1 unreadable, 2 extra" in says
+
+
+def test_counts_and_lists_in_the_run_folder(tmp_path: Path) -> None:
+    logged: list[str] = []
+    out = tmp_path / "run"
+    run = biasatlas.evaluate("crows-pairs", predictions=_file(tmp_path), max_missing=0.34, max_extra=0.3,
+                             out=out, cache=False, log=logged.append, **RUN)
+    pairs = _pairs()
+    joined = run.summary_dict["predictions"]
+    assert (joined["n_asked"], joined["n_in_file"], joined["n_matched"]) == (6, 7, 4)
+    assert (joined["n_missing"], joined["n_unreadable"], joined["n_extra"]) == (1, 1, 2)
+    assert joined["missing"] == [pairs[5]["id"]] and joined["extra"] == ["LA9999", "no-such-pair"]
+    skipped = [json.loads(line) for line in (out / "skipped.jsonl").read_text().splitlines()]
+    kinds = {row["id"]: row.get("predictions") for row in skipped}
+    assert kinds == {pairs[4]["id"]: "unreadable", pairs[5]["id"]: "missing", "LA9999": "extra",
+                     "no-such-pair": "extra"}
+    assert any(line.startswith("predictions: 4 of 6 ids answered") for line in logged)
+    # every pair answered prefers sent_more (-10 + i > -20), whichever way round the file lists them
+    # and whatever the pair's direction (the third pair is anti-stereo: its probe asks sent_less first)
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in items] == [p["id"] for p in pairs[:4]]
+    assert run.summary_dict["metric_score"] == 100.0 and run.summary_dict["model"] == "answers"
+    assert run.summary_dict["provenance"]["scorer"]["predictions_format"] == "plain"
+
+
+def test_nothing_is_cached(tmp_path: Path) -> None:
+    store = ScoreCache(tmp_path / "cache.sqlite")
+    biasatlas.evaluate("crows-pairs", predictions=_file(tmp_path), max_missing=0.34, max_extra=0.3, cache=store, **RUN)
+    assert store.count() == 0
+
+
+def test_same_bytes_elsewhere_are_the_same_run(tmp_path: Path) -> None:
+    first = _file(tmp_path)
+    out = tmp_path / "run"
+    options = {"max_missing": 0.34, "max_extra": 0.3, "out": out, "cache": False, **RUN}
+    biasatlas.evaluate("crows-pairs", predictions=first, **options)
+    moved = tmp_path / "elsewhere" / "answers.jsonl"
+    moved.parent.mkdir()
+    shutil.copy(first, moved)
+    biasatlas.evaluate("crows-pairs", predictions=moved, **options)  # resumes, no refusal
+    moved.write_text(moved.read_text().replace("-20.0", "-21.0"))  # other bytes: another run
+    with pytest.raises(RunFolderError):
+        biasatlas.evaluate("crows-pairs", predictions=moved, **options)
+
+
+def test_a_model_and_a_file_are_not_both_named(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="leave out --model"):
+        biasatlas.evaluate("crows-pairs", predictions=_file(tmp_path), model="fake", **RUN)
+    with pytest.raises(MissingInput, match="no such predictions file"):
+        biasatlas.evaluate("crows-pairs", predictions=tmp_path / "none.jsonl", **RUN)
+
+
+def test_bbq_refuses_a_rule_the_file_cannot_give(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    path.write_text("id,answer\nAge/0,2\n")
+    with pytest.raises(UsageError, match="--rule"):
+        biasatlas.evaluate("bbq", category="Age", limit=1, rule="mean", predictions=path, cache=False, progress=False)
+
+
+def test_sensitivity_is_refused(tmp_path: Path) -> None:
+    from biasatlas import sensitivity
+    from biasatlas.request import ModelOptions, RunRequest
+
+    request = RunRequest("crows-pairs", {"dataset": "en-revised+210", "limit": 6},
+                         ModelOptions(predictions=_file(tmp_path), max_missing=0.34, max_extra=0.3))
+    with pytest.raises(UsageError, match="same answers"):
+        sensitivity.run(request, "preambles", cache=False, progress=False)
+
+
+LM_EVAL = Path(__file__).parent / "fixtures" / "lm_eval"
+
+
+def test_lm_eval_crows_pairs_outcomes_are_the_harness_own(tmp_path: Path) -> None:
+    """The first 6 pairs of lm-eval's crows_pairs_english log: its per-pair ``pct_stereotype`` (1 when
+    sent_more is the more likely) is our outcome on the same log-likelihoods, pair by pair."""
+    (samples,) = (LM_EVAL / "crows").glob("samples_*.jsonl")
+    run = biasatlas.evaluate("crows-pairs", predictions=samples, cache=False, **RUN)
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    theirs = {line["doc"]["id"]: line["pct_stereotype"] for line in lines}
+    ours = {r["id"]: r for r in run.records}
+    assert sorted(ours) == sorted(theirs)
+    for pair, more in theirs.items():
+        assert (ours[pair]["outcome"] == "more") == bool(more), pair
+    assert run.summary_dict["metric_score"] == pytest.approx(100 * sum(theirs.values()) / len(theirs))
+
+
+def _bbq_folder(samples: Path, folder: Path) -> Path:
+    """BBQ's own files holding just the examples the log answers (every category's file, most empty)."""
+    docs = [json.loads(line)["doc"] for line in samples.read_text().splitlines()]
+    wanted = {(d["category"], d["example_id"]) for d in docs}
+    shared = shared_data_dir() / "bbq"
+    folder.mkdir()
+    for path in sorted(shared.glob("*.jsonl")):
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+                 if (path.stem, json.loads(line)["example_id"]) in wanted]
+        (folder / path.name).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    shutil.copy(shared / "additional_metadata.csv", folder / "additional_metadata.csv")
+    return folder
+
+
+def test_lm_eval_bbq_accuracy_is_the_harness_own(tmp_path: Path) -> None:
+    """lm-eval's per-item ``acc`` (issue 3226's targets range(2, 13) included) is our ``correct``,
+    item by item, on its real log."""
+    (samples,) = (LM_EVAL / "bbq").glob("samples_*.jsonl")
+    run = biasatlas.evaluate("bbq", data=_bbq_folder(samples, tmp_path / "bbq"), predictions=samples, cache=False,
+                             progress=False, n_resamples=10)
+    assert run.summary_dict["predictions"]["n_matched"] == 4
+    ours = {r["id"]: r for r in run.records}
+    for line in samples.read_text().splitlines():
+        record = json.loads(line)
+        doc = record["doc"]
+        assert bool(ours[f"{doc['category']}/{doc['example_id']}"]["correct"]) == bool(record["acc"])
