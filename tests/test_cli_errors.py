@@ -296,8 +296,9 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.scorers.engines import EngineName
     from biasatlas.scorers.predicted import FORMATS
     from biasatlas.scorers.preflight import DTYPE_ALIASES, DTYPES
+    from biasatlas.scorers.start import START_TOKENS
 
-    scorer_sets = {"scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,
+    scorer_sets = {"start_token": START_TOKENS, "scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,
                    "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
                    "dtype": (*DTYPES, *DTYPE_ALIASES), "multi_token": MULTI_TOKEN_POLICIES,
                    "engine": typing.get_args(EngineName), "sensitivity": KINDS}

@@ -265,7 +265,9 @@ def _located_by_content(request: Any) -> Any:
     out = dict(request)
     for part in ("benchmark", "model"):
         settings = request.get(part)
-        located = _located_keys(settings) if isinstance(settings, dict) else set()
+        if not isinstance(settings, dict):
+            continue
+        located = _located_keys(settings)
         if located:
             out[part] = {k: v for k, v in settings.items() if k not in located}
     return out
