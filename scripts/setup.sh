@@ -29,14 +29,12 @@ if [ "${1:-}" = "--test" ]; then
   bash scripts/ci-tex-deps.sh
   # A real vLLM for the served-model tests, in its own virtualenv (.venvs/vllm).
   bash scripts/setup-vllm.sh
-fi
-# lm-evaluation-harness 0.4.13 in a virtualenv of its own (.venvs/lm-eval): the causal readings'
-# parity tests run it as a subprocess (tests/lm_eval_venv.py); its pins never meet ours. The CPU
-# wheel of torch first, as above.
-if [ "${1:-}" = "--test" ]; then
+  # lm-evaluation-harness 0.4.13 in a virtualenv of its own (.venvs/lm-eval): the causal readings'
+  # parity tests run it as a subprocess (tests/lm_eval_venv.py); its pins never meet ours. The CPU
+  # wheel of torch first, as above; `api` for bench/bench_served.py's local-completions comparison.
   LM_EVAL=".venvs/lm-eval/bin/python"
   [ -x "$LM_EVAL" ] || python3 -m venv .venvs/lm-eval
   "$LM_EVAL" -m pip install -q --upgrade pip
   "$LM_EVAL" -m pip install -q "torch==2.13.0"
-  "$LM_EVAL" -m pip install -q "lm_eval[hf]==0.4.13"
+  "$LM_EVAL" -m pip install -q "lm_eval[hf,api]==0.4.13"
 fi
