@@ -41,7 +41,9 @@ from .evaluation import Outcome, summarise
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
 #    run scores other items (3,358 more questions of BBQ en are clean).
-VERSION = "2"
+# 3: a probe repeating an earlier one's content gets its answer (issue 34 item 6): 3,023 repeated
+#    options of BBQ en no longer each get the last bits of their own chunk's batches.
+VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
 OptionsForm = Literal["3", "lm-eval"]

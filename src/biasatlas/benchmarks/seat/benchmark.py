@@ -38,7 +38,9 @@ from . import statistic
 from .data import FILES, ROLES, WEAT_1_10, AssociationTest, read_test
 
 # 1: first version (Caliskan et al.'s statistic as sent-bias and bias-bench compute it).
-VERSION = "1"
+# 2: a sentence repeating an earlier probe's gets its vector (issue 34 item 6): SEAT's tests share
+#    sentences (11,977 probes, 5,433 texts), each now encoded once, so forward-pass counts fall.
+VERSION = "2"
 
 
 @dataclass(frozen=True)
