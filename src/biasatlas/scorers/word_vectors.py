@@ -36,7 +36,7 @@ import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from ..errors import DataError, MissingInput, UnscorableProbe, UnsupportedProbe
 from ..hashing import sha256_file
@@ -104,9 +104,8 @@ Found = Iterator[tuple[str, tuple[float, ...], str]]  # word, vector, where (lin
 
 
 def _words(path: Path, wanted: set[str], binary: bool) -> Found:
-    opened = gzip.open if path.suffix == ".gz" else open
     try:
-        with opened(path, "rb") as handle:
+        with cast(BinaryIO, gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")) as handle:
             yield from (_binary(handle, path, wanted) if binary else _text(handle, path, wanted))
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise DataError(f"not a whole gzip file ({exc})", path=path) from exc
