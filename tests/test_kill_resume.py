@@ -3,9 +3,9 @@
 
 ``test_resume.py`` kills crows-pairs, census (touileb2023) and zh-neutral with SIGKILL; this
 adds the rest, each with SIGKILL and with Ctrl-C (SIGINT: the run keeps its finished batches
-and exits 130): census bartl2020 and gebnlp2022, StereoSet, BBQ, WinoBias, Winogender and SEAT,
-and Ctrl-C on the three ``test_resume.py`` covers. A run is stopped once its first answers are
-in the cache and before its last, rerun with the same command, and compared file by file with
+and exits 130): census bartl2020 and gebnlp2022, StereoSet, BBQ, WinoBias, Winogender, SEAT
+and WEAT (word vectors), and Ctrl-C on the three ``test_resume.py`` covers. A run is stopped
+once its first answers are in the cache and before its last, rerun with the same command, and compared file by file with
 an uninterrupted run of a fresh cache. Census bartl2020 runs on a BERT whose floats move with
 the batch a row is computed in (:func:`test_repeated_probes.batch_sensitive_bert`), the model
 on which a resumed run differed before repeated probes were scored once.
@@ -36,6 +36,7 @@ CASES = {
     "winobias": (["winobias", "--limit", "120"], "tiny_bert", []),
     "winogender": (["winogender"], "tiny_bert", []),
     "seat": (["seat", "--tests", "sent-weat6,sent-weat7,sent-weat8"], "tiny_bert", ["--scorer", "encoder"]),
+    "weat": (["weat", "--n-resamples", "100"], "weat_vectors", ["--scorer", "word-vectors"]),
 }
 COVERED = {("census-touileb2023", "KILL"), ("crows-pairs", "KILL"), ("zh-neutral", "KILL")}  # by test_resume.py
 
@@ -43,6 +44,11 @@ COVERED = {("census-touileb2023", "KILL"), ("crows-pairs", "KILL"), ("zh-neutral
 @pytest.fixture(scope="module")
 def bert4(shared_data, tmp_path_factory) -> Path:
     return batch_sensitive_bert(tmp_path_factory.mktemp("bert4"), shared_data)
+
+
+@pytest.fixture(scope="module")
+def weat_vectors(shared_data) -> Path:
+    return shared_data / "weat" / "weat_w2v.txt"  # the GoogleNews vectors of WEAT's words
 
 
 @pytest.fixture(scope="module")
