@@ -280,3 +280,31 @@ def test_target_sums_compute_each_row_once_and_read_each_target_tuple():
     assert len(calls) == 1 and calls[0][0] == [row]
     assert calls[0][1] == Picks([0, 0, 0, 0], [0, 1, 0, 1], [2, 3, 5, 7])
     assert counters == {"rows_requested": 3, "rows_computed": 1, "batches": 1}
+
+
+def test_padding_positions_stay_inside_a_learned_position_table(tmp_path, tiny_gpt2):
+    """Issue 34 item 7: a batch holding a group with a long shared prefix and short suffixes and
+    a group with a short prefix and long suffixes numbered every suffix slot ``start +
+    arange(widest suffix)``, so the first group's padding asked GPT-2's table for positions past
+    any real row (IndexError, though every row fits). Each row's padding now repeats its last
+    real position; the scores are the reference's."""
+    long_prefix = ContinuationProbe("long", tuple("Once upon a time, long ago and far away, in a land of hills and "
+                                                  f"rivers and old stone bridges, the {who} works as "
+                                                  for who in ("woman", "man")), "a nurse.")
+    long_suffix = ContinuationProbe("wide", ("In the village the woman works as ", "In the village the man works as "),
+                                    "a carpenter in the town by the sea, mending boats and roofs and fences.")
+    tok = AutoTokenizer.from_pretrained(tiny_gpt2)
+    rows = [1 + len(encode(tok, c + p.continuation)) for p in (long_prefix, long_suffix) for c in p.contexts]
+    config = AutoConfig.from_pretrained(tiny_gpt2)
+    config.n_positions = max(rows)  # every row fits, with nothing to spare
+    torch.manual_seed(0)
+    AutoModelForCausalLM.from_config(config).save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    model = AutoModelForCausalLM.from_pretrained(tmp_path).eval()
+    scorer = CausalLMScorer(str(tmp_path), batch_size=8, max_batch_tokens=400)
+    got = scorer.score([long_prefix, long_suffix])
+    assert got.work.get("batches_shared", 0) > 0 and not got.unscorable
+    for p in (long_prefix, long_suffix):
+        for i, context in enumerate(p.contexts):
+            assert got[p.id].logprobs[i] == pytest.approx(continuation_ll(model, tok, context, p.continuation),
+                                                          abs=TOLERANCE)

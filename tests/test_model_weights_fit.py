@@ -49,6 +49,10 @@ def models(tiny_bert, tiny_gpt2):
 CASES = [
     ("bert", {"num_hidden_layers": 1}, ["16 weight(s)", "bert.encoder.layer.1.", "fewer layers"]),
     ("gpt2", {"n_layer": 1}, ["11 weight(s)", "transformer.h.1.", "fewer layers"]),
+    # no layer at all: the stack is built empty, so no built weight shares a dropped one's name (issue 34 item 13)
+    ("bert", {"num_hidden_layers": -1}, ["32 weight(s)", "bert.encoder.layer.0.", "fewer layers"]),
+    ("bert", {"num_hidden_layers": 0}, ["32 weight(s)", "bert.encoder.layer.0.", "fewer layers"]),
+    ("gpt2", {"n_layer": -1}, ["weight(s)", "transformer.h.0.", "fewer layers"]),
     ("bert", {"num_hidden_layers": 3}, ["16 weight(s)", "bert.encoder.layer.2.", "freshly initialised"]),
     ("gpt2", {"n_layer": 3}, ["12 weight(s)", "transformer.h.2.", "freshly initialised"]),
     ("bert", {"vocab_size": 2005}, ["word_embeddings.weight is 2000×32 in the checkpoint, 2005×32",

@@ -321,3 +321,34 @@ def test_the_nsp_head_is_found_in_the_weights_and_never_made_up(tiny_bert_nsp: P
     assert has_nsp_head(resolve(str(relabelled)), None) and has_nsp_head(resolve(str(tiny_bert_nsp)), None)
     assert not has_nsp_head(resolve(str(tiny_bert)), None)  # a masked LM alone: pseudo-likelihood instead
     assert load_scorer(str(tiny_bert), "masked-lm").info.next_sentence is False
+
+
+@pytest.mark.parametrize("arch", ["BertForPreTraining", "AlbertForPreTraining", "BertForMaskedLM"])
+def test_a_pretraining_checkpoint_is_a_masked_lm(arch: str) -> None:
+    # issue 34 item 9: BertForPreTraining was "cannot tell which scorer suits", though the card finds NSP by it
+    from biasatlas.registry import kind_of_architectures
+
+    assert kind_of_architectures("m", [arch]) == "masked-lm"
+
+
+def test_an_electra_discriminator_is_still_not_guessed() -> None:
+    from biasatlas.errors import ModelError
+    from biasatlas.registry import kind_of_architectures
+
+    with pytest.raises(ModelError, match="cannot tell which scorer"):
+        kind_of_architectures("m", ["ElectraForPreTraining"])  # no LM head: no scorer to guess
+
+
+@pytest.mark.slow  # builds a tiny BertForPreTraining and runs the command line
+def test_the_command_line_runs_stereoset_on_a_pretraining_checkpoint_without_scorer(tiny_bert_nsp: Path,
+                                                                                    isolated_run: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "biasatlas", "run", "stereoset", "--task", "intersentence",
+                           "--limit", "3", "--model", str(tiny_bert_nsp), "--out", "out"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(Path("out/summary.json").read_text(encoding="utf-8"))
+    assert summary["scorer"] == "masked-lm" and summary["reading"].endswith("+nsp")  # the NSP head found

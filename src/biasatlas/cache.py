@@ -82,6 +82,21 @@ def probe_key(probe: Probe) -> str:
     return _sha256(json.dumps(_content(probe)))
 
 
+def repeats(probes: Iterable[Probe]) -> dict[str, str]:
+    """Each probe whose content an earlier probe has (the same :func:`probe_key`), by id, with
+    that first probe's id. A run scores the first only and copies its answer: the cache holds
+    one answer per content, so a resumed run answers every copy with the one value kept, and an
+    uninterrupted run must give the copies that value too, not one computed in another chunk's
+    batches (BEC-Pro's prior "My [MASK] is a [MASK] [MASK]." serves every two-word profession)."""
+    first: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for probe in probes:
+        origin = first.setdefault(probe_key(probe), probe.id)
+        if origin != probe.id:
+            out[probe.id] = origin
+    return out
+
+
 def _content(probe: Probe) -> list:
     """The probe's kind and every field, as a JSON-ready list: an unambiguous encoding."""
     if isinstance(probe, PairProbe):

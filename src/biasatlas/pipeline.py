@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .version import __version__, source_commit
 from .benchmarks.base import Benchmark
-from .cache import ScoreCache
+from .cache import ScoreCache, repeats
 from .errors import ModelError, RunInterrupted, UnsupportedProbe
 from .probes import Answer, Probe, Scored
 from .runs.folder import Run
@@ -98,16 +98,20 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     # summed over its chunks wherever they ran, go to timing. An uncached run batches each
     # chunk on its own, so its count is the chunks' plans added up: one plan of every probe
     # would batch (and share prefixes) across chunk boundaries and count work no run does.
+    # A probe repeating an earlier one's content is never scored: it gets that probe's answer. Not so
+    # for answers read by id from a file (predictions): two items of one text may be answered apart.
+    copies = repeats(probes) if scorer.cacheable else {}
     chunks = chunked(probes)
-    plans = [scorer.plan(chunk) for chunk in chunks]
+    plans = [planned_work(scorer, chunk, [p.id for p in chunk if p.id in copies]) for chunk in chunks]
     planned = _summed(plans)
     if announce is not None:  # the work of the chunks still to score, each planned as it is scored
+        skip = {*cached, *copies}
         announce(Planned(benchmark.name, bench_config, len(items), len(probes), scorer.describe(), len(cached),
-                         _summed(_still_to_do(scorer, chunks, plans, cached))))
+                         _summed(_still_to_do(scorer, chunks, plans, cached, skip))))
     started = time.perf_counter()
     engine = engine or LocalEngine()
     answers, unscorable, cache_stats, counters = _score(scorer, key, probes, (cached, rejected), progress, cache,
-                                                        engine)
+                                                        engine, copies)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
     skipped = _skips(result.skipped, unscorable) if join is None else join.skipped(result.skipped, dict(unscorable))
@@ -144,16 +148,18 @@ def _reason(skip: dict[str, Any], unscorable: Mapping[str, str]) -> Any:
 
 
 def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[str, Answer], int], progress: bool,
-           cache: ScoreCache | None, engine: ScoringEngine
+           cache: ScoreCache | None, engine: ScoringEngine, copies: Mapping[str, str]
            ) -> tuple[dict[str, Answer], dict[str, str], dict[str, int], dict[str, int]]:
     """Answers by probe id (``found``: those the cache held under ``key``, the scorer's
-    fingerprint, and how many it refused; the rest scored and cached), the probes the
-    scorer could not answer (id → why), the cache's counts, and the scorer's work counts."""
+    fingerprint, and how many it refused; the rest scored and cached, but ``copies``, which
+    get the answer of the probe each repeats), the probes the scorer could not answer (id →
+    why), the cache's counts, and the scorer's work counts."""
     from tqdm import tqdm
 
     answers, rejected = dict(found[0]), found[1]
-    work = remaining(probes, answers)
-    todo = [[p for p in chunk if p.id not in answers] for chunk in work]
+    skip = {*answers, *copies}
+    work = remaining(probes, skip)
+    todo = [[p for p in chunk if p.id not in skip] for chunk in work]
     missing = {p.id for chunk in todo for p in chunk}
     done: dict[int, Scored] = {}
     counted: list[Mapping[str, int]] = []
@@ -161,53 +167,65 @@ def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[
               disable=not progress) as bar:
         bar.update(len(probes) - len(missing))
         try:
-            for result in engine.score_chunks(scorer, work, bar.update, frozenset(answers)):
+            for result in engine.score_chunks(scorer, work, bar.update, frozenset(skip)):
                 _check_worker(result, key)
                 if cache is not None:  # committed as it arrives: a killed run keeps it
                     cache.put(key, todo[result.index], result.scored)
                 done[result.index] = result.scored
                 counted.append(result.scored.work)
         except KeyboardInterrupt as stop:
-            kept = len(probes) - len(missing) + sum(len(todo[i]) for i in done)
+            kept = {*answers, *(p.id for i in done for p in todo[i])}
             unfinished = [p for i, chunk in enumerate(todo) if i not in done for p in chunk]
-            kept += _keep_finished(stop, unfinished, cache, key)
-            raise RunInterrupted(kept, len(probes), cached=cache is not None) from None
+            kept |= _keep_finished(stop, unfinished, cache, key)
+            kept |= {pid for pid, origin in copies.items() if origin in kept}
+            raise RunInterrupted(len(kept), len(probes), cached=cache is not None) from None
     unscorable: dict[str, str] = {}
     for index in sorted(done):  # chunk order, whichever chunk finished first
         answers.update(done[index])
         unscorable.update(done[index].unscorable)
+    _copy(copies, answers, unscorable)
     if probes and not answers:  # every probe skipped: the run, not a batch, says it cannot be read
         first = next(iter(unscorable.values()), "no answers")
         raise UnsupportedProbe(f"none of the {len(probes)} probes could be scored by this model; the first: {first}")
-    return answers, unscorable, {"cache_hits": len(probes) - len(missing), "scored": len(missing),
+    repeated = len(probes) - len(missing) - len(found[0])  # copies the cache did not answer itself
+    return answers, unscorable, {"cache_hits": len(found[0]), "scored": len(missing), "repeated": repeated,
                                  "cache_rejected": rejected}, _summed(counted)
 
 
-def _keep_finished(stop: KeyboardInterrupt, unfinished: Sequence[Probe], cache: ScoreCache | None, key: str) -> int:
+def _copy(copies: Mapping[str, str], answers: dict[str, Answer], unscorable: dict[str, str]) -> None:
+    """Give each repeated probe the answer (or the skip) of the probe it repeats."""
+    for pid, origin in copies.items():
+        if origin in answers:
+            answers[pid] = replace(answers[origin], id=pid)
+        elif origin in unscorable:
+            unscorable[pid] = unscorable[origin]
+
+
+def _keep_finished(stop: KeyboardInterrupt, unfinished: Sequence[Probe], cache: ScoreCache | None,
+                   key: str) -> set[str]:
     """Commit the answers a stopped scorer finished (:class:`~biasatlas.scorers.resume.Interrupted`)
-    among the ``unfinished`` chunks' probes; how many they are."""
+    among the ``unfinished`` chunks' probes; their ids."""
     if not isinstance(stop, Interrupted):
-        return 0
+        return set()
     finished = [p for p in unfinished if p.id in stop.finished]
     if cache is not None and finished:
         cache.put(key, finished, stop.finished)
-    return len(finished)
+    return {p.id for p in finished}
 
 
 def _still_to_do(scorer: Scorer, chunks: Sequence[Sequence[Probe]], plans: Sequence[Mapping[str, int]],
-                 cached: Mapping[str, Answer]) -> Iterable[Mapping[str, int]]:
+                 cached: Collection[str], skip: Collection[str]) -> Iterable[Mapping[str, int]]:
     """The work of each chunk still to score: a chunk the cache holds nothing of is scored as planned
     (its plan, already made: planning tokenises every probe), one it holds a part of is planned again
-    as :func:`planned_work` says its rest is scored."""
+    as :func:`planned_work` says its rest is scored (``skip``: the cached probes and the repeats)."""
     for chunk, plan in zip(chunks, plans):
-        held = sum(p.id in cached for p in chunk)
-        if not held:
+        if not any(p.id in cached for p in chunk):
             yield plan
-        elif held < len(chunk):
-            yield planned_work(scorer, chunk, cached)
+        elif any(p.id not in skip for p in chunk):
+            yield planned_work(scorer, chunk, skip)
 
 
-def remaining(probes: Sequence[Probe], answered: Mapping[str, Answer]) -> list[Sequence[Probe]]:
+def remaining(probes: Sequence[Probe], answered: Collection[str]) -> list[Sequence[Probe]]:
     """:func:`chunked`'s chunks that still hold a probe to score, whole: the scorer batches a
     chunk over all its probes whatever the cache answered, and skips what it did
     (:mod:`biasatlas.scorers.resume`)."""

@@ -118,6 +118,10 @@ def kind_of_architectures(model: str, archs: list[str]) -> str:
     for arch in archs:
         if arch.endswith(("ForMaskedLM", "WithLMHeadModel")) and "GPT" not in arch:
             return "masked-lm"
+        # BERT's and ALBERT's pretraining class holds the masked-LM head beside the NSP head (the
+        # StereoSet card finds NSP by it); ELECTRA's is its discriminator, which has no LM head
+        if arch.endswith("ForPreTraining") and not arch.startswith("Electra"):
+            return "masked-lm"
         if arch.endswith("ForCausalLM") or arch.endswith("LMHeadModel"):
             return "causal-lm"
         if arch.endswith("ForConditionalGeneration"):

@@ -4,11 +4,24 @@ Lookup order: an explicit path; ``$BIASATLAS_DATA_DIR`` (searched recursively by
 name, symlinked folders followed, so a copy of the shared data tree works as is); the user cache; finally a download
 from the canonical URL, verified against the sha256 before it is kept. Nothing is
 fetched at import time.
+
+The pin is checked whenever the cached copy is read, not only when it is downloaded (issue 34
+item 4: a dev copy edited in the cache, in the folder named after its pin, ran silently, SS
+33.3 where the published file gives 66.7). Hashing a file at every run would cost seconds on
+BBQ's 58 MB, so a verified copy gets a stamp beside it (``.NAME.verified``: size, mtime_ns,
+inode and the sha256 they were checked against); while its ``stat`` matches the stamp the
+bytes are the verified ones, and any write, copy or replacement changes one of the three and
+makes the next read hash the file again. A copy whose bytes differ from the pin is refused,
+naming the file and both digests. A ``$BIASATLAS_DATA_DIR`` or ``--data`` copy is the user's
+own (the shared WinoBias copy has CRLF line ends, the pinned bytes LF) and is read as given:
+the run records its sha256.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import urllib.request
 from collections.abc import Mapping
@@ -46,7 +59,7 @@ def locate(spec: DataFile, *, gzip_ok: bool = False) -> Path:
                 return found
     cached = cache_dir() / "data" / spec.sha256[:12] / spec.name
     if cached.is_file():
-        return cached
+        return verified(cached, spec.sha256)
     return _download(spec, cached)
 
 
@@ -64,6 +77,42 @@ def _search(root: Path, name: str) -> Path | None:
         if name in files:
             found.append(Path(folder) / name)
     return min(found) if found else None
+
+
+def verified(path: Path, sha256: str) -> Path:
+    """``path``, once its bytes are known to have ``sha256``: from its stamp when the file's
+    size, mtime_ns and inode are the ones stamped, else by hashing it (and stamping it)."""
+    stamp = path.with_name(f".{path.name}.verified")
+    if _stamp_of(path, sha256) == _read_stamp(stamp):
+        return path
+    got = _sha256_of(path)
+    if got != sha256:
+        raise DataError(f"the cached data file does not have the bytes its pin names (expected sha256 "
+                        f"{sha256}, got {got}): it was changed after it was downloaded; delete it to "
+                        "download it again, or set BIASATLAS_DATA_DIR to a folder holding your copy", path=path)
+    with contextlib.suppress(OSError):  # a read-only cache still reads: it hashes again next time
+        atomic_write(stamp, json.dumps(_stamp_of(path, sha256)).encode())
+    return path
+
+
+def _stamp_of(path: Path, sha256: str) -> dict[str, object]:
+    info = path.stat()
+    return {"size": info.st_size, "mtime_ns": info.st_mtime_ns, "inode": info.st_ino, "sha256": sha256}
+
+
+def _read_stamp(stamp: Path) -> object:
+    try:
+        return json.loads(stamp.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none yet, unreadable or damaged: hash the file
+        return None
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def locate_all(specs: Mapping[K, DataFile], folder: Path | str | None, holding: str) -> dict[K, Path]:
@@ -92,4 +141,4 @@ def _download(spec: DataFile, target: Path) -> Path:
         raise DataError(f"checksum mismatch for {spec.url}: expected {spec.sha256}, got {got}",
                         path=spec.name)
     atomic_write(target, payload)  # a half-written file is never found, and others may read it
-    return target
+    return verified(target, spec.sha256)  # stamps it

@@ -130,7 +130,8 @@ def check_weights_loaded(name: str, model: Any, info: dict[str, Any]) -> None:
                          f"({_first(missing)}): they would be freshly initialised; the config asks for "
                          "more layers or parts than the weights hold")
     built = {_layer_pattern(k) for k in model.state_dict()}
-    dropped = sorted(k for k in info.get("unexpected_keys", ()) if _layer_pattern(k) in built)
+    dropped = sorted(k for k in info.get("unexpected_keys", ())
+                     if _layer_pattern(k) in built or _in_empty_stack(model, k))
     if dropped:
         raise ModelError(f"{name}'s checkpoint holds {len(dropped)} weight(s) of layers that its config "
                          f"does not build ({_first(dropped)}): they would be dropped; the config asks "
@@ -141,6 +142,20 @@ def _layer_pattern(key: str) -> str:
     """A weight's name with layer numbers blanked: ``encoder.layer.5.x`` and ``encoder.layer.0.x``
     are the same weight of two layers, so an unused one of them is a layer left out."""
     return re.sub(r"\.\d+(?=\.|$)", ".#", key)
+
+
+def _in_empty_stack(model: Any, key: str) -> bool:
+    """Whether ``key`` is a numbered layer of a stack the model builds with no layer at all
+    (``num_hidden_layers`` 0 or -1: ``encoder.layer`` is an empty list, so no built weight shares
+    the key's pattern, and the model ran on its embeddings alone; issue 34 item 13)."""
+    found = re.match(r"(.+?)\.\d+\.", key)
+    if found is None:
+        return False
+    try:
+        stack = model.get_submodule(found.group(1))
+    except AttributeError:
+        return False
+    return hasattr(stack, "__len__") and len(stack) == 0
 
 
 def _first(keys: list[str]) -> str:

@@ -170,7 +170,13 @@ def _grouped_forward(base: Any, rows: Sequence[Sequence[int]], groups: Sequence[
     suffix_ids, suffix_mask = to_device(suffix_ids, device), to_device(suffix_mask, device)
     starts = long_tensor([groups[gi].length for gi, _ in members], device)
     width = prefix_ids.shape[1]
-    position_ids = starts[:, None] + torch.arange(suffix_ids.shape[1], device=device)[None, :]
+    # Each row's padding repeats its last real position: numbered on (start + arange(widest
+    # suffix)), a group with a long prefix and short suffixes asked a learned position table
+    # (GPT-2) for positions past every real row of the batch (issue 34 item 7). Padding is masked
+    # out as a key and never read, so no real row's value changes.
+    lasts = starts + suffix_mask.sum(dim=1) - 1  # [R]
+    position_ids = torch.minimum(starts[:, None] + torch.arange(suffix_ids.shape[1], device=device)[None, :],
+                                 lasts[:, None])  # [R, Ls]
     states = base(input_ids=suffix_ids, attention_mask=torch.cat([prefix_mask[owner], suffix_mask], dim=1),
                   position_ids=position_ids, use_cache=True, **{_cache_argument(base): cache},
                   cache_position=torch.arange(width, width + suffix_ids.shape[1], device=device))[0]

@@ -46,6 +46,8 @@ from .evaluation import Outcome, summarise
 #   and: a causal LM reads the prompt as lm-evaluation-harness 0.4.13 does, with no start token before a
 #    tokenizer that adds none (``start_token="empty-context"``, issue 34 item 8: up to 2.45 nats per
 #    option on SmolLM2); ``options="lm-eval"`` lists its unknown strings in its order, "Unknown" first.
+#   and: a probe repeating an earlier one's content gets its answer (issue 34 item 6): 3,023 repeated
+#    options of BBQ en no longer each get the last bits of their own chunk's batches.
 VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")

@@ -54,7 +54,11 @@ from .table import UK_HOWTO, CensusTable, load_census
 from .templates import CensusPlan, build_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
 
-VERSION = "1"
+# 1: first version.
+# 2: a probe repeating an earlier one's content gets its answer (issue 34 item 6): bartl2020's
+#    repeated priors (US: 1,800 probes, 960 contents) take their first probe's value, so a
+#    resumed run is byte-identical; touileb2023 and gebnlp2022 ask no probe twice (unchanged).
+VERSION = "2"
 COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no", "de", "us-bec-pro")
 Missing = Literal["error", "skip"]
 

@@ -38,7 +38,9 @@ from . import statistic
 from .data import FILES, ROLES, WEAT_1_10, AssociationTest, read_test
 
 # 1: first version (Caliskan et al.'s statistic as sent-bias and bias-bench compute it).
-VERSION = "1"
+# 2: a sentence repeating an earlier probe's gets its vector (issue 34 item 6): SEAT's tests share
+#    sentences (11,977 probes, 5,433 texts), each now encoded once, so forward-pass counts fall.
+VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,15 @@ class AssociationBenchmark:
             found[p.role].append(first[1].vector)
         return found, {"oov": oov, "lowercased": lowered}
 
+    def _zero_vectors(self, test: AssociationTest, answers: Mapping[str, Answer]) -> list[str]:
+        """The test's words whose vector (the one :meth:`_vectors` reads) is all zeros."""
+        zero = []
+        for p in self.asked(test):
+            first = next((a for a in map(answers.get, p.ids) if isinstance(a, EmbeddingAnswer)), None)
+            if first is not None and not np.any(np.asarray(first.vector)):
+                zero.append(repr(p.text))
+        return zero
+
     def _record(self, test: AssociationTest, answers: Mapping[str, Answer]) -> dict[str, Any]:
         found, words = self._vectors(test, answers)
         sizes = {role: len(found[role]) for role in ROLES}
@@ -165,6 +176,10 @@ class AssociationBenchmark:
             "partitions": None, "p_holm": None, "skip_reason": None}
         if min(sizes.values()) < 1 or sizes["targ1"] + sizes["targ2"] < 3:
             return record | {"skip_reason": "too few words with a vector in a set"}
+        zero = self._zero_vectors(test, answers)
+        if zero:  # a cosine divides by the norm: every s(w, A, B) would be NaN, not equal (issue 34 item 12)
+            return record | {"skip_reason": f"a zero vector has no direction, so no cosine: {', '.join(zero[:5])}"
+                                            + (f" and {len(zero) - 5} more" if len(zero) > 5 else "")}
         x, y, a, b = (np.asarray(found[r], dtype=np.float64) for r in ROLES)
         targets = np.concatenate([x, y])
         cos_a, cos_b = statistic.cosines(targets, a), statistic.cosines(targets, b)

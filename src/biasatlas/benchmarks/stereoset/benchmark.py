@@ -62,9 +62,11 @@ from .data import LABELS, SPLITS, TASKS, Example, blank_index, filler, read_spli
 # 1: first version (the aggregation of the original evaluation.py; readings named above).
 # 2: masked LMs read intrasentence fillers by the original's reveal loop by default (masked-reveal),
 #    and intersentence candidates by the checkpoint's NSP head where it has one (+nsp).
-# 3: a causal LM reads a sentence as the original's GPT-2 runner does (``start_token="first-only"``:
+# 3 (with the next): a causal LM reads a sentence as the original's GPT-2 runner does (``start_token="first-only"``:
 #    the first token after the start token alone, the rest from a pass without it; issue 34 item 8),
 #    where every token was read after the start token.
+#   and: a probe repeating an earlier one's content gets its answer (issue 34 item 6): 18 repeated
+#    causal sentences of dev no longer each get the last bits of their own chunk's batches.
 VERSION = "3"
 TaskChoice = Literal["intrasentence", "intersentence", "both"]
 Length = Literal["mean", "sum"]
