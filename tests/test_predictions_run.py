@@ -169,3 +169,30 @@ def test_lm_eval_bbq_accuracy_is_the_harness_own(tmp_path: Path) -> None:
         record = json.loads(line)
         doc = record["doc"]
         assert bool(ours[f"{doc['category']}/{doc['example_id']}"]["correct"]) == bool(record["acc"])
+
+
+def test_two_pairs_of_one_text_keep_their_own_answers(tmp_path: Path) -> None:
+    """A run copies a repeated probe's answer from the first probe of the same content (a model
+    answers one text one way), but a file answers by id: two pairs with the same sentences may be
+    answered apart, and each keeps its own (planted: the file prefers sent_more for one and sent_less
+    for the other, so copying would make both agree)."""
+    first = _pairs()[0]
+    with PAIRS.open(encoding="utf-8", newline="") as handle:
+        columns = next(csv.reader(handle, delimiter="\t"))
+    data = tmp_path / "twice.csv"
+    with data.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t")
+        writer.writerow(columns)
+        for pair_id in ("1001", "1002"):
+            writer.writerow([pair_id, *[first[c] for c in columns[1:]]])
+    texts = [first["sent_more"], first["sent_less"]]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"id": "1001", "scores": [-1.0, -9.0], "texts": texts}) + "\n"
+                       + json.dumps({"id": "1002", "scores": [-9.0, -1.0], "texts": texts}) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    biasatlas.evaluate("crows-pairs", predictions=answers, data=data, out=out, cache=False, progress=False)
+    items = {r["id"]: r for r in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
+    assert set(items) == {"1001", "1002"}
+    # each pair's own scores, as its line gives them: 1001 prefers sent_more, 1002 sent_less
+    assert [(items[i]["sent_more_score"], items[i]["sent_less_score"], items[i]["outcome"]) for i in ("1001", "1002")] \
+        == [(-1.0, -9.0, "more"), (-9.0, -1.0, "less")]
