@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from .predicted import Answer, Collect, finite, json_records
+from ..textfiles import json_objects
+from .predicted import Answer, Collect, finite
 
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl(\.gz)?$")
 
@@ -37,7 +38,7 @@ def read_lm_eval(path: Path, text: str, field: str | None) -> tuple[dict[str, An
     task = named.group("task") if named else None
     about = _results(path, named.group("date") if named else None, task)
     out = Collect()
-    for number, record in json_records(path, text):
+    for number, record in json_objects(text, path):
         doc = record.get("doc")
         if not isinstance(doc, dict):
             raise DataError("no 'doc' object", path=path, line=number, field="doc")

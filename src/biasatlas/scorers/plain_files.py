@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from .predicted import Answer, Collect, finite, json_records
+from ..textfiles import json_objects
+from .predicted import Answer, Collect, finite
 
 
 def read_plain(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
@@ -38,7 +39,7 @@ def read_plain(path: Path, text: str, field: str | None) -> tuple[dict[str, Answ
 
 
 def _json_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
-    return list(json_records(path, text))
+    return list(json_objects(text, path))
 
 
 def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:

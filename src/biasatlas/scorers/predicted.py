@@ -3,14 +3,12 @@ around them (:mod:`.prediction_files` reads the formats into it)."""
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import DataError
 
 
 PredictionsFormat = Literal["stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain"]
@@ -82,19 +80,3 @@ def finite(values: tuple[float, ...], line: int | None) -> Answer:
     if not values or not all(math.isfinite(v) for v in values):
         return Answer(why=f"scores {list(values)} are not all finite numbers", line=line)
     return Answer(values=values, line=line)
-
-
-
-
-def json_records(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each JSON object of a JSON Lines text, with its line number (blank lines skipped)."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not JSON ({exc.msg})", path=path, line=number) from exc
-        if not isinstance(record, dict):
-            raise DataError("not a JSON object", path=path, line=number)
-        yield number, record

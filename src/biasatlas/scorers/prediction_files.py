@@ -41,7 +41,8 @@ from ..errors import DataError, UsageError, did_you_mean
 from ..hashing import sha256_file
 from .lm_eval_files import read_lm_eval
 from .plain_files import read_plain
-from .predicted import FORMATS, Answer, Collect, FileAnswers, finite, json_records
+from ..textfiles import json_objects
+from .predicted import FORMATS, Answer, Collect, FileAnswers, finite
 
 
 
@@ -168,7 +169,7 @@ def read_unifiedqa(path: Path, text: str, field: str | None) -> tuple[dict[str, 
     input format (``race``, ``arc``, ``qonly``); the model, ``<model>-<format>``. The R script reads
     the question-only baseline in ambiguous contexts only: its disambiguated rows are unreadable."""
     out = Collect()
-    records = list(json_records(path, text))
+    records = list(json_objects(text, path))
     if not records:
         raise DataError("no answers", path=path)
     column = _prediction_column(path, records[0][1], field)

@@ -25,14 +25,14 @@ import ast
 import csv
 import functools
 import io
-import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from ...compressed import gunzip
 from ...errors import DataError, MissingInput
+from ...textfiles import json_objects
 from ..fetch import DataFile, locate
 from . import sources
 
@@ -110,18 +110,6 @@ def _text(path: Path, packed: bool) -> str:
         raise DataError(f"cannot be read as UTF-8 text ({exc})", path=path) from exc
 
 
-def _json_records(path: Path, packed: bool) -> Iterator[tuple[int, dict[str, object]]]:
-    for number, line in enumerate(_text(path, packed).split("\n"), start=1):
-        if line.strip():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not JSON ({exc.msg})", path=path, line=number) from exc
-            if not isinstance(record, dict):
-                raise DataError("not a JSON object", path=path, line=number)
-            yield number, record
-
-
 def _field(record: Mapping[str, object], name: str, path: Path, line: int) -> object:
     if name not in record:
         raise DataError("missing", path=path, line=line, field=name)
@@ -178,7 +166,7 @@ def read_bbq(path: Path, metadata: Mapping[tuple[str, str, str], list[tuple[int 
     """One BBQ category file with ``target_loc``/``label_type`` joined from the metadata; an
     example the metadata lacks gets no target (skipped, as the R script's NA filter drops it)."""
     out = []
-    for line, record in _json_records(path, packed):
+    for line, record in json_objects(_text(path, packed), path):
         options, tags, label = _bbq_record(record, path, line)
         common = _common(record, "", path, line)
         key = (str(record["example_id"]), str(common["category"]), str(record["question_index"]))
@@ -209,7 +197,7 @@ def _flipped(stereotyped: int | None, unknown: int, polarity: str) -> int | None
 def read_mbbq(path: Path, *, control: bool, packed: bool = False) -> list[Example]:
     """One MBBQ file (regular or control set); ids carry ``control/`` for the control set."""
     out = []
-    for line, record in _json_records(path, packed):
+    for line, record in json_objects(_text(path, packed), path):
         options, tags, label = _bbq_record(record, path, line)
         common = _common(record, CONTROL_PREFIX if control else "", path, line)
         meta = record.get("additional_metadata")
