@@ -205,3 +205,14 @@ def test_the_convention_is_recorded_and_keys_the_cache(tiny) -> None:
     assert [s.describe()["start_token"] for s in scorers] == list(START_TOKENS)
     assert len({s.fingerprint() for s in scorers}) == len(START_TOKENS)
     assert len({s.canary.fingerprint for s in scorers}) == 1  # the same model: only the reading differs
+
+
+def test_a_start_token_in_the_text_is_kept_and_one_the_server_added_before_it_dropped() -> None:
+    from biasatlas.scorers.served_echo import EchoedPrompt
+
+    # the text's own "<s>", read from nothing (a server that adds none): kept, it tiles the text
+    own = EchoedPrompt("<s>Hi", ("<s>", "Hi"), (None, -1.0), (0, 3)).without_added_start()
+    assert own.tokens == ("<s>", "Hi") and own.logprobs == (None, -1.0)
+    # a second "<s>" the server put before it (vLLM echoes it with offsets that run on): dropped
+    added = EchoedPrompt("<s>Hi", ("<s>", "<s>", "Hi"), (None, -2.0, -1.0), (0, 3, 6)).without_added_start()
+    assert added.tokens == ("<s>", "Hi") and added.logprobs == (-2.0, -1.0) and added.offsets == (0, 3)
