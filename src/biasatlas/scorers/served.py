@@ -12,9 +12,11 @@ answered as :mod:`.causal_lm` answers it (DESIGN.md, "Served models and saved ou
   continuation (:func:`.spans.split_continuation`);
 - a slot: each filled-in sentence's log-likelihood, with the filler's token count in context.
 
-Every prompt is ``prefix + text``: the prefix (the model's start token as text, e.g.
-``<|im_start|>``) conditions the first token as the in-process scorer's prefix token does, and
-is never scored; a server whose tokenizer adds its own start token needs none. Which tokens
+What each text is read after is the ``start_token`` convention, as in-process
+(:mod:`.served_start` turns each into prompts): the prefix (the model's start token as text, e.g.
+``<|im_start|>``) stands for the in-process scorer's prefix token and is never scored; a server
+whose tokenizer adds its own start token needs none (and is refused one, and refuses
+``first-only``, which reads tokens without any start token). Which tokens
 belong to what is read from the returned character offsets (:mod:`.served_echo`), checked to
 tile the prompt; a prompt they do not tile stops the run naming its probe.
 
@@ -41,19 +43,12 @@ from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, S
 from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
 from .batching import chunks
 from .resume import EVERY_ROW, Stopped, Watch
-from .served_checks import Canary, checked_canary, same_model
+from .served_checks import CANARY, Canary, checked_canary, same_model
 from .served_echo import EchoedPrompt, Untiled, echoed
 from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key
+from .served_start import Ask, Reading, read, reading, refusal
 from .spans import split_continuation
-
-@dataclass(frozen=True)
-class Ask:
-    """One prompt and what to read of it: Σ log P of the tokens ending after character
-    ``start``; ``count`` (start, stop) characters whose tokens the answer counts (a filler)."""
-
-    prompt: str
-    start: int
-    count: tuple[int, int] | None = None
+from .start import DEFAULT_START, StartToken, check_start_token
 
 
 @dataclass(frozen=True)
@@ -74,13 +69,16 @@ class ServedScorer(ModelScorer):
                  variant: str = "sentence-ll", batch_size: Any = DEFAULT_BATCH_SIZE,
                  concurrency: int = DEFAULT_CONCURRENCY, api_key_env: str | None = None,
                  request_timeout: float = DEFAULT_TIMEOUT, dtype: str = "float32",
-                 transport: Any = None, sleep: Any = None, **_: Any) -> None:
+                 start_token: StartToken = DEFAULT_START, transport: Any = None, sleep: Any = None,
+                 **_: Any) -> None:
         """``model`` is the API's base URL; ``served_model`` the model's id there (default: the
         only one it lists); ``served_prefix`` the text before every prompt (default: none, which
         needs a server that adds its own start token). ``batch_size`` prompts per request,
         ``concurrency`` requests in flight; ``api_key_env`` names the key's environment variable
         (default ``OPENAI_API_KEY``, when set); ``dtype`` is what the server computes in, as the
-        user declares it (it bounds which outcomes are called fragile). ``transport`` and
+        user declares it (it bounds which outcomes are called fragile). ``start_token``: what each
+        text is read after (:mod:`.served_start`; one this server cannot give is refused before
+        any scoring). ``transport`` and
         ``sleep`` are for tests (an in-process server, no real waits)."""
         if variant != "sentence-ll":
             raise UnsupportedProbe(f"served pair variant {variant!r} unknown; the served scorer reads sentence-ll")
@@ -88,7 +86,7 @@ class ServedScorer(ModelScorer):
             batch_size = DEFAULT_BATCH_SIZE
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
-        self.variant, self.dtype = variant, dtype
+        self.variant, self.dtype, self.start_token = variant, dtype, check_start_token(start_token)
         self.batch_size, self.concurrency = int(batch_size), concurrency
         self.endpoint = Endpoint.parse(model)
         extra = {"sleep": sleep} if sleep is not None else {}
@@ -99,7 +97,12 @@ class ServedScorer(ModelScorer):
         self.max_tokens = 0
         self._owner: dict[str, str] = {}  # prompt → the first probe that asked it (for errors)
         self._counts: dict[Ask, int] = {}
+        self._late: dict[str, EchoedPrompt] = {}  # prompts read after the job's (served_start.read's lead)
         self.canary = self._trusted()
+        self.server_adds_start = self._adds_start()
+        refused = refusal(self.start_token, self.prefix, self.server_adds_start)
+        if refused is not None:
+            raise UsageError(f"{self.where}: {refused}")
 
     # -- the server --------------------------------------------------------------------------
     @property
@@ -137,6 +140,15 @@ class ServedScorer(ModelScorer):
             self.max_tokens = 1  # a server that must generate: its one token is dropped
         return checked_canary(self.ask, self.prefix, self.where)
 
+    def _adds_start(self) -> bool:
+        """Whether the server puts a start token of its own before a prompt: the canary's first
+        token, sent without the prefix, has a log-probability (without a prefix, the canary's
+        ``start-token`` check has already said so)."""
+        if not self.prefix:
+            return True
+        bare = self.ask([CANARY])[0]
+        return bool(bare.logprobs) and bare.logprobs[0] is not None
+
     def ask(self, prompts: Sequence[str]) -> list[EchoedPrompt]:
         """One ``/v1/completions`` request for ``prompts``: each echoed with its log-probabilities."""
         body = {"model": self.facts.model, "prompt": list(prompts), "echo": True, "logprobs": 0,
@@ -151,58 +163,68 @@ class ServedScorer(ModelScorer):
               answered: Collection[str] = frozenset()) -> Scored:
         """:meth:`Scorer.score`, after checking that the canary has not moved (one request)."""
         same_model(self.ask, self.prefix, self.canary, self.where)
-        self._owner, self._counts = {}, {}
+        self._owner, self._counts, self._late = {}, {}, {}
         return super().score(probes, progress, answered=answered)
 
     # -- jobs --------------------------------------------------------------------------------
-    def _ask(self, probe_id: str, text: str, start: int = 0, count: tuple[int, int] | None = None) -> Ask:
-        """The request for ``text`` read from character ``start`` (of the text, prefix excluded)."""
-        shift = len(self.prefix)
-        prompt = self.prefix + text
-        self._owner.setdefault(prompt, probe_id)
-        return Ask(prompt, shift + start, None if count is None else (shift + count[0], shift + count[1]))
+    def _reading(self, probe_id: str, text: str, start: int = 0, count: tuple[int, int] | None = None,
+                 *, context: bool = False) -> Reading:
+        """The requests reading ``text`` from character ``start`` (of the text) under the start-token
+        convention (:func:`.served_start.reading`); ``context``: ``text`` begins with a non-empty one."""
+        asks = reading(self.start_token, self.prefix, text, start, count, context=context)
+        for ask in asks:
+            self._owner.setdefault(ask.prompt, probe_id)
+        return asks
 
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):
-            asks = [(self._ask(p.id, p.a), self._ask(p.id, p.b)) for p in chunk]
-            yield Job([a for pair in asks for a in pair], partial(self._pair_answers, chunk, asks),
-                      len(chunk), [(p.id, 2) for p in chunk])
+            plans = [[self._reading(p.id, p.a), self._reading(p.id, p.b)] for p in chunk]
+            yield self._job(chunk, plans, partial(self._pair_answers, chunk, plans))
 
     def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
-        asks = [self._ask(p.id, p.text) for p in probes]
-        yield Job(asks, partial(self._sentence_answers, probes, asks), len(probes), [(p.id, 1) for p in probes])
+        plans = [[self._reading(p.id, p.text)] for p in probes]
+        yield self._job(probes, plans, partial(self._sentence_answers, probes, plans))
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):
-            plans = [[self._ask(p.id, p.left + f + p.right, 0, (len(p.left), len(p.left) + len(f)))
+            plans = [[self._reading(p.id, p.left + f + p.right, 0, (len(p.left), len(p.left) + len(f)))
                       for f in p.fillers] for p in chunk]
-            yield self._option_job(chunk, plans)
+            yield self._job(chunk, plans, partial(self._option_answers, chunk, plans))
 
     def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
         for chunk in chunks(probes, 256):
             plans = []
             for p in chunk:
                 split = [split_continuation(c, p.continuation) for c in p.contexts]
-                plans.append([self._ask(p.id, c + rest, len(c)) for c, rest in split])
-            yield self._option_job(chunk, plans)
+                plans.append([self._reading(p.id, c + rest, len(c), context=bool(c)) for c, rest in split])
+            yield self._job(chunk, plans, partial(self._option_answers, chunk, plans))
 
-    def _option_job(self, chunk: list[Any], plans: list[list[Ask]]) -> Job:
-        return Job([a for plan in plans for a in plan], partial(self._option_answers, chunk, plans), len(chunk),
-                   [(p.id, len(plan)) for p, plan in zip(chunk, plans)])
+    @staticmethod
+    def _job(chunk: Sequence[Any], plans: list[list[Reading]], answers: Any) -> Job:
+        """One job for ``chunk``: every request of each probe's readings, in order; ``answers``
+        gets one value per reading, the sum of its requests' values."""
+        readings = [r for plan in plans for r in plan]
 
-    def _pair_answers(self, chunk: list[PairProbe], asks: list[tuple[Ask, Ask]],
+        def summed(values: list[float]) -> Any:
+            got = iter(values)
+            return answers([math.fsum(next(got) for _ in r) for r in readings])
+
+        return Job([a for r in readings for a in r], summed, len(chunk),
+                   [(p.id, sum(map(len, plan))) for p, plan in zip(chunk, plans)])
+
+    def _pair_answers(self, chunk: list[PairProbe], plans: list[list[Reading]],
                       values: list[float]) -> list[PairAnswer]:
         got = iter(values)
-        return [PairAnswer(p.id, next(got), next(got), self._counts.get(a, 0), self._counts.get(b, 0))
-                for p, (a, b) in zip(chunk, asks)]
+        return [PairAnswer(p.id, next(got), next(got), self._counts.get(a[0], 0), self._counts.get(b[0], 0))
+                for p, (a, b) in zip(chunk, plans)]
 
-    def _sentence_answers(self, probes: list[SentenceProbe], asks: list[Ask],
+    def _sentence_answers(self, probes: list[SentenceProbe], plans: list[list[Reading]],
                           values: list[float]) -> list[SentenceAnswer]:
-        return [SentenceAnswer(p.id, v, self._counts.get(a, 0)) for p, v, a in zip(probes, values, asks)]
+        return [SentenceAnswer(p.id, v, self._counts.get(r[0], 0)) for p, v, (r,) in zip(probes, values, plans)]
 
-    def _option_answers(self, chunk: list[Any], plans: list[list[Ask]], values: list[float]) -> list[SlotAnswer]:
+    def _option_answers(self, chunk: list[Any], plans: list[list[Reading]], values: list[float]) -> list[SlotAnswer]:
         got = iter(values)
-        return [SlotAnswer(p.id, tuple(next(got) for _ in plan), tuple(self._counts.get(a, 0) for a in plan))
+        return [SlotAnswer(p.id, tuple(next(got) for _ in plan), tuple(self._counts.get(r[0], 0) for r in plan))
                 for p, plan in zip(chunk, plans)]
 
     # -- the engine --------------------------------------------------------------------------
@@ -255,28 +277,40 @@ class ServedScorer(ModelScorer):
         try:
             if reason is not None:
                 raise Untiled(reason)
-            value, n = echo.summed(ask.start)
+            value, n = read(ask, echo, self._echo_late)
         except Untiled as exc:
             raise Untiled(f"probe {self._owner.get(ask.prompt, '?')}: {self.where} read {ask.prompt!r} so that "
                           f"its offsets cannot be trusted ({exc})") from None
         self._counts[ask] = echo.overlapping(*ask.count) if ask.count is not None else n
         return value
 
+    def _echo_late(self, prompt: str) -> EchoedPrompt:
+        """``prompt`` echoed by a request of its own (a reading's ``lead``: rare), checked to tile."""
+        echo = self._late.get(prompt)
+        if echo is None:
+            echo = self._late[prompt] = self.ask([prompt])[0]
+        reason = echo.untiled()
+        if reason is not None:
+            raise Untiled(reason)
+        return echo
+
     def describe(self) -> dict[str, Any]:
         return {"scorer": self.name, "variant": self.variant, "model": f"{self.facts.model} @ {self.endpoint.url}",
                 "endpoint": self.endpoint.url, "served_model": self.facts.model, "root": self.facts.root,
                 "server": self.facts.owned_by, "server_version": self.facts.version, "prefix": self.prefix,
+                "start_token": self.start_token, "server_adds_start": self.server_adds_start,
                 "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
                 "batch_size": self.batch_size, "concurrency": self.concurrency}
 
     def fingerprint(self) -> str:
-        """The cache key: what the answers are (the canary's fingerprint, the prefix, the variant),
+        """The cache key: what the answers are (the canary's fingerprint, the prefix, the variant,
+        the start-token convention),
         not where the server is or how the requests are cut."""
         import hashlib
         import json
 
         key = {"scorer": self.name, "variant": self.variant, "prefix": self.prefix,
-               "canary": self.canary.fingerprint}
+               "start_token": self.start_token, "canary": self.canary.fingerprint}
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 

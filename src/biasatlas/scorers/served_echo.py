@@ -64,12 +64,17 @@ class EchoedPrompt:
                 ends[i] = ends[i + 1]
         return ends
 
-    def summed(self, start: int) -> tuple[float, int]:
-        """Σ log P of the tokens ending after character ``start`` (those of the text from
-        ``start`` on, a token straddling ``start`` included), and how many they are."""
-        picked = [lp for lp, end in zip(self.logprobs, self.ends()) if end > start]
+    def picked(self, start: int) -> list[int]:
+        """The indices of the tokens ending after character ``start`` (those of the text from
+        ``start`` on, a token straddling ``start`` included); at least one."""
+        picked = [i for i, end in enumerate(self.ends()) if end > start]
         if not picked:
             raise Untiled(f"no token of {self.text!r} after character {start}")
+        return picked
+
+    def summed(self, start: int) -> tuple[float, int]:
+        """Σ log P of the tokens ending after character ``start`` (:meth:`picked`), and how many they are."""
+        picked = [self.logprobs[i] for i in self.picked(start)]
         if any(lp is None for lp in picked):
             raise Untiled(f"the first token of {self.text!r} has no log-probability (nothing precedes it)")
         return math.fsum(lp for lp in picked if lp is not None), len(picked)
@@ -80,9 +85,13 @@ class EchoedPrompt:
 
     def without_added_start(self) -> EchoedPrompt:
         """The prompt without a start token the server put before the text itself (a Llama
-        tokenizer's ``<s>``: echoed, null log-probability, not in the text), offsets shifted back."""
+        tokenizer's ``<s>``: echoed, null log-probability, not in the text), offsets shifted back. A
+        text that begins with the start token's own text keeps it unless the tokens tile the text
+        only without it (the server added a second)."""
         if len(self.tokens) < 2 or self.logprobs[0] is not None or not self.tokens[0] \
-                or self.text.startswith(self.tokens[0]) or self.offsets[1] != len(self.tokens[0]):
+                or self.offsets[1] != len(self.tokens[0]):
+            return self
+        if self.text.startswith(self.tokens[0]) and self.untiled() is None:
             return self
         shift = len(self.tokens[0])
         return EchoedPrompt(self.text, self.tokens[1:], self.logprobs[1:], tuple(o - shift for o in self.offsets[1:]))
