@@ -92,3 +92,11 @@ def test_a_grid_never_replaces_a_suite_toml_it_did_not_write_there(tmp_path, cla
     assert "suite" in str(done.exception or done.output)
     assert (out / "suite.toml").read_text(encoding="utf-8") == mine
     assert not (out / "winogender__fake").exists()
+
+
+def test_a_grid_refuses_a_predictions_file_by_name(tmp_path):
+    (tmp_path / "p.jsonl").write_text('{"id": "0", "scores": [-1.0, -2.0]}\n', encoding="utf-8")
+    done = _cli("crows-pairs,winogender", "--predictions", "p.jsonl", "--out", "g")
+    said = str(done.exception or "") + done.output
+    assert done.exit_code != 0 and "--predictions" in said and "suite.toml" not in said, said
+    assert not (tmp_path / "g").exists()
