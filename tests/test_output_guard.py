@@ -225,3 +225,11 @@ def test_the_kinds_name_what_their_writers_write():
     assert KINDS["sensitivity"].files == {SENSITIVITY_FILE, TABLE_FILE}
     assert KINDS["mining"].markers == ("dataset_card.json", f"stages/{SHARD_STAGES[0]}")
     assert KINDS["mining"].files == {*FINAL_FILES, *OUTPUT_FOLDERS}
+
+
+def test_run_force_never_replaces_its_own_predictions_file(work, capsys):
+    (work / "r").mkdir()
+    (work / "r" / "items.jsonl").write_text("".join(json.dumps({"id": str(i), "scores": [-1.0, -2.0]}) + "\n"
+                                                    for i in range(3)), encoding="utf-8")
+    _refused(capsys, work, "run", "crows-pairs", "--data", "pairs.tsv", "--predictions", "r/items.jsonl",
+             "--out", "r", "--force", says="would replace r/items.jsonl, an input of this command")

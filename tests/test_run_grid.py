@@ -3,6 +3,7 @@ without a suite file, run as the suite of that grid, whose suite.toml reruns it.
 
 from __future__ import annotations
 
+import json
 import tomllib
 
 import pytest
@@ -73,3 +74,29 @@ def test_a_suite_loads_each_model_once_whatever_the_number_of_benchmarks(tmp_pat
     assert built == ["fake"] and len(result.ran) == 2  # before: one load per cell
     run_suite(other, progress=False)
     assert built == ["fake", "fake"]
+
+
+@pytest.mark.parametrize("claimed", [True, False], ids=["claimed", "unclaimed"])
+def test_a_grid_never_replaces_a_suite_toml_it_did_not_write_there(tmp_path, claimed):
+    # A hand-written suite file in its own output folder (out = "."), run there before (or not): the
+    # grid's suite copy has the same path, so its claim must not take the folder for its own.
+    out = tmp_path / "grid"
+    out.mkdir()
+    mine = 'out = "."\n[[benchmark]]\nname = "winogender"\n[[model]]\nid = "fake"\n'
+    (out / "suite.toml").write_text(mine, encoding="utf-8")
+    if claimed:
+        (out / ".biasatlas-suite.json").write_text(json.dumps({"suite": str((out / "suite.toml").resolve())}),
+                                                   encoding="utf-8")
+    done = _cli("winogender,crows-pairs", "-m", "fake", "--out", "grid")
+    assert done.exit_code != 0
+    assert "suite" in str(done.exception or done.output)
+    assert (out / "suite.toml").read_text(encoding="utf-8") == mine
+    assert not (out / "winogender__fake").exists()
+
+
+def test_a_grid_refuses_a_predictions_file_by_name(tmp_path):
+    (tmp_path / "p.jsonl").write_text('{"id": "0", "scores": [-1.0, -2.0]}\n', encoding="utf-8")
+    done = _cli("crows-pairs,winogender", "--predictions", "p.jsonl", "--out", "g")
+    said = str(done.exception or "") + done.output
+    assert done.exit_code != 0 and "--predictions" in said and "suite.toml" not in said, said
+    assert not (tmp_path / "g").exists()

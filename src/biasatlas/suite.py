@@ -438,7 +438,7 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
         raise SuiteError(suite.path, "", "no output folder: pass --out DIR or write out = \"DIR\" in the file")
     say = log or (lambda _: None)
     # Every check before the first write: the folder is this suite's, no cell's folder holds another run.
-    claim_suite_folder(folder, suite.path, claims(suite.cells), force=force)
+    claim_suite_folder(folder, suite.path, claims(suite.cells), force=force, text=suite.text)
     atomic_write(folder / SUITE_COPY, suite.text if suite.text is not None else suite.path.read_text(encoding="utf-8"))
     ran, skipped = [], []
     cache = ScoreCache(default_cache_path())

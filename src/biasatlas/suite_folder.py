@@ -41,12 +41,17 @@ SUITE_FILES = (SUITE_COPY, REPORT_FILE, LEADERBOARD_FILE, SUITE_OWNER, "sensitiv
 
 
 def claim_suite_folder(folder: Path, suite_file: Path, cells: Sequence[tuple[str, Mapping[str, Any]]], *,
-                       force: bool = False) -> None:
+                       force: bool = False, text: str | None = None) -> None:
     """Claim ``folder`` for the suite read from ``suite_file``, whose cells are (folder name,
     recorded request) pairs; raises :class:`~biasatlas.runs.folder.RunFolderError` before
-    anything is written when the folder or a cell's folder is not this suite's to write."""
+    anything is written when the folder or a cell's folder is not this suite's to write.
+    ``text``: a grid's suite (``run A,B``), which has no file of its own but the copy it writes
+    into ``folder``: that path names every grid into ``folder``, so a grid's folder is known by
+    its copy's text instead, and a suite.toml of other text there is refused unless ``force``."""
     owner = str(suite_file.resolve())
     check_output(folder, "suite", inputs=(suite_file,), writes=(REPORT_FILE, LEADERBOARD_FILE))
+    if text is not None:
+        _check_grid_copy(folder, text, force)
     _check_suite_target(folder, owner, force)
     for name, request in cells:
         check_run_folder(folder / name, dict(request), force=force, renamed=_renamed(request))
@@ -80,6 +85,20 @@ def _check_suite_target(folder: Path, owner: str, force: bool) -> None:
         return
     raise RunFolderError(f"--out {folder} holds another suite ({', '.join(names[:3])}; its suite.toml is not "
                          "this file): choose another folder, or pass --force to replace it")
+
+
+def _check_grid_copy(folder: Path, text: str, force: bool) -> None:
+    copy = folder / SUITE_COPY
+    if force or not copy.is_file():
+        return
+    try:
+        same = copy.read_text(encoding="utf-8") == text
+    except (OSError, ValueError):
+        same = False
+    if not same:
+        raise RunFolderError(f"--out {folder} holds a suite.toml that is not this grid's (another grid, or a suite "
+                             "file written or edited by hand): choose another folder, run it with biasatlas suite, "
+                             "or pass --force to replace it")
 
 
 def _recorded_owner(folder: Path) -> str | None:

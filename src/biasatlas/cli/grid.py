@@ -52,6 +52,11 @@ def _run(benchmarks: list[str], values: dict[str, Any]) -> None:
     from ..request import EngineOptions, ModelOptions
     from ..suite import grid_suite, run_suite
 
+    if values.get("predictions") is not None:  # one file answers one benchmark's ids: never a grid's
+        from ..errors import UsageError
+
+        raise UsageError("--predictions scores one benchmark's saved answers: run it with biasatlas run NAME "
+                         "--predictions FILE, one benchmark at a time")
     models = [m.strip() for m in str(values.pop("model")).split(",") if m.strip()]
     chosen = [f for f in (*fields(ModelOptions), *fields(EngineOptions)) if f.name != "model"]
     defaults = {f.name: values[f.name] for f in chosen if values[f.name] is not None and values[f.name] != f.default}

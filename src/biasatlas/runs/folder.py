@@ -170,7 +170,8 @@ def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False,
     of nothing but dot-files (``.git``, ``.env``) is someone's, not empty. First the rule every
     writing command follows (:func:`biasatlas.outputs.check_output`): never an input's path (the
     request's data files), never inside or over another kind of output."""
-    check_output(out, "run", inputs=recorded_inputs(request.get("benchmark")), writes=RUN_FILES)
+    inputs = [*recorded_inputs(request.get("benchmark")), *recorded_inputs(request.get("model"))]  # --predictions too
+    check_output(out, "run", inputs=inputs, writes=RUN_FILES)
     if not out.is_dir():
         return
     names = {p.name for p in out.iterdir()}
