@@ -8,7 +8,8 @@ before (``pytest --basetemp=/tmp/before``) and after (``--basetemp=/tmp/after``)
 A run folder is any folder holding ``summary.json``; folders are matched by their path
 below the base folder (pytest names them after the test). Every file is compared except
 ``timing.json`` (seconds and cache hits, which differ between equal runs by design) and
-the empty lock file. Configs record input files and model folders by absolute path, so
+the empty lock file, and the code's commit stamp (``biasatlas_commit``,
+``biasatlas_modified``) is masked. Configs record input files and model folders by absolute path, so
 any pytest base folder's path (``/tmp/pytest-of-USER/pytest-N``, or the given folders
 after a copy) is replaced by ``<base>`` first. Exit 0 when every run folder of ``before``
 exists in ``after`` with identical bytes, 1 otherwise.
@@ -22,6 +23,9 @@ from pathlib import Path
 
 VOLATILE = {"timing.json", ".biasatlas.lock"}
 PYTEST_BASE = re.compile(rb"/tmp/pytest-of-[^/]+/pytest-\d+")
+#: The code's own commit and whether its tree was modified (summary.json's provenance): they name
+#: the code that wrote a folder, which a refactor changes by definition, never what it computed.
+CODE_STAMP = re.compile(rb'("biasatlas_(?:commit|modified)": )("[^"]*"|true|false|null)')
 
 
 def run_folders(base: Path) -> dict[str, Path]:
@@ -33,7 +37,7 @@ def contents(folder: Path, base: Path) -> dict[str, bytes]:
     def masked(data: bytes) -> bytes:
         for root in (str(base.resolve()).encode(), str(base).encode()):
             data = data.replace(root, b"<base>")
-        return PYTEST_BASE.sub(b"<base>", data)
+        return CODE_STAMP.sub(rb"\1<code>", PYTEST_BASE.sub(b"<base>", data))
 
     return {p.name: masked(p.read_bytes())
             for p in sorted(folder.iterdir()) if p.is_file() and p.name not in VOLATILE}

@@ -58,7 +58,7 @@ def test_the_data_reads_as_counted(pairs: list[Pair]) -> None:
 
 def test_symmetric_scorer_gives_exactly_50(pairs: list[Pair]) -> None:
     s = WinoBias(data=DATA, split="both", n_resamples=50).score(pairs, _sentence_answers(pairs, lambda p, v: -4.0))
-    s = s.summary
+    s = s.written()
     assert s["pro_pct"] == 50.0 and s["diff"] == 0.0 and s["n_ties"] == s["n"]
     assert all(v["pro_pct"] == 50.0 for v in s["sets"].values()) and set(s["sets"]) == {
         "type1-dev", "type1-test", "type2-dev", "type2-test"}
@@ -74,7 +74,7 @@ def test_planted_pro_preference_is_recovered(pairs: list[Pair]) -> None:
     def value(p: Pair, version: str) -> float:
         return -1.0 if (p.kind == "1" and version == "pro") else -2.0 if p.kind == "1" else -3.0
 
-    s = WinoBias(data=DATA, split="both", n_resamples=50).score(pairs, _sentence_answers(pairs, value)).summary
+    s = WinoBias(data=DATA, split="both", n_resamples=50).score(pairs, _sentence_answers(pairs, value)).written()
     assert s["sets"]["type1-test"]["pro_pct"] == 100.0 and s["sets"]["type1-test"]["diff"] == 100.0
     assert s["sets"]["type1-test"]["mean_log_ratio"] == pytest.approx(1.0)
     assert s["sets"]["type2-dev"]["diff"] == 0.0
@@ -93,7 +93,7 @@ def test_planted_gender_reading_moves_the_shares(pairs: list[Pair]) -> None:
         female = (version == "pro") == (p.majority == "female")
         return math.log(3) if female else 0.0
 
-    s = WinoBias(data=DATA, split="both", n_resamples=50).score(pairs, _sentence_answers(pairs, value)).summary
+    s = WinoBias(data=DATA, split="both", n_resamples=50).score(pairs, _sentence_answers(pairs, value)).written()
     assert all(v["female_pct"] == pytest.approx(75.0) for v in s["occupations"].values())
     assert s["by_majority"]["gap"] == pytest.approx(0.0)
     # on the majority's side: all 20 female-majority occupations (75 > 50), none of the male ones
@@ -127,7 +127,7 @@ def test_masked_reading_skips_pairs_without_one_slot(pairs: list[Pair]) -> None:
     assert len(probes) == len(single) and all(len(p.fillers) == 2 for p in probes)
     answers = {p.id: SlotAnswer(p.id, (math.log(0.3), math.log(0.1)), (1, 1)) for p in probes}
     result = bench.score(pairs, answers)
-    assert result.summary["pro_pct"] == 100.0 and result.summary["mean_log_ratio"] == pytest.approx(math.log(3))
+    assert result.written()["pro_pct"] == 100.0 and result.written()["mean_log_ratio"] == pytest.approx(math.log(3))
     reasons = {s["reason"] for s in result.skipped}
     assert len(result.skipped) == len(pairs) - len(single) and len(reasons) == 2
     first = next(p for p in probes if p.id == "type1.test.1")
@@ -136,7 +136,7 @@ def test_masked_reading_skips_pairs_without_one_slot(pairs: list[Pair]) -> None:
 
 def test_summary_reads_back_typed(pairs: list[Pair]) -> None:
     answers = _sentence_answers(pairs, lambda p, v: -float((p.line + len(v)) % 5))
-    s = WinoBias(data=DATA, n_resamples=50).score(pairs, answers).summary
+    s = WinoBias(data=DATA, n_resamples=50).score(pairs, answers).written()
     typed = WinoBiasRunSummary.read(s, Path("summary.json"))
     assert typed.overall.diff == s["diff"] and set(typed.sets) == {"type1-test", "type2-test"}
     with pytest.raises(DataError, match="by_majority.gap"):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .version import __version__, source_commit
-from .benchmarks.base import Benchmark
+from .benchmarks.contract import Benchmark, with_work
 from .cache import ScoreCache, repeats
 from .errors import ModelError, RunInterrupted, UnsupportedProbe
 from .probes import Answer, Probe, Scored
@@ -72,11 +72,11 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     build scorers like it, while ``scorer`` still gives the cache key, the plan and the
     provenance. The run record does not depend on the engine, except ``timing``.
 
-    Two benchmark hooks: ``bind(scorer.info)`` returns the benchmark set up for that
-    scorer (a :class:`~biasatlas.probes.ScorerInfo`: census normalisation follows what an
-    answer is), and ``with_counters(summary, counters)`` adds the scorer's forward-pass
-    counts. The scorer keeps no state from one call to the next: this run's skips are the
-    probes its own ``score`` calls left unanswered.
+    ``bind(scorer.info)`` returns the benchmark set up for that scorer (a
+    :class:`~biasatlas.probes.ScorerInfo`: census normalisation follows what an answer is); a
+    benchmark that ``COUNTS_WORK`` gets the scorer's planned forward-pass counts in its summary.
+    The scorer keeps no state from one call to the next: this run's skips are the probes its
+    own ``score`` calls left unanswered.
     """
     began = _now()
     benchmark = benchmark.bind(scorer.info)
@@ -118,7 +118,9 @@ def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
     described = scorer.describe()
     provenance = {**_versions(), "scorer": described, "data_sha256": bench_config.get("data_sha256"),
                   "n_probes": len(probes), "scorer_fingerprint": key}
-    scores = benchmark.with_counters(result.summary, planned)
+    scores = result.written()
+    if getattr(benchmark, "COUNTS_WORK", False):
+        scores = with_work(scores, planned)
     if join is not None:
         scores = {**scores, "predictions": join.summary()}
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,

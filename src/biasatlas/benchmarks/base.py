@@ -13,9 +13,9 @@ looks specs up by a run's ``benchmark`` name and names no benchmark itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
+from typing import Any, Protocol, Self
 
 from ..display.cite import Reference
 from ..display.controls import Headline
@@ -24,92 +24,29 @@ from ..display.paired import Paired
 from ..runs.view import Column, RunContract, RunView
 from ..display.svg import Plot
 from ..display.tables import Metric, Table
-from ..errors import UsageError
 from ..lint import LintItem
-from ..probes import Answer, Probe, ScorerInfo
-from ..stats import check_resamples, check_seed
+from ..probes import ScorerInfo
+from .contract import Benchmark, BenchmarkResult
+from .options import Flag, Options, check_subset, draw_sample, flag_of
+from .sensitivity import Sensitivity
 
-if TYPE_CHECKING:  # the module imports this one (BenchmarkResult)
-    from .sensitivity import Sensitivity
-
-T = TypeVar("T")
-
-
-def draw_sample(items: Sequence[T], sample: int | None, seed: int) -> list[T]:
-    """``sample`` of ``items`` drawn without replacement with ``numpy.random.default_rng(seed)``
-    and kept in their order: every benchmark's ``--sample`` (all of them when ``sample`` is
-    None or not smaller), so one seed means the same draw whatever the benchmark."""
-    check_seed(seed)  # also when nothing is drawn: a seed that cannot work is refused alike
-    if sample is None or sample >= len(items):
-        return list(items)
-    import numpy as np
-
-    picked = np.random.default_rng(seed).choice(len(items), size=sample, replace=False)
-    return [items[int(i)] for i in sorted(picked)]
-
-
-def check_subset(limit: int | None, sample: int | None) -> None:
-    """Refuse ``limit`` with ``sample``: every benchmark's ``--limit`` and ``--sample`` each
-    name the whole subset scored, so a run sets one of them. Together they would mean a draw
-    from the first N items, which no leaderboard column can say (both show as settings)."""
-    if limit is not None and sample is not None:
-        raise UsageError(f"--limit {limit} and --sample {sample} together: use one (--limit N scores the first "
-                         "N items; --sample N draws N at random from all of them)")
+# check_subset and draw_sample: MIGRATION ONLY (issue 35), until every benchmark imports them from .options
+__all__ = ["Benchmark", "BenchmarkResult", "BenchmarkSpec", "BenchmarkView", "Flag", "PairedMethod", "TypedSummary",
+           "check_subset", "draw_sample"]
 
 
 def check_counts(limit: int | None, sample: int | None, seed: int, n_resamples: int, unit: str) -> None:
-    """Refuse a ``limit``/``sample`` below 1 (counting ``unit``), both at once, and a bad seed or resample count."""
+    """MIGRATION ONLY (issue 35): the subset checks of a benchmark not yet built on Options."""
     for option, count in (("limit", limit), ("sample", sample)):
         if count is not None and count < 1:
             raise ValueError(f"{option} must be a positive number of {unit}, not {count}")
     check_subset(limit, sample)
-    check_seed(seed)
-    check_resamples(n_resamples)
 
 
 def reading_of(scorer: ScorerInfo | None) -> str:
     """The reading a bound scorer gets in the pronoun benchmarks (Winogender, WinoBias): ``masked-pronoun``
     for a masked reader, else ``sentence-likelihood`` (also while none is bound: the sequence readers' probes)."""
     return "masked-pronoun" if scorer is not None and scorer.reads == "masked" else "sentence-likelihood"
-
-
-@dataclass(frozen=True)
-class BenchmarkResult:
-    """Summary numbers (JSON-ready), one record per item, and skipped items with reasons."""
-
-    summary: dict[str, Any]
-    records: list[dict[str, Any]]
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-
-
-class Benchmark(Protocol):
-    # read-only members, so that a frozen dataclass (every benchmark) satisfies the protocol
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def VERSION(self) -> str: ...  # noqa: N802 - the benchmarks' constant, recorded in every summary
-
-    def load(self) -> Sequence[Any]:
-        """Items of the benchmark, each with a stable ``id``."""
-
-    def probes(self, items: Sequence[Any]) -> Sequence[Probe]:
-        """The questions to ask the model (a list of one probe kind is fine: Sequence is covariant)."""
-
-    def score(self, items: Sequence[Any], answers: Mapping[str, Answer]) -> BenchmarkResult:
-        """The published metric from the answers."""
-
-    def config(self) -> dict[str, Any]:
-        """Parameters and data provenance (file, sha256) that determine the result."""
-
-    def bind(self, info: ScorerInfo) -> Any:
-        """This benchmark set up for a scorer whose answers mean what ``info`` says (census reads
-        slot answers by it); raises :class:`~biasatlas.errors.UnsupportedProbe` for a scorer it
-        cannot read. Called before any model loads (from the scorer kind) and again with the
-        loaded scorer's own info."""
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        """The summary with whichever of the scorer's planned work counts it reports (maybe none)."""
 
 
 class TypedSummary(Protocol):
@@ -200,42 +137,6 @@ def _unknown_language(benchmark: Any) -> str | None:
 
 
 @dataclass(frozen=True)
-class Flag:
-    """How one of a benchmark factory's options reads on the command line (``biasatlas run NAME``);
-    its type, default and (for a ``Literal``) its choices come from the factory's signature.
-
-    ``spelling`` replaces the flag's name (``--topics`` for ``topics_k``); ``choices`` name the
-    values of a ``str`` option whose set is data (the shipped datasets), not a ``Literal``;
-    ``switch`` shows a two-valued option as an on/off flag, the values for off and on
-    (``--skip-missing`` for ``missing="error" | "skip"``); ``file`` requires an existing file
-    (a wrong path is a usage error before anything loads); ``minimum`` bounds a number;
-    ``metavar`` is the placeholder ``--help`` shows (``<role=column>``; default from the type).
-    """
-
-    help: str
-    spelling: str | None = None
-    choices: tuple[str, ...] = ()
-    case_sensitive: bool = True
-    switch: tuple[Any, Any] | None = None
-    file: bool = False
-    minimum: float | None = None
-    metavar: str | None = None
-    #: ``choices`` by the value of another option (BBQ's ``--category`` by ``--dataset``): (that
-    #: option, value → its choices), so ``biasatlas list`` shows each dataset's own.
-    grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
-
-
-#: The flags every benchmark shares (its factory takes these options; a spec may say otherwise).
-COMMON_FLAGS: Mapping[str, Flag] = {
-    "limit": Flag("Only the first N items (for a quick look; not with --sample).", minimum=1),
-    "sample": Flag("Score N items drawn at random (seeded by --seed), kept in file order; not with --limit.",
-                   minimum=1),
-    "seed": Flag("Seed of --sample and of the bootstrap intervals."),
-    "n_resamples": Flag("Bootstrap resamples of the confidence intervals.", minimum=1),
-}
-
-
-@dataclass(frozen=True)
 class BenchmarkSpec:
     """One benchmark as the rest of biasatlas sees it; its package exports it as ``SPEC``.
 
@@ -246,8 +147,10 @@ class BenchmarkSpec:
     prepared: two runs are paired only when they share these (and the data and its subset).
     ``scorer_defaults(benchmark)`` names the model options its published method implies
     (census ``gebnlp2022``: ``multi_token="first-token"``), used where a run sets none.
-    ``description`` is the line ``biasatlas run --help`` shows; ``flags`` say how the
-    factory's options read as ``biasatlas run NAME`` flags (over :data:`COMMON_FLAGS`).
+    ``description`` is the line ``biasatlas run --help`` shows; how each option reads as a
+    ``biasatlas run NAME`` flag is declared with the option (:func:`~.options.option`).
+    ``example`` are the options of a tiny run of it (a few items of the data the tests read):
+    the contract test runs every registered benchmark with them.
     ``language(benchmark)`` names the language of its text (None when unknown: a user's
     file) and ``data_options`` are the options that choose its data, for the line a run
     prints before scoring: a run that sets none of them is told it got the default data.
@@ -271,7 +174,8 @@ class BenchmarkSpec:
     pairing_keys: tuple[tuple[str, str], ...] = ()
     scorer_defaults: Callable[[Any], Mapping[str, Any]] = _no_scorer_defaults
     description: str = ""
-    flags: Mapping[str, Flag] = field(default_factory=dict)
+    flags: Mapping[str, Flag] = field(default_factory=dict)  # MIGRATION ONLY (issue 35): declared with the option
+    example: Mapping[str, Any] = field(default_factory=dict)
     language: Callable[[Any], str | None] = _unknown_language
     data_options: tuple[str, ...] = ()
     label_keys: tuple[str, ...] = ()
@@ -282,7 +186,11 @@ class BenchmarkSpec:
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its
         flag, without help (tests/test_contract.py requires the help of every option)."""
-        return self.flags.get(option) or COMMON_FLAGS.get(option) or Flag("")
+        declared = flag_of(self.factory, option) if isinstance(self.factory, type) and hasattr(
+            self.factory, "__dataclass_fields__") else None
+        flag = declared or self.flags.get(option) or flag_of(Options, option) or Flag("")
+        unit = getattr(self.factory, "UNIT", "items")
+        return replace(flag, help=flag.help.replace("{unit}", unit)) if "{unit}" in flag.help else flag
 
     @property
     def contract(self) -> RunContract:

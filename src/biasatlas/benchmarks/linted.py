@@ -19,7 +19,7 @@ from typing import Any
 
 from ..lint import DEFAULT_MAX_TOKENS, Finding, LintItem, counts, flagged, lint
 from ..probes import Answer, Probe, ScorerInfo
-from .base import Benchmark, BenchmarkResult
+from .contract import Benchmark, BenchmarkResult
 
 #: The summary key every linted run writes.
 LINT_KEY = "lint"
@@ -42,6 +42,10 @@ class Linted:
     def VERSION(self) -> str:  # noqa: N802 - the benchmarks' constant
         return self.inner.VERSION
 
+    @property
+    def COUNTS_WORK(self) -> bool:  # noqa: N802 - the Benchmark protocol's spelling
+        return bool(getattr(self.inner, "COUNTS_WORK", False))
+
     @cached_property
     def linted(self) -> tuple[int, list[Finding]]:
         """How many items the benchmark loads, and the findings on them (by the ids ``load``
@@ -61,7 +65,7 @@ class Linted:
 
     def score(self, items: Sequence[Any], answers: Mapping[str, Answer]) -> BenchmarkResult:
         result = self.inner.score(items, answers)
-        return replace(result, summary={**result.summary, LINT_KEY: self.record()})
+        return replace(result, extra={**result.extra, LINT_KEY: self.record()})
 
     def record(self) -> dict[str, Any]:
         """The summary's ``lint``: the items linted (the run's, before any exclusion), how many
@@ -85,5 +89,3 @@ class Linted:
             bound.__dict__["linted"] = self.__dict__["linted"]
         return bound
 
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return self.inner.with_counters(summary, counters)

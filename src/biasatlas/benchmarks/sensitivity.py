@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, PairProbe, Probe, ScorerInfo, SentenceProbe,
                       SlotProbe)
-from .base import BenchmarkResult
+from .contract import BenchmarkResult
 
 Kind = Literal["preambles", "paraphrases", "rules", "orders"]
 KINDS: tuple[Kind, ...] = ("preambles", "paraphrases", "rules", "orders")
@@ -169,9 +169,6 @@ class Perturbed:
 
     def bind(self, info: ScorerInfo) -> Perturbed:
         return replace(self, inner=self.inner.bind(info))
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return self.inner.with_counters(summary, counters)  # type: ignore[no-any-return]
 
 
 #: Neutral preambles by language (two each: a statement of the language, which the census

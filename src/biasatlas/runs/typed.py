@@ -43,6 +43,7 @@ from .checks import Interval, Mismatch, describe
 
 T = TypeVar("T")
 _SAME_OBJECT = "biasatlas.same_object"
+_WHEN_SET = "biasatlas.when_set"
 #: What a wrong value was expected to be, by hint, where the hint's own words would not say it.
 _PHRASES: Mapping[Any, str] = {Interval: "an interval [low, high]"}
 
@@ -51,6 +52,34 @@ def same_object(kind: type[T]) -> T:
     """A dataclass field read from the object that holds it, not from a key of it (BBQ's overall
     scores sit at the top of summary.json, beside ``sets`` of the same shape)."""
     return dataclasses.field(default_factory=kind, metadata={_SAME_OBJECT: True})  # type: ignore[return-value]
+
+
+def when_set(default: Any = None) -> Any:
+    """A dataclass field that summary.json holds only while it is not None (a key older runs and
+    some readings never wrote): :func:`encode` leaves it out when None."""
+    return dataclasses.field(default=default, metadata={_WHEN_SET: True})
+
+
+def encode(record: Any) -> Any:
+    """``record`` as JSON holds it, the inverse of :func:`read_typed`: a dataclass as an object of
+    its fields in declaration order (a :func:`same_object` field's fields in its place, a
+    :func:`when_set` field only when not None), mappings and sequences entry by entry, and any
+    other value as it is. A benchmark's typed summary is what is written: one type, written and
+    read (as HELM's codec writes and reads one dataclass)."""
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(record):
+            value = getattr(record, f.name)
+            if f.metadata.get(_SAME_OBJECT):
+                out.update(encode(value))
+            elif not (value is None and f.metadata.get(_WHEN_SET)):
+                out[f.name] = encode(value)
+        return out
+    if isinstance(record, Mapping):
+        return {key: encode(value) for key, value in record.items()}
+    if isinstance(record, (list, tuple)):
+        return [encode(value) for value in record]
+    return record
 
 
 def read_typed(kind: type[T], data: Mapping[str, Any], path: Path, line: int | None = None) -> T:

@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ...errors import did_you_mean
 from ...hashing import sha256_file
-from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
-from ..base import BenchmarkResult, check_counts, draw_sample, reading_of
+from ...probes import Answer, Probe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..base import reading_of
+from ..contract import BenchmarkResult
+from ..options import Options, draw_sample, option
 from ..fetch import locate_all
 from .analysis import PairScore
 from .data import FILES, SPLITS, TYPES, Pair, pair_files, read_all
+from .summary import summarise
 
 # 1: first version (the two readings above, non-minimal pairs excluded).
 VERSION = "1"
@@ -37,31 +39,21 @@ Splits = Literal["dev", "test", "both"]
 
 
 @dataclass(frozen=True)
-class WinoBias:
-    """The benchmark; every parameter is named and recorded in the run's config.
+class WinoBias(Options):
+    """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
-    ``types``: type 1 (world knowledge), type 2 (syntax) or both; ``split``: dev, test (the paper's
-    Table 3) or both. ``data``: a folder holding the authors' eight files and two occupation lists.
-    ``limit`` and ``sample`` act on pairs, per type and split in file order. ``n_resamples`` and
+    ``limit`` and ``sample`` act on pairs, per type and split in file order; ``n_resamples`` and
     ``seed``: the bootstrap intervals.
     """
 
-    types: Types = "both"
-    split: Splits = "test"
-    data: Path | None = None
-    limit: int | None = None
-    sample: int | None = None
-    seed: int = 0
-    n_resamples: int = 1000
-    scorer: ScorerInfo | None = None
-    name: str = "winobias"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "winobias"
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "pairs of each type and split"
 
-    def __post_init__(self) -> None:
-        for field, value, known in (("types", self.types, (*TYPES, "both")), ("split", self.split, (*SPLITS, "both"))):
-            if value not in known:
-                raise did_you_mean(field, str(value), known)
-        check_counts(self.limit, self.sample, self.seed, self.n_resamples, "pairs")
+    types: Types = option("both", "Type 1 (world knowledge), 2 (syntax) or both.")
+    split: Splits = option("test", "dev, test (the paper's Table 3) or both.")
+    data: Path | None = option(None, "A folder holding the eight WinoBias files and the two occupation lists "
+                                     "instead of the canonical copies.")
 
     @property
     def reading(self) -> str:
@@ -127,33 +119,21 @@ class WinoBias:
                 skipped.append({"id": p.id, "occupation": p.occupation, "reason": reason or "no score from the model"})
             else:
                 scores.append(s)
-        from .summary import summarise
-
-        summary = {**summarise(scores, self.sets, n_resamples=self.n_resamples, seed=self.seed),
-                   "n_skipped": len(skipped), "reading": self.reading, **self._dataset()}
+        # The shipped data by its name (``winobias``), wherever it was read from (the pinned download or
+        # BIASATLAS_DATA_DIR): the folder is the config's ``data``, provenance only. A folder of the user's
+        # records none, so the run's dataset is that folder, as the pipeline names it.
+        summary = summarise(scores, self.sets, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
+                            reading=self.reading, dataset=self.name if self.data is None else None)
         return BenchmarkResult(summary, [_record(s) for s in scores], skipped)
 
-    def _dataset(self) -> dict[str, str]:
-        """The shipped data by its name (``winobias``), wherever it was read from (the pinned download or
-        ``BIASATLAS_DATA_DIR``): the folder is the config's ``data``, provenance only. A folder of the user's
-        (``data``) records none, so the run's dataset is that folder, as the pipeline names it."""
-        return {"dataset": self.name} if self.data is None else {}
-
-    def bind(self, info: ScorerInfo) -> WinoBias:
-        return replace(self, scorer=info)
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return dict(summary)
-
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The folder read, the files' sha256 (one digest over them pairs runs), the reading, and how
+        a masked scorer reads a multi-token pronoun."""
         paths = self.paths()
         files = {name: sha256_file(path) for name, path in paths.items()}
-        return {"benchmark": self.name, "version": self.VERSION, "types": self.types, "split": self.split,
-                "data": str(next(iter(paths.values())).parent),
-                "data_sha256": _combined(files), "file_sha256": files,
-                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
-                "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
-
+        return {"data": str(next(iter(paths.values())).parent), "data_sha256": _combined(files),
+                "file_sha256": files, "reading": self.reading,
+                "multi_token": self.scorer.multi_token if self.scorer else None}
 
 
 def _combined(files: Mapping[str, str]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import BenchmarkSpec, Flag
+from ..base import BenchmarkSpec
 from ..sensitivity import Sensitivity, headline, preambles
 from .benchmark import WinoBias
 from .summary import COLUMNS, WinoBiasRunSummary
@@ -19,11 +19,4 @@ SPEC = BenchmarkSpec(name="winobias", factory=WinoBias, summary_type=WinoBiasRun
                      pairing_keys=(("types", "types"), ("split", "split")),
                      language=lambda bench: "English", data_options=("types", "split", "data"), sensitivity=SENSITIVITY,
                      description="WinoBias (Zhao et al. 2018): pro- vs anti-stereotypical pronoun preference.",
-                     flags={"types": Flag("Type 1 (world knowledge), 2 (syntax) or both."),
-                            "split": Flag("dev, test (the paper's Table 3) or both."),
-                            "data": Flag("A folder holding the eight WinoBias files and the two occupation lists "
-                                         "instead of the canonical copies."),
-                            "limit": Flag("Only the first N pairs of each type and split (not with --sample).",
-                                          minimum=1),
-                            "sample": Flag("N pairs of each type and split drawn at random (seeded by --seed); "
-                                           "not with --limit.", minimum=1)})
+                     example={"limit": 2})

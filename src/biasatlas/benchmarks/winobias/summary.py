@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TypedDict, cast
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...runs.typed import Summary, same_object
+from ...runs.typed import Summary, same_object, when_set
 from .analysis import PairScore, against_majority, occupation_shares, preference
 
 _PREFERENCE = ("n", "n_ties", "pro_pct", "diff", "diff_p", "mean_log_ratio")
@@ -22,17 +22,6 @@ _PREFERENCE = ("n", "n_ties", "pro_pct", "diff", "diff_p", "mean_log_ratio")
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("set", "string"), Column("occupation", "string"), Column("majority", "string"),
     Column("pro_preferred", "number"), Column("log_ratio", "number"), Column("female_share", "number"))
-
-
-def summarise(scores: Sequence[PairScore], sets: Sequence[tuple[str, str]], *, n_resamples: int,
-              seed: int) -> dict[str, Any]:
-    """The summary of ``scores`` over the chosen (type, split) ``sets`` (module docstring)."""
-    boot = {"n_resamples": n_resamples, "seed": seed}
-    shares = occupation_shares(scores)
-    by_set = {f"type{k}-{s}": preference([x for x in scores if (x.pair.kind, x.pair.split) == (k, s)], **boot)
-              for k, s in sets}
-    return {**preference(scores, **boot), "sets": by_set, "by_majority": against_majority(shares, **boot),
-            "occupations": shares}
 
 
 @dataclass(frozen=True)
@@ -76,5 +65,18 @@ class WinoBiasRunSummary(Summary):
     sets: Mapping[str, Preference] = field(default_factory=dict)
     by_majority: ByMajority = field(default_factory=ByMajority)
     occupations: Mapping[str, OccupationRow] = field(default_factory=dict)
-    reading: str | None = None
     n_skipped: float | None = None
+    reading: str | None = None
+    dataset: str | None = when_set()
+
+
+def summarise(scores: Sequence[PairScore], sets: Sequence[tuple[str, str]], *, n_resamples: int, seed: int,
+              n_skipped: int, reading: str, dataset: str | None) -> WinoBiasRunSummary:
+    """The summary of ``scores`` over the chosen (type, split) ``sets`` (module docstring)."""
+    boot = {"n_resamples": n_resamples, "seed": seed}
+    shares = occupation_shares(scores)
+    by_set = {f"type{k}-{s}": Preference(**preference([x for x in scores if (x.pair.kind, x.pair.split) == (k, s)],
+                                                      **boot)) for k, s in sets}
+    rows = cast(Mapping[str, OccupationRow], shares)
+    return WinoBiasRunSummary(Preference(**preference(scores, **boot)), by_set,
+                              ByMajority(**against_majority(shares, **boot)), rows, n_skipped, reading, dataset)
