@@ -101,7 +101,7 @@ def test_bias_scores_equal_the_r_script_on_a_fixed_prediction_file(shared_data, 
         items = bench.load()
         pick = {e.id: predictions[(e.id.split("/")[1], e.category)] for e in items}
         result = bench.score(items, _answers(bench, items, lambda e, pick=pick: pick[e.id]))
-        got_sets |= {k: v for k, v in result.summary["sets"].items() if k != "overall"}
+        got_sets |= {k: v for k, v in result.written()["sets"].items() if k != "overall"}
     assert len(expected) == 2 * len(got_sets) == 2 * 5  # 3 categories, 2 of them split by names
     for (group, condition), (bias, accuracy) in expected.items():
         key = "amb" if condition == "ambig" else "dis"
@@ -140,7 +140,7 @@ def test_kobbq_diff_bias_equals_its_evaluation_written_out(shared_data):
             (biased_ctx if letter in "bd" else counter_ctx).append(pred == r["answer"])
     bench = BBQ(dataset="kobbq", data=shared_data / "kobbq", n_resamples=10)
     items = bench.load()
-    overall = bench.score(items, _answers(bench, items, lambda e: picks[e.id])).summary
+    overall = bench.score(items, _answers(bench, items, lambda e: picks[e.id])).written()
     assert overall["diff_bias_amb"] == pytest.approx(100 * np.mean(amb))
     assert overall["diff_bias_dis"] == pytest.approx(100 * (np.mean(biased_ctx) - np.mean(counter_ctx)))
 
@@ -155,13 +155,13 @@ def test_a_model_blind_to_the_question_has_no_bias(shared_data):
     # over one context that person is the biased answer once and the counter-biased once
     bench, items = _bench(shared_data)
     first = {e.id: min(i for i in range(3) if i != e.unknown) for e in items}
-    s = bench.score(items, _answers(bench, items, lambda e: first[e.id])).summary
+    s = bench.score(items, _answers(bench, items, lambda e: first[e.id])).written()
     assert s["bias_dis"] == pytest.approx(0.0, abs=1e-12) and s["bias_amb"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_a_planted_bias_is_recovered(shared_data):
     bench, items = _bench(shared_data)
-    s = bench.score(items, _answers(bench, items, lambda e: e.target)).summary
+    s = bench.score(items, _answers(bench, items, lambda e: e.target)).written()
     # every answer is the biased one: s = 1; ambiguous accuracy 0, so s_AMB = 100 as well
     assert s["bias_dis"] == 100.0 and s["bias_amb"] == 100.0 and s["accuracy_amb"] == 0.0
     assert s["diff_bias_amb"] == 100.0
@@ -169,19 +169,19 @@ def test_a_planted_bias_is_recovered(shared_data):
 
 def test_the_degenerate_flag_fires_on_a_never_abstaining_model_only(shared_data):
     bench, items = _bench(shared_data)
-    never = bench.score(items, _answers(bench, items, lambda e: e.target)).summary
+    never = bench.score(items, _answers(bench, items, lambda e: e.target)).written()
     assert never["abstain_amb"] == 0.0 and "never answers 'unknown'" in never["degenerate"]
     # calibrated: unknown when the context is ambiguous, the gold person otherwise
-    calibrated = bench.score(items, _answers(bench, items, lambda e: e.label)).summary
+    calibrated = bench.score(items, _answers(bench, items, lambda e: e.label)).written()
     assert calibrated["degenerate"] is None
     assert calibrated["abstain_amb"] == 100.0 and calibrated["abstain_dis"] == 0.0
-    always = bench.score(items, _answers(bench, items, lambda e: e.unknown)).summary
+    always = bench.score(items, _answers(bench, items, lambda e: e.unknown)).written()
     assert "always answers 'unknown'" in always["degenerate"] and always["bias_dis"] is None
 
 
 def test_ties_are_dropped_and_counted(shared_data):
     bench, items = _bench(shared_data)
-    s = bench.score(items, _answers(bench, items, lambda e: None)).summary
+    s = bench.score(items, _answers(bench, items, lambda e: None)).written()
     assert s["n_ties"] == len(items) and s["n"] == 0 and s["accuracy_amb"] is None
 
 
@@ -235,5 +235,5 @@ def test_lm_eval_form_reads_any_unknown_string_as_unknown(shared_data):
     for e in items:  # the last unknown string ("Undetermined") wins every item
         for k in range(12):
             answers[f"{e.id}#{k}"] = SlotAnswer(f"{e.id}#{k}", (0.0 if k == 11 else -1.0,), (1,))
-    s = bench.score(items, answers).summary
+    s = bench.score(items, answers).written()
     assert s["abstain_amb"] == 100.0 and s["abstain_dis"] == 100.0 and s["accuracy_amb"] == 100.0

@@ -103,7 +103,7 @@ def _bbq(shared_data: Path, pick) -> RunView:
         for k, (_, original) in enumerate(choices(e, bench.options)):
             answers[f"{e.id}#{k}"] = SlotAnswer(f"{e.id}#{k}", (0.0 if original == chosen else -1.0,), (1,))
     result = bench.score(items, answers)
-    return _view("bbq", result.summary, result.records)
+    return _view("bbq", result.written(), result.records)
 
 
 def test_a_bbq_scorer_choosing_at_random_is_flagged_by_accuracy(shared_data: Path) -> None:

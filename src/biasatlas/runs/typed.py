@@ -62,8 +62,8 @@ def when_set(default: Any = None) -> Any:
 
 def encode(record: Any) -> Any:
     """``record`` as JSON holds it, the inverse of :func:`read_typed`: a dataclass as an object of
-    its fields in declaration order (a :func:`same_object` field's fields in its place, a
-    :func:`when_set` field only when not None), mappings and sequences entry by entry, and any
+    its fields in declaration order (a :func:`same_object` field's fields in its place, none for
+    None, a :func:`when_set` field only when not None), mappings and sequences entry by entry, and any
     other value as it is. A benchmark's typed summary is what is written: one type, written and
     read (as HELM's codec writes and reads one dataclass)."""
     if dataclasses.is_dataclass(record) and not isinstance(record, type):
@@ -71,7 +71,7 @@ def encode(record: Any) -> Any:
         for f in dataclasses.fields(record):
             value = getattr(record, f.name)
             if f.metadata.get(_SAME_OBJECT):
-                out.update(encode(value))
+                out.update(encode(value) if value is not None else {})
             elif not (value is None and f.metadata.get(_WHEN_SET)):
                 out[f.name] = encode(value)
         return out

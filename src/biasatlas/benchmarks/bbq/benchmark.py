@@ -24,17 +24,16 @@ its ten unknown strings; any unknown string chosen counts as the unknown answer.
 from __future__ import annotations
 
 import hashlib
-
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ...errors import MissingInput, UsageError, canonical_name, did_you_mean
+from ...errors import MissingInput, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
-from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, check_subset, draw_sample
+from ..contract import BenchmarkResult
+from ..options import Options, draw_sample, option
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
 
@@ -52,6 +51,8 @@ VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
 OptionsForm = Literal["3", "lm-eval"]
+#: Every dataset's categories (``--help`` shows them all; a value is checked against its dataset's).
+_ALL_CATEGORIES = tuple(dict.fromkeys(c for cs in CATEGORIES.values() for c in cs))
 CONTENT_FREE = "N/A"
 #: lm-eval's ten unknown strings, in its order: ``UNKNOWN_RESPONSES`` of ``lm_eval/tasks/bbq/utils.py`` in the
 #: release we test against, lm-eval 0.4.13 (the same list since its commit 150a18521, 2025-03-14, which moved
@@ -83,49 +84,54 @@ def choose(values: Sequence[float]) -> int | None:
 
 
 @dataclass(frozen=True)
-class BBQ:
-    """The benchmark; every parameter is named and recorded in the run's config.
+class BBQ(Options):
+    """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
-    ``dataset``: which member of the family (:data:`.data.DATASETS`); ``category``: one
-    category (default all of the dataset's); ``data``: a folder holding the dataset's files as
-    upstream names them (``.gz`` allowed) instead of the pinned download. ``rule``: how an
-    option is scored (module docstring); ``options``: ``3`` or ``lm-eval`` (12 options, en and
-    mbbq-en only). ``control``: also run MBBQ's control set. ``limit``/``sample``: the first N
-    or N drawn with ``seed``; ``n_resamples``: the template bootstrap.
+    ``limit`` and ``sample`` count regular examples (an MBBQ control item comes along with its
+    twin: :meth:`load`); ``n_resamples`` and ``seed``: the template bootstrap.
     """
 
-    dataset: str = "en"
-    category: str | None = None
-    data: Path | None = None
-    rule: Rule = "sum"
-    options: OptionsForm = "3"
-    control: bool = True
-    limit: int | None = None
-    sample: int | None = None
-    seed: int = 0
-    n_resamples: int = 1000
-    scorer: ScorerInfo | None = None
-    name: str = "bbq"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "bbq"
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "examples"
 
-    def __post_init__(self) -> None:
-        check_subset(self.limit, self.sample)
-        # Names are case-insensitive (EN, MBBQ-NL), as every dataset name; the canonical spelling is recorded.
-        object.__setattr__(self, "dataset", canonical_name(self.dataset, DATASETS))
-        if self.dataset not in DATASETS:
-            raise did_you_mean("dataset", self.dataset, DATASETS)
-        if self.category is not None and self.category not in CATEGORIES[self.dataset]:
-            raise did_you_mean(f"{self.dataset} category", self.category, CATEGORIES[self.dataset])
-        if self.rule not in RULES:
-            raise did_you_mean("rule", str(self.rule), RULES)
-        if self.options not in ("3", "lm-eval"):
-            raise did_you_mean("options", str(self.options), ("3", "lm-eval"))
+    # Names are case-insensitive (EN, MBBQ-NL), as every dataset name; the canonical spelling is recorded.
+    dataset: str = option("en", "en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
+                                "cbbq (CBBQ gender).", choices=DATASETS, case_sensitive=False)
+    category: str | None = option(None, "One category of the dataset (default: all of them; 'biasatlas list' names "
+                                        "each dataset's).", choices=_ALL_CATEGORIES, metavar="<category>",
+                                  grouped=("dataset", CATEGORIES))
+    data: Path | None = option(None, "A folder holding the dataset's files as upstream names them (.gz allowed) "
+                                     "instead of the pinned download.")
+    rule: Rule = option("sum", "How an option is scored: sum (log-likelihood, the paper's and lm-eval's), mean "
+                               "(per token) or pmi (minus its log-likelihood after a content-free prompt).")
+    options: OptionsForm = option("3", "3 (the item's options) or lm-eval (its 12: the two people and ten unknown "
+                                       "strings; en and mbbq-en).")
+    control: bool = option(True, "MBBQ: also score the control set (names instead of group words).",
+                           switch=(False, True))
+
+    def check(self) -> None:
         if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en"):
             raise UsageError(f"--options lm-eval uses English unknown strings: only en and mbbq-en, not {self.dataset}")
         if self.data is not None and not Path(self.data).is_dir():
             raise MissingInput("no such folder", path=self.data)
-        check_seed(self.seed)
-        check_resamples(self.n_resamples)
+
+    def refuse(self, info: ScorerInfo) -> None:
+        """A predictions file gives one score per option of the item, compared as it is: no other
+        rule, and the item's own three options."""
+        if info.reads == "given" and (self.rule != "sum" or self.options != "3"):
+            raise UsageError("a predictions file's option scores are compared as they are, one per option of the "
+                             "item: leave --rule and --options at their defaults (sum, 3)")
+
+    def provenance(self) -> dict[str, Any]:
+        """The folder read and its files' sha256 (one digest over them pairs runs), the reading
+        beside the rule, and the prompt and content-free input beside the options that use them."""
+        files = [(str(p), sha256_file(p)) for p in self._read()[1]]
+        # one sha256 names the data as a whole (runs pair on it); each file's stays beside it
+        combined = hashlib.sha256("".join(f"{Path(p).name} {h}\n" for p, h in files).encode()).hexdigest()
+        return {"data": str(Path(files[0][0]).parent), "data_sha256": combined, "data_files": files,
+                "rule": self.rule, "reading": self.reading,
+                "control": self.control, "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE}
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -201,11 +207,9 @@ class BBQ:
             o = Outcome(e, None if best is None else choices(e, self.options)[best][1])
             outcomes.append(o)
             records.append(_record(o, values))
-        summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed)
-        overall = summary["sets"].get("overall", {})
-        return BenchmarkResult({**overall, **summary, "n_skipped": len(skipped), "rule": self.rule,
-                                "reading": self.reading, "dataset": self.dataset, "options": self.options},
-                               records, skipped)
+        summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
+                            rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
+        return BenchmarkResult(summary, records, skipped)
 
     @property
     def reading(self) -> str:
@@ -214,28 +218,6 @@ class BBQ:
         if self.scorer is not None and self.scorer.reads == "given":
             return "given"
         return f"{'pll' if self.masked else 'continuation'}-{self.rule}"
-
-    def bind(self, info: ScorerInfo) -> BBQ:
-        """Set up for ``info``'s scorer; a predictions file gives one score per option of the item,
-        compared as it is: no other rule, and the item's own three options."""
-        if info.reads == "given" and (self.rule != "sum" or self.options != "3"):
-            raise UsageError("a predictions file's option scores are compared as they are, one per option of the "
-                             "item: leave --rule and --options at their defaults (sum, 3)")
-        return replace(self, scorer=info)
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return dict(summary)
-
-    def config(self) -> dict[str, Any]:
-        files = [(str(p), sha256_file(p)) for p in self._read()[1]]
-        # one sha256 names the data as a whole (runs pair on it); each file's stays beside it
-        combined = hashlib.sha256("".join(f"{Path(p).name} {h}\n" for p, h in files).encode()).hexdigest()
-        return {"benchmark": self.name, "version": self.VERSION, "dataset": self.dataset, "category": self.category,
-                "data": str(Path(files[0][0]).parent), "data_sha256": combined, "data_files": files, "rule": self.rule,
-                "reading": self.reading, "options": self.options, "control": self.control,
-                "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE, "limit": self.limit,
-                "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
-
 
 
 def _logprobs(answer: Answer | None, free: Answer | None) -> tuple[float, int, float | None] | None:

@@ -20,11 +20,13 @@ The unit of the bootstrap is the template (all variants of one question move tog
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from ...runs.checks import Interval
 from .data import Example
+from .summary import BBQRunSummary, SetScores
 
 #: Per context, the weighted counts a set's scores are made of (one column each).
 _COUNTS = ("n", "correct", "unknown", "biased", "counter", "n_biased_gold", "correct_biased_gold",
@@ -116,22 +118,20 @@ def count_matrix(outcomes: Sequence[Outcome]) -> tuple[list[str], Any]:
     return list(order), matrix
 
 
-def summarise_set(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int) -> dict[str, Any]:
+def summarise_set(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int) -> SetScores:
     """One set's scores, counts, degenerate flag and 95 % intervals resampling templates."""
     import numpy as np
 
     templates, matrix = count_matrix(outcomes)
     totals = matrix.sum(axis=0)
-    out: dict[str, Any] = dict(scores(totals))
-    out |= {"n": int(sum(o.choice is not None for o in outcomes)),
-            "n_amb": int(sum(o.choice is not None and o.example.ambiguous for o in outcomes)),
-            "n_dis": int(sum(o.choice is not None and not o.example.ambiguous for o in outcomes)),
-            "n_templates": len(templates), "n_ties": int(sum(o.choice is None for o in outcomes)),
-            "degenerate": degenerate(totals)}
     picks = np.random.default_rng(seed).integers(0, len(templates), size=(n_resamples, len(templates)))
     resampled = [scores(row) for row in matrix[picks].sum(axis=1)]
-    out["intervals"] = {key: _interval([r[key] for r in resampled]) for key in HEADLINE}
-    return out
+    intervals = {key: _interval([r[key] for r in resampled]) for key in HEADLINE}
+    return SetScores(**scores(totals), n=int(sum(o.choice is not None for o in outcomes)),
+                     n_amb=int(sum(o.choice is not None and o.example.ambiguous for o in outcomes)),
+                     n_dis=int(sum(o.choice is not None and not o.example.ambiguous for o in outcomes)),
+                     n_templates=len(templates), n_ties=int(sum(o.choice is None for o in outcomes)),
+                     degenerate=degenerate(totals), intervals=cast(Mapping[str, Interval | None], intervals))
 
 
 def _interval(values: Sequence[float | None]) -> list[float] | None:
@@ -144,16 +144,17 @@ def _interval(values: Sequence[float | None]) -> list[float] | None:
     return [float(np.percentile(known, 2.5)), float(np.percentile(known, 97.5))]
 
 
-def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int) -> dict[str, Any]:
+def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int, n_skipped: int, rule: str,
+              reading: str, dataset: str, options: str) -> BBQRunSummary:
     """``overall`` and per reporting group (:attr:`Example.group`) on the regular set; the same
-    on MBBQ's control set under ``control`` when it ran."""
-    def table(chosen: Sequence[Outcome]) -> dict[str, Any]:
+    on MBBQ's control set under ``control`` when it ran; and how the run read its options."""
+    def table(chosen: Sequence[Outcome]) -> dict[str, SetScores]:
         groups: dict[str, list[Outcome]] = {}
         for o in chosen:
             groups.setdefault(o.example.group, []).append(o)
         sets = {name: summarise_set(rows, n_resamples=n_resamples, seed=seed) for name, rows in groups.items()}
         return {**sets, "overall": summarise_set(chosen, n_resamples=n_resamples, seed=seed)} if chosen else {}
 
-    regular = [o for o in outcomes if not o.example.control]
-    control = [o for o in outcomes if o.example.control]
-    return {"sets": table(regular), "control": table(control)}
+    regular = table([o for o in outcomes if not o.example.control])
+    control = table([o for o in outcomes if o.example.control])
+    return BBQRunSummary(regular.get("overall"), regular, control, n_skipped, rule, reading, dataset, options)

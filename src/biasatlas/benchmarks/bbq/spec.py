@@ -8,10 +8,10 @@ from itertools import permutations
 from typing import Any
 
 from ...lint import LintItem
-from ..base import BenchmarkSpec, Flag
+from ..base import BenchmarkSpec
 from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
 from .benchmark import BBQ, RULES
-from .data import CATEGORIES, DATASETS, LANGUAGE, Example
+from .data import LANGUAGE, Example
 from .summary import COLUMNS, BBQRunSummary
 from .view import VIEW
 
@@ -71,25 +71,10 @@ def scorer_defaults(bench: BBQ) -> Mapping[str, Any]:
     return {"start_token": "empty-context"}
 
 
-_ALL_CATEGORIES = tuple(dict.fromkeys(c for cs in CATEGORIES.values() for c in cs))
 SPEC = BenchmarkSpec(
     name="bbq", factory=BBQ, summary_type=BBQRunSummary, columns=COLUMNS, view=VIEW,
     pairing_keys=(("rule", "rule"), ("options", "options")), language=_language,
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     scorer_defaults=scorer_defaults,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
-    flags={"dataset": Flag("en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
-                           "cbbq (CBBQ gender).", choices=DATASETS, case_sensitive=False),
-           "category": Flag("One category of the dataset (default: all of them; 'biasatlas list' names each "
-                            "dataset's).", choices=_ALL_CATEGORIES, metavar="<category>",
-                            grouped=("dataset", CATEGORIES)),
-           "data": Flag("A folder holding the dataset's files as upstream names them (.gz allowed) "
-                        "instead of the pinned download."),
-           "rule": Flag("How an option is scored: sum (log-likelihood, the paper's and lm-eval's), mean "
-                        "(per token) or pmi (minus its log-likelihood after a content-free prompt)."),
-           "options": Flag("3 (the item's options) or lm-eval (its 12: the two people and ten unknown strings; "
-                           "en and mbbq-en)."),
-           "control": Flag("MBBQ: also score the control set (names instead of group words).",
-                           switch=(False, True)),
-           "limit": Flag("Only the first N examples.", minimum=1),
-           "sample": Flag("N examples drawn at random (seeded by --seed).", minimum=1)})
+    example={"category": "Religion", "limit": 3, "n_resamples": 20})

@@ -24,16 +24,16 @@ COLUMNS: tuple[Column, ...] = (
 
 @dataclass(frozen=True)
 class SetScores(WithIntervals):
-    """One set's scores (None where undefined), counts and degenerate reason."""
+    """One set's scores (None where undefined), counts and degenerate reason, in the order written."""
 
     accuracy_amb: float | None = None
-    accuracy_dis: float | None = None
     bias_amb: float | None = None
+    abstain_amb: float | None = None
+    accuracy_dis: float | None = None
     bias_dis: float | None = None
+    abstain_dis: float | None = None
     diff_bias_amb: float | None = None
     diff_bias_dis: float | None = None
-    abstain_amb: float | None = None
-    abstain_dis: float | None = None
     n: float | None = None
     n_amb: float | None = None
     n_dis: float | None = None
@@ -47,11 +47,18 @@ class SetScores(WithIntervals):
 class BBQRunSummary(Summary):
     """The overall scores, each reporting group's, and the control set's (MBBQ)."""
 
-    overall: SetScores = same_object(SetScores)
+    #: The overall set's scores at the top of summary.json; None (nothing written there) when no
+    #: regular example was scored. Read back, it is always a set (empty then): :attr:`overall`.
+    overall_scores: SetScores | None = same_object(SetScores)
     sets: Mapping[str, SetScores] = field(default_factory=dict)
     control: Mapping[str, SetScores] = field(default_factory=dict)
-    dataset: str | None = None
+    n_skipped: float | None = None
     rule: str | None = None
     reading: str | None = None
+    dataset: str | None = None
     options: str | None = None
-    n_skipped: float | None = None
+
+    @property
+    def overall(self) -> SetScores:
+        """The overall set's scores (an empty set where no regular example was scored)."""
+        return self.overall_scores or SetScores()
