@@ -237,3 +237,20 @@ def test_lm_eval_form_reads_any_unknown_string_as_unknown(shared_data):
             answers[f"{e.id}#{k}"] = SlotAnswer(f"{e.id}#{k}", (0.0 if k == 11 else -1.0,), (1,))
     s = bench.score(items, answers).written()
     assert s["abstain_amb"] == 100.0 and s["abstain_dis"] == 100.0 and s["accuracy_amb"] == 100.0
+
+
+def test_a_run_that_scored_nothing_writes_no_overall_scores(shared_data):
+    """No example answered: summary.json holds no overall keys (as before the typed summary), and it
+    reads back with an empty overall set."""
+    from pathlib import Path
+
+    from biasatlas.benchmarks.bbq.summary import BBQRunSummary
+
+    bench, items = _bench(shared_data)
+    result = bench.score(items[:2], {})
+    written = result.written()
+    assert written == {"sets": {}, "control": {}, "n_skipped": 2, "rule": "sum", "reading": "continuation-sum",
+                       "dataset": "en", "options": "3"}
+    assert list(written) == ["sets", "control", "n_skipped", "rule", "reading", "dataset", "options"]
+    typed = BBQRunSummary.read(written, Path("summary.json"))
+    assert typed.overall.n is None and typed.sets == {}
