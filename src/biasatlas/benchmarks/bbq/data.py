@@ -116,8 +116,9 @@ def _field(record: Mapping[str, object], name: str, path: Path, line: int) -> ob
     return record[name]
 
 
-def _bbq_record(record: Mapping[str, object], path: Path, line: int) -> tuple[tuple[str, ...], tuple[str, ...], int]:
-    """(options, their group tags, label) of one BBQ-schema record, checked."""
+def _bbq_record(record: Mapping[str, object], path: Path, line: int
+                ) -> tuple[tuple[str, ...], tuple[str, ...], int, int]:
+    """(options, their group tags, label, the unknown option) of one BBQ-schema record, checked."""
     info = _field(record, "answer_info", path, line)
     options = tuple(str(_field(record, f"ans{i}", path, line)) for i in range(3))
     if not isinstance(info, dict) or any(not isinstance(info.get(f"ans{i}"), list) for i in range(3)):
@@ -126,9 +127,10 @@ def _bbq_record(record: Mapping[str, object], path: Path, line: int) -> tuple[tu
     label = _field(record, "label", path, line)
     if label not in (0, 1, 2):
         raise DataError(f"must be 0, 1 or 2, not {label!r}", path=path, line=line, field="label")
-    if [t.lower() for t in tags].count("unknown") != 1:
+    lowered = [t.lower() for t in tags]
+    if lowered.count("unknown") != 1:
         raise DataError("needs exactly one option tagged 'unknown'", path=path, line=line, field="answer_info")
-    return options, tags, int(str(label))
+    return options, tags, int(str(label)), lowered.index("unknown")
 
 
 def _common(record: Mapping[str, object], prefix: str, path: Path, line: int) -> dict[str, object]:
@@ -167,13 +169,13 @@ def read_bbq(path: Path, metadata: Mapping[tuple[str, str, str], list[tuple[int 
     example the metadata lacks gets no target (skipped, as the R script's NA filter drops it)."""
     out = []
     for line, record in json_objects(_text(path, packed), path):
-        options, tags, label = _bbq_record(record, path, line)
+        options, _, label, unknown = _bbq_record(record, path, line)
         common = _common(record, "", path, line)
         key = (str(record["example_id"]), str(common["category"]), str(record["question_index"]))
         meta = [m for m in metadata.get(key, []) if m[0] is not None]
         target, label_type = (meta[0] if meta else (None, "label"))
         out.append(Example(**common, options=options, label=label,  # type: ignore[arg-type]
-                           unknown=[t.lower() for t in tags].index("unknown"), target=target,
+                           unknown=unknown, target=target,
                            label_type=label_type, weight=max(len(meta), 1)))
     return out
 
@@ -198,11 +200,10 @@ def read_mbbq(path: Path, *, control: bool, packed: bool = False) -> list[Exampl
     """One MBBQ file (regular or control set); ids carry ``control/`` for the control set."""
     out = []
     for line, record in json_objects(_text(path, packed), path):
-        options, tags, label = _bbq_record(record, path, line)
+        options, tags, label, unknown = _bbq_record(record, path, line)
         common = _common(record, CONTROL_PREFIX if control else "", path, line)
         meta = record.get("additional_metadata")
         groups = meta.get("stereotyped_groups") if isinstance(meta, dict) else None
-        unknown = [t.lower() for t in tags].index("unknown")
         target = _flipped(stereotyped_option(tags, groups), unknown, str(common["polarity"]))
         out.append(Example(**common, options=options, label=label, unknown=unknown,  # type: ignore[arg-type]
                            target=target, control=control))
