@@ -111,6 +111,7 @@ class BBQ(Options):
                            switch=(False, True))
 
     def check(self) -> None:
+        """lm-eval's unknown strings are English; a folder of the user's must exist."""
         if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en"):
             raise UsageError(f"--options lm-eval uses English unknown strings: only en and mbbq-en, not {self.dataset}")
         if self.data is not None and not Path(self.data).is_dir():
@@ -129,6 +130,8 @@ class BBQ(Options):
         files = [(str(p), sha256_file(p)) for p in self._read()[1]]
         # one sha256 names the data as a whole (runs pair on it); each file's stays beside it
         combined = hashlib.sha256("".join(f"{Path(p).name} {h}\n" for p, h in files).encode()).hexdigest()
+        # rule and control are named with their own values only to place what follows them (options.placed):
+        # the reading after the rule, the prompt after control, as config.json has always listed them
         return {"data": str(Path(files[0][0]).parent), "data_sha256": combined, "data_files": files,
                 "rule": self.rule, "reading": self.reading,
                 "control": self.control, "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE}
