@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import UsageError, did_you_mean
 from .probes import MultiToken, ScorerInfo
-from .scorers.base import DEFAULT_BATCH_SIZE, BatchSize
+from .scorers.base import DEFAULT_BATCH_SIZE
 from .scorers.engines import EngineName
-from .scorers.preflight import Dtype
 from .scorers.predicted import PredictionsFormat
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
 from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, Endpoint, is_endpoint
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
 from .scorers.start import START_TOKENS, StartToken
+from .values import BatchSize, Dtype, canonical_dtype, check_batch_size, check_device_name
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -149,13 +149,6 @@ def check_label(label: object) -> str:
     return label.strip()
 
 
-def check_batch_size(value: object) -> BatchSize:
-    """A batch size: a positive number of rows, or ``"auto"`` (the scorer picks the largest that fits)."""
-    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
-        return value  # narrowed by the test above
-    raise UsageError(f"'{value}' is neither a positive whole number nor 'auto'")
-
-
 @dataclass(frozen=True)
 class ModelOptions:
     """How the scorer is built: the model and the options of ``biasatlas run``'s model flags.
@@ -217,13 +210,14 @@ class ModelOptions:
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
         from .registry import SCORERS, VARIANTS, check_variant
-        from .scorers.preflight import canonical_dtype
 
         if not isinstance(self.model, str) or not self.model:
             raise UsageError("option 'model' takes a hub id, a folder, a packaged model's name or 'fake'")
-        if isinstance(self.dtype, str):  # bf16 → bfloat16 before the type check: the record holds torch's name
-            object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
-        check_batch_size(self.batch_size)
+        # the values every scorer checks the same way (biasatlas.values), held as checked: bf16 as
+        # bfloat16 (the record holds torch's name), AUTO as auto
+        object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        object.__setattr__(self, "batch_size", check_batch_size(self.batch_size))
+        check_device_name(self.device)
         _check_fields(self)
         if is_endpoint(self.model):  # a URL with user-info is refused before it is recorded anywhere
             Endpoint.parse(self.model)

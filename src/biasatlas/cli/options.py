@@ -12,9 +12,9 @@ from typing import Annotated, Literal
 
 import typer
 
-from ..request import DEFAULT_MODEL, RunRequest, check_batch_size
-from ..scorers.base import BatchSize
+from ..request import DEFAULT_MODEL, RunRequest
 from ..scorers.packaged import PACKAGED_MODELS
+from ..values import BatchSize, check_batch_size
 
 #: What each packaged model is, for ``--help`` and ``biasatlas list``: both are 4-bit
 #: quantised GGUF files, dequantised to float32 once on first use, and one is a chat model.
@@ -23,13 +23,13 @@ PACKAGED_NOTES: dict[str, str] = {name: spec.summary + (", default" if name == D
 
 
 def batch_size(text: str) -> BatchSize:
-    """``--batch-size``: the request's own check (:func:`~biasatlas.request.check_batch_size`)
-    of a number of rows or ``auto``, as a usage error."""
+    """``--batch-size``: the text read as a number where it is digits, then the one check of a
+    batch size (:func:`~biasatlas.values.check_batch_size`), as a usage error."""
     from ..errors import UsageError
 
     word = text.strip()
     try:
-        return check_batch_size("auto" if word.lower() == "auto" else int(word) if word.isdigit() else word)
+        return check_batch_size(int(word) if word.isdigit() else word)
     except UsageError as exc:
         raise typer.BadParameter(str(exc)) from None
 

@@ -253,7 +253,7 @@ def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspe
 def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Parameter:
     """A field of a request record as a flag: its help from the field's metadata."""
     from ..registry import SCORERS, VARIANTS
-    from ..scorers.preflight import DTYPE_ALIASES, DTYPES
+    from ..values import DTYPE_ALIASES, DTYPES
 
     hint = typing.get_type_hints(record)[field.name]
     optional, base = _optional(hint)
