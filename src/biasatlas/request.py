@@ -542,7 +542,7 @@ class RunRequest:
         return self.benchmark
 
     @cached_property
-    def scored(self) -> Benchmark:
+    def scored_benchmark(self) -> Benchmark:
         """The benchmark as the run scores it: where its spec lints its data, wrapped so that the
         summary records the lint (and, with ``exclude_flagged``, only the clean items are scored)."""
         from .benchmarks.linted import Linted
@@ -569,5 +569,5 @@ class RunRequest:
         for f in fields(ModelOptions):
             if f.metadata.get("by_version") and getattr(self.model, f.name) is None:
                 model.pop(f.name, None)
-        return {"benchmark": self.scored.config(), "model": model}
+        return {"benchmark": self.scored_benchmark.config(), "model": model}
 

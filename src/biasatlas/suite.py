@@ -107,7 +107,7 @@ class Cell:
         engine = self.request.engine
         model_set += [f"{f.name}={getattr(engine, f.name)!r}" for f in fields(EngineOptions)
                       if getattr(engine, f.name) != f.default]
-        scored = self.request.scored if self.run.exclude_flagged else bench
+        scored = self.request.scored_benchmark if self.run.exclude_flagged else bench
         bound = self.request.scorer_options.bound(scored, self.kind) if self.kind else scored
         items = bound.load()
         probes = bound.probes(items)
