@@ -148,3 +148,18 @@ def test_the_encoder_reads_auto_as_its_own_sixteen_rows(monkeypatch):
             scorer.__init__("m", batch_size=value)
         held[value] = scorer.batch_size
         assert held[value] == rows
+
+
+@pytest.mark.parametrize("text", ["float32", "bf16", "BF16", "Float16", "FP32", "float64", "bfloat"])
+def test_the_command_line_takes_the_dtypes_every_entry_takes(text):
+    """``--dtype`` lists its choices in --help (click's check, click's wording); it takes a spelling
+    exactly when the one check does, and hands on what that check reads as the same dtype."""
+    from biasatlas.cli.run import build_command
+
+    verdict, held = _outcome(canonical_dtype, text)
+    try:
+        given = build_command("crows-pairs").make_context("run", ["--dtype", text]).params["dtype"]
+    except typer.BadParameter:
+        assert verdict == "refused"
+    else:
+        assert (verdict, canonical_dtype(given)) == ("accepted", held)

@@ -267,6 +267,8 @@ def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Pa
                "variant": tuple(dict.fromkeys(v for names in VARIANTS.values() for v in names))}.get(field.name)
     if choices or _choices(base):
         base = Literal[tuple(choices or _choices(base))]
+    if field.name == "dtype":  # BF16 as bf16: the one dtype check ignores case (biasatlas.values)
+        extra["case_sensitive"] = False
     if field.name == "model":
         decls = ("--model", "-m")
         packaged = ", ".join(f"{name} ({spec.tuning.split(',')[0]})" for name, spec in PACKAGED_MODELS.items())
