@@ -6,7 +6,7 @@ census main job (``Census(country="no", sample=12)``: conditional continuation p
 the occupation-free baseline) — the sentences/s of:
 
 * ours: ``CausalLMScorer.score`` on all the probes at once (token-budget batches, head at
-  read positions only), and through ``pipeline.evaluate`` as the CLI runs it (no score
+  read positions only), and through ``pipeline.run_benchmark`` as the CLI runs it (no score
   cache: its ``seconds_scoring``, which scores in chunks of a tenth of the probes and
   includes hashing the model files for the cache key);
 * the reference: one sentence per forward, the model's full forward, float32
@@ -66,7 +66,7 @@ from measure import matmul_peak as device_matmul_peak  # noqa: E402
 
 from biasatlas.benchmarks.census.benchmark import Census  # noqa: E402
 from biasatlas.benchmarks.crows_pairs import CrowsPairs  # noqa: E402
-from biasatlas.pipeline import evaluate  # noqa: E402
+from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.probes import ContinuationProbe, PairProbe, SlotProbe  # noqa: E402
 from biasatlas.scorers.batching import Request, chunks, pad_rows  # noqa: E402
 from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
@@ -87,7 +87,7 @@ def crows_work(pairs: int) -> tuple[CrowsPairs, list, list[Question]]:
 
 def census_work(scorer: CausalLMScorer, sample: int) -> tuple[Census, list, list[Question]]:
     bench = Census(country="no", sample=sample)
-    bound = bench.bind(scorer.info)  # evaluate() binds again; the probes are the same
+    bound = bench.bind(scorer.info)  # run_benchmark() binds again; the probes are the same
     probes = bound.probes(bound.load())
     questions: list[Question] = []
     for p in probes:
@@ -176,7 +176,7 @@ def bench_one(model: str, work: str, args: argparse.Namespace) -> None:
     scorer.score(probes[:2])  # warm-up
     peak_before = matmul_peak()
     times, ours = timed(lambda: scorer.score(probes), args.repeats)
-    pipeline = min(evaluate(bench, scorer).timing["seconds_scoring"] for _ in range(args.repeats))
+    pipeline = min(run_benchmark(bench, scorer).timing["seconds_scoring"] for _ in range(args.repeats))
     peak = max(peak_before, matmul_peak())
     got = answers_in_order(probes, ours)
     step = max(1, -(-n // args.reference_rows))
@@ -192,7 +192,7 @@ def bench_one(model: str, work: str, args: argparse.Namespace) -> None:
           f"positions; batch_size {scorer.batch_size} rows, "
           f"max_batch_tokens {scorer.max_batch_tokens}, fast head {scorer.head is not None}")
     print(f"  ours:      {n / best:8.1f} sentences/s (best of {[round(t, 2) for t in times]} s)")
-    print(f"  ours through pipeline.evaluate: {n / pipeline:8.1f} sentences/s "
+    print(f"  ours through pipeline.run_benchmark: {n / pipeline:8.1f} sentences/s "
           f"(seconds_scoring {pipeline:.2f}, best of {args.repeats})")
     print(f"  reference: {len(picked) / t_ref:8.1f} sentences/s ({t_ref:.1f} s on {len(picked)} "
           f"sentences, one per forward, full log-softmax)")

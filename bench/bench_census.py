@@ -20,7 +20,7 @@ sentences for both, for each ``--dtype``:
         [--threads 1] [--device cpu|cuda] [--dtype float32[,bfloat16]] [--smoke]
 
 ``--sample 0`` takes every occupation. The probes come from the census plan
-(``benchmarks.census.templates``), not ``pipeline.evaluate``, so the script needs torch and
+(``benchmarks.census.templates``), not ``pipeline.run_benchmark``, so the script needs torch and
 transformers only (the census metrics need scipy); run it from the repository root with
 ``PYTHONPATH=src``.
 """

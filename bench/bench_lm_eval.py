@@ -8,7 +8,7 @@ clock around its own scoring, the model already loaded:
   ``crows_pairs_english`` task asks), in its own virtualenv (``.venvs/lm-eval``, made by
   ``scripts/setup.sh --test``), one long-lived subprocess, at ``--lm-eval-batch-size`` (default 64,
   our default; lm-eval's own default is 1);
-* biasatlas: :func:`biasatlas.pipeline.evaluate` as the command line runs it (no score cache, the
+* biasatlas: :func:`biasatlas.pipeline.run_benchmark` as the command line runs it (no score cache, the
   start line planned): its ``seconds_scoring`` (the run's own clock) and the whole call (load the
   pairs, plan, score, metrics); with ``--one-call``, also the scorer's ``score`` on every pair at once
   (one engine call instead of the pipeline's chunks), which shows what the chunks cost.
@@ -101,11 +101,11 @@ class LmEval:
 def ours(scorer: Any, pairs: int) -> dict[str, Any]:
     """One run as the command line runs it: wall and CPU seconds of the call, its seconds_scoring."""
     from biasatlas.benchmarks.crows_pairs import CrowsPairs
-    from biasatlas.pipeline import evaluate
+    from biasatlas.pipeline import run_benchmark
 
     bench = CrowsPairs(dataset=None, data=data_path(), limit=pairs)
     wall, cpu = time.perf_counter(), time.process_time()
-    run = evaluate(bench, scorer, announce=lambda planned: None)
+    run = run_benchmark(bench, scorer, announce=lambda planned: None)
     return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
             "scoring": run.timing["seconds_scoring"], "records": run.records, "batches": run.timing["counters"]}
 

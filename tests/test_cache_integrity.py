@@ -25,7 +25,7 @@ import pytest
 
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.cache import TABLE, ScoreCache, _checksum, probe_key
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.runs.folder import Run
 from biasatlas.probes import (ContinuationProbe, PairProbe, SentenceAnswer, SentenceProbe,
                               SlotProbe)
@@ -51,7 +51,7 @@ def _write(folder: Path, pairs: list[tuple[str, str]], name: str = "pairs.tsv") 
 def _evaluate(data: Path, cache_path: Path | None = None, scorer: FakeScorer | None = None) -> Run:
     cache = None if cache_path is None else ScoreCache(cache_path)
     try:
-        return evaluate(CrowsPairs(dataset=None, data=data), scorer or FakeScorer(), cache=cache)
+        return run_benchmark(CrowsPairs(dataset=None, data=data), scorer or FakeScorer(), cache=cache)
     finally:
         if cache is not None:
             cache.close()
@@ -292,7 +292,7 @@ def _fill(cache_dir: Path, pairs: list[tuple[str, str]] = PLAIN) -> Path:
     cache_dir.chmod(0o777)
     data = _write(cache_dir, pairs, "fill.tsv")
     cache = ScoreCache(cache_dir / "scores.sqlite")
-    evaluate(CrowsPairs(dataset=None, data=data), load_scorer("fake", "auto", variant=None), cache=cache)
+    run_benchmark(CrowsPairs(dataset=None, data=data), load_scorer("fake", "auto", variant=None), cache=cache)
     cache.close()
     return cache_dir / "scores.sqlite"
 

@@ -23,7 +23,7 @@ from biasatlas.benchmarks.census import load_census
 from biasatlas.benchmarks.census.becpro import build_association_plan
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.errors import UnknownName, UnsupportedProbe
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ScorerInfo, SlotAnswer, SlotProbe
 from biasatlas.scorers.base import Scorer
 
@@ -118,7 +118,7 @@ def test_association_parity_with_a_reference(language, tiny_bert):
     from biasatlas.scorers.masked_lm import MaskedLMScorer
 
     country = FILES[language][0]
-    run = evaluate(Census(country=country, method="bartl2020", sample=2, seed=1, n_resamples=20),
+    run = run_benchmark(Census(country=country, method="bartl2020", sample=2, seed=1, n_resamples=20),
                    MaskedLMScorer(str(tiny_bert), multi_token="first-token"))
     assert len(run.records) == 2 and run.summary["n_probes"] == 2 * 90
     for record in run.records:
@@ -180,14 +180,14 @@ class PlantedAssociation(Scorer):
 
 
 def test_symmetric_association_scores_exactly_fifty():
-    run = evaluate(Census(country="us", method="bartl2020", n_resamples=20), PlantedAssociation(lambda o: 0.0))
+    run = run_benchmark(Census(country="us", method="bartl2020", n_resamples=20), PlantedAssociation(lambda o: 0.0))
     assert [r["model_female_pct"] for r in run.records] == pytest.approx([50.0] * 60, abs=1e-9)
     assert run.summary["normative"] == 100.0 and run.summary["n_probes"] == 5400
 
 
 def test_planted_association_gap_is_recovered():
     gaps = {o: 4 * _unit(o) - 2 for o in load_census("us-bec-pro").occupations}  # in (−2, 2] nats
-    run = evaluate(Census(country="us", method="bartl2020", n_resamples=20), PlantedAssociation(gaps.__getitem__))
+    run = run_benchmark(Census(country="us", method="bartl2020", n_resamples=20), PlantedAssociation(gaps.__getitem__))
     for record in run.records:
         gap = gaps[record["occupation"]]
         assert (record["score_f"], record["score_m"]) == pytest.approx((gap, 0.0), abs=1e-12)

@@ -17,7 +17,7 @@ from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelFo
 
 from biasatlas.benchmarks.census import load_language
 from biasatlas.benchmarks.census.benchmark import Census
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.scorers.causal_lm import CausalLMScorer
 from biasatlas.scorers.masked_lm import MaskedLMScorer
 from biasatlas.scorers.seq2seq import Seq2SeqScorer
@@ -99,7 +99,7 @@ def test_masked_lm_path_matches_one_probe_per_forward(tiny_bert, country):
     model = AutoModelForMaskedLM.from_pretrained(tiny_bert).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
     bench = Census(country=country, sample=2, seed=3)
-    run = evaluate(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
+    run = run_benchmark(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
     assert run.summary["normalisation"] == "none"
     assert run.summary["multi_token"]["policy"] == "joint"
     check_run(run, reference_shares(bench, lambda left, w, r: bert_word_logprob(model, tokenizer, left, w, r),
@@ -116,7 +116,7 @@ def test_causal_lm_joint_reading_matches_one_sentence_per_forward(tiny_gpt2):
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2)
     bench = Census(country="us", sample=2, seed=1, causal_reading="joint")
-    run = evaluate(bench, CausalLMScorer(str(tiny_gpt2), batch_size=16))
+    run = run_benchmark(bench, CausalLMScorer(str(tiny_gpt2), batch_size=16))
     assert run.summary["normalisation"] == "template" and run.summary["causal_reading"] == "joint"
     assert run.summary["multi_token"]["policy"] == "whole-sentence"
     check_run(run, reference_shares(
@@ -135,7 +135,7 @@ def test_causal_lm_conditional_reading_is_full_minus_cut_sentence(tiny_gpt2):
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2)
     bench = Census(country="us", sample=2, seed=1)
-    run = evaluate(bench, CausalLMScorer(str(tiny_gpt2), batch_size=16))
+    run = run_benchmark(bench, CausalLMScorer(str(tiny_gpt2), batch_size=16))
     assert run.summary["causal_reading"] == "conditional"
     cuts = occupation_cut(bench)
 
@@ -155,7 +155,7 @@ def test_seq2seq_joint_reading_matches_one_sentence_per_forward(tiny_bart):
     model = AutoModelForSeq2SeqLM.from_pretrained(tiny_bart).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bart)
     bench = Census(country="fr", sample=2, seed=2, causal_reading="joint")
-    run = evaluate(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
+    run = run_benchmark(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
     assert run.summary["normalisation"] == "template"
     check_run(run, reference_shares(
         bench, lambda left, w, r: seq2seq_logprob(model, tokenizer, left, w, r), normalise=True))
@@ -172,7 +172,7 @@ def test_seq2seq_conditional_reading_scores_the_occupation_with_it_masked(tiny_b
     model = AutoModelForSeq2SeqLM.from_pretrained(tiny_bart).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bart)
     bench = Census(country="fr", sample=2, seed=2)
-    run = evaluate(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
+    run = run_benchmark(bench, Seq2SeqScorer(str(tiny_bart), batch_size=16))
     assert run.summary["causal_reading"] == "conditional"
     cuts = occupation_cut(bench)
 
@@ -193,7 +193,7 @@ def test_gebnlp_variant_reads_first_sub_tokens(tiny_bert):
     model = AutoModelForMaskedLM.from_pretrained(tiny_bert).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert)
     bench = Census(country="no", sample=4, method="gebnlp2022", template_set="er")
-    run = evaluate(bench, MaskedLMScorer(str(tiny_bert), multi_token="first-token"))
+    run = run_benchmark(bench, MaskedLMScorer(str(tiny_bert), multi_token="first-token"))
     assert run.summary["multi_token"]["policy"] == "first-token"
     assert run.summary["method"] == "gebnlp2022" and run.summary["template_set"] == "er"
     assert run.summary["n_probes"] == run.summary["n_contexts"] == 4
@@ -207,7 +207,7 @@ def test_gebnlp_variant_reads_first_sub_tokens(tiny_bert):
 
 # -- parameters ---------------------------------------------------------------------------------
 def test_explicit_normalisation_overrides_auto(tiny_bert):
-    run = evaluate(Census(country="us", sample=1, normalisation="template"),
+    run = run_benchmark(Census(country="us", sample=1, normalisation="template"),
                    MaskedLMScorer(str(tiny_bert)))
     assert run.summary["normalisation"] == "template"
     assert run.config["benchmark"]["normalisation"] == "template"

@@ -21,7 +21,7 @@ import pytest
 from biasatlas.benchmarks.census import build_plan, load_census, load_language
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.census.templates import sentences
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ScorerInfo, SlotAnswer, SlotProbe
 from biasatlas.scorers.base import Scorer
 
@@ -210,7 +210,7 @@ class PlantedMasked(Scorer):
 
 @pytest.mark.parametrize("aggregation", ["mean-prob", "pooled", "mean-share", "majority"])
 def test_symmetric_masked_model_scores_exactly_fifty_in_german(aggregation):
-    run = evaluate(Census(country="de", aggregation=aggregation, n_resamples=20),
+    run = run_benchmark(Census(country="de", aggregation=aggregation, n_resamples=20),
                    PlantedMasked(lambda occupation: 0.5))
     assert len(run.records) == 60
     assert [r["model_female_pct"] for r in run.records] == pytest.approx([50.0] * 60, abs=1e-9)
@@ -219,7 +219,7 @@ def test_symmetric_masked_model_scores_exactly_fifty_in_german(aggregation):
 
 def test_planted_masked_shares_are_recovered_in_german():
     planted = {o: 0.05 + 0.9 * _unit(o) for o in load_census("de").occupations}
-    run = evaluate(Census(country="de", n_resamples=20), PlantedMasked(planted.__getitem__))
+    run = run_benchmark(Census(country="de", n_resamples=20), PlantedMasked(planted.__getitem__))
     # mean-prob: proba_F(t) = s · mean weight, proba_M(t) = (1 − s) · the same mean (twins
     # share a weight), so the share is 100 · s for every template and every profession.
     got = {r["occupation"]: r["model_female_pct"] for r in run.records}

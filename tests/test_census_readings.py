@@ -21,7 +21,7 @@ import pytest
 
 from biasatlas.benchmarks.census import load_language
 from biasatlas.benchmarks.census.benchmark import Census
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ContinuationProbe, ScorerInfo, SlotAnswer, SlotProbe
 from biasatlas.scorers.base import Scorer
 
@@ -100,7 +100,7 @@ def skewed_prior(language: str):
 def test_conditional_reading_recovers_planted_shares(language, country, identifiers):
     model = Synthetic("causal-lm", language, skewed_prior(language), given)
     bench = Census(country=country, sample=12, seed=4, identifiers=identifiers, n_resamples=20)
-    run = evaluate(bench, model)
+    run = run_benchmark(bench, model)
     assert run.summary["causal_reading"] == "conditional"
     plan = bench.plan
     for record in run.records:
@@ -112,7 +112,7 @@ def test_conditional_reading_recovers_planted_shares(language, country, identifi
         want = _mean_prob_share(plan, record["id"], phrases)
         assert record["model_female_pct"] == pytest.approx(want, abs=1e-6)
     # The joint reading carries the priors, and is far from the planted shares.
-    joint = evaluate(Census(country=country, sample=12, seed=4, identifiers=identifiers,
+    joint = run_benchmark(Census(country=country, sample=12, seed=4, identifiers=identifiers,
                             causal_reading="joint", n_resamples=20), model)
     gaps = [abs(a["model_female_pct"] - b["model_female_pct"]) for a, b in zip(run.records, joint.records)]
     assert max(gaps) > 5
@@ -172,7 +172,7 @@ def test_symmetric_model_scores_exactly_fifty_with_paired_identifiers(language, 
         model.given = lambda phrase, gender: 1.0
     bench = Census(country=country, sample=6, seed=9, aggregation=aggregation,
                    causal_reading=reading, n_resamples=20)
-    run = evaluate(bench, model)
+    run = run_benchmark(bench, model)
     assert [r["model_female_pct"] for r in run.records] == pytest.approx([50.0] * 6, abs=1e-9)
 
 
@@ -182,7 +182,7 @@ def test_all_identifiers_tilt_a_symmetric_model_below_fifty():
     prior = symmetric_prior("en")
     tilted = lambda form: 1e-6 if form in ("lady", "ladies") else prior(form)  # noqa: E731
     model = Synthetic("masked-lm", "en", tilted, lambda phrase, gender: 1.0)
-    paired = evaluate(Census(country="us", sample=3, n_resamples=20), model)
-    printed = evaluate(Census(country="us", sample=3, identifiers="all", n_resamples=20), model)
+    paired = run_benchmark(Census(country="us", sample=3, n_resamples=20), model)
+    printed = run_benchmark(Census(country="us", sample=3, identifiers="all", n_resamples=20), model)
     assert [r["model_female_pct"] for r in paired.records] == pytest.approx([50.0] * 3, abs=1e-9)
     assert all(r["model_female_pct"] < 49 for r in printed.records)

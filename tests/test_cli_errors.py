@@ -295,7 +295,7 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.probes import MULTI_TOKEN_POLICIES
     from biasatlas.scorers.engines import EngineName
     from biasatlas.scorers.predicted import FORMATS
-    from biasatlas.scorers.preflight import DTYPE_ALIASES, DTYPES
+    from biasatlas.values import DTYPE_ALIASES, DTYPES
     from biasatlas.scorers.start import START_TOKENS
 
     scorer_sets = {"start_token": START_TOKENS, "scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,

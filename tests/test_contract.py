@@ -25,7 +25,7 @@ from biasatlas import registry
 from biasatlas.api import with_detectable
 from biasatlas.runs.view import RunView
 from biasatlas.errors import UnsupportedProbe
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.power import DETECTABLE_KEY
 from biasatlas.registry import load_scorer
 from biasatlas.report.document import build_report
@@ -78,13 +78,13 @@ def test_every_benchmark_with_every_scorer(benchmark, scorer, model, request, sh
     bench = _benchmark(benchmark, shared_data)
     if benchmark in EMBEDDING:
         with pytest.raises(UnsupportedProbe, match="embedding probes"):
-            evaluate(bench, built)
+            run_benchmark(bench, built)
         return
     if benchmark == "crows-pairs" and scorer == "seq2seq":
         with pytest.raises(UnsupportedProbe, match="pair probes"):
-            evaluate(bench, built)
+            run_benchmark(bench, built)
         return
-    run = evaluate(bench, built)
+    run = run_benchmark(bench, built)
     assert KEYS[benchmark] <= set(run.summary), KEYS[benchmark] - set(run.summary)
     assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
     assert run.records, "no item was scored"
@@ -122,7 +122,7 @@ def test_the_vector_benchmarks_with_their_scorers(benchmark, request, shared_dat
     monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
     scorer, model = EMBEDDING[benchmark]
     path = str(shared_data / "weat/weat_w2v.txt") if model is None else str(request.getfixturevalue(model))
-    run = evaluate(_benchmark(benchmark, shared_data), load_scorer(path, scorer))
+    run = run_benchmark(_benchmark(benchmark, shared_data), load_scorer(path, scorer))
     assert KEYS[benchmark] <= set(run.summary), KEYS[benchmark] - set(run.summary)
     assert run.summary["benchmark"] == benchmark and run.summary["scorer"] == scorer
     assert [r["test"] for r in run.records] == ["weat6", "weat9"] and run.summary["provenance"]["n_probes"] > 0

@@ -86,7 +86,7 @@ def test_the_flag_takes_a_list_or_repeats(monkeypatch, args):
     import biasatlas.cli.run as run
 
     seen = []
-    monkeypatch.setattr(run, "execute", lambda request, out, **kw: seen.append(request))
+    monkeypatch.setattr(run, "run_and_print", lambda request, out, **kw: seen.append(request))
     result = CliRunner().invoke(app, ["run", "crows-pairs", *args, "--model", "fake"])
     assert result.exit_code == 0, result.output
     assert seen[-1].bench.bias_types == ("gender", "age")

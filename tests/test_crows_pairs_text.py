@@ -7,7 +7,7 @@ import unicodedata
 
 from biasatlas.benchmarks.crows_pairs import CrowsPair, CrowsPairs, read_pairs
 from biasatlas.benchmarks.crows_pairs.paper import PAPER_SCORES, comparability
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.report import build_report, load_run, load_runs, render
 from biasatlas.scorers.fake import FakeScorer
 from biasatlas.runs.folder import write_run
@@ -39,8 +39,8 @@ def test_strip_whitespace_and_unicode_nfc_are_the_only_changes_and_are_named():
 def test_a_pair_identical_only_once_stripped_is_flagged_as_scored(tmp_path):
     path = tmp_path / "p.tsv"
     path.write_text(HEADER + "0\tSame. \tSame.\tstereo\tage\n", encoding="utf-8")
-    kept = evaluate(CrowsPairs(dataset=None, data=path), FakeScorer())
-    stripped = evaluate(CrowsPairs(dataset=None, data=path, strip_whitespace=True), FakeScorer())
+    kept = run_benchmark(CrowsPairs(dataset=None, data=path), FakeScorer())
+    stripped = run_benchmark(CrowsPairs(dataset=None, data=path, strip_whitespace=True), FakeScorer())
     assert kept.records[0]["flag"] is None and kept.records[0]["likelihood_difference"] > 0
     assert stripped.records[0]["flag"] == "identical sentences"
     assert stripped.records[0]["outcome"] == "tie" and stripped.records[0]["likelihood_difference"] == 0.0
@@ -50,8 +50,8 @@ def test_the_options_are_recorded_and_shown_in_the_leaderboard(tmp_path):
     path = tmp_path / "p.tsv"
     path.write_text(HEADER + "0\tA she. \tA he.\tstereo\tgender\n1\tB her.\tB him.\tantistereo\tgender\n",
                     encoding="utf-8")
-    plain = evaluate(CrowsPairs(dataset=None, data=path), FakeScorer())
-    strip = evaluate(CrowsPairs(dataset=None, data=path, strip_whitespace=True), FakeScorer())
+    plain = run_benchmark(CrowsPairs(dataset=None, data=path), FakeScorer())
+    strip = run_benchmark(CrowsPairs(dataset=None, data=path, strip_whitespace=True), FakeScorer())
     assert (plain.config["benchmark"]["strip_whitespace"], plain.config["benchmark"]["unicode_nfc"]) == (False, False)
     assert strip.config["benchmark"]["strip_whitespace"] is True
     write_run(plain, tmp_path / "plain")

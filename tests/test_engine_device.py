@@ -19,13 +19,14 @@ from biasatlas.errors import UsageError
 from biasatlas.probes import PairProbe, SentenceProbe, SlotProbe
 from biasatlas.scorers import base as base_module
 from biasatlas.scorers import batching
-from biasatlas.scorers.base import DEFAULT_BATCH_SIZE, batch_size_request, largest_fitting
+from biasatlas.scorers.base import DEFAULT_BATCH_SIZE, largest_fitting
 from biasatlas.scorers.batching import (Picks, Row, batch_limits, launch_target_sums, read_targets,
                                         token_batches)
 from biasatlas.scorers.causal_lm import CausalLMScorer
 from biasatlas.scorers.loading import _with_sdpa
 from biasatlas.scorers.masked_lm import MaskedLMScorer
 from biasatlas.scorers.seq2seq import Seq2SeqScorer
+from biasatlas.values import check_batch_size
 from reference_impls import masked_logprob
 
 PAIRS = [PairProbe("p1", "The poor are really ignorant about how to handle money.",
@@ -210,15 +211,15 @@ def test_causal_scores_do_not_depend_on_the_head_buffer(tiny_gpt2):
 
 
 # -- batch sizes ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("value, want", [("auto", "auto"), ("AUTO", "auto"), (64, 64), ("256", 256), (1, 1)])
-def test_batch_size_request_accepts_rows_or_auto(value, want):
-    assert batch_size_request(value) == want
+@pytest.mark.parametrize("value, want", [("auto", "auto"), ("AUTO", "auto"), (64, 64), (1, 1)])
+def test_a_batch_size_is_rows_or_auto(value, want):
+    assert check_batch_size(value) == want
 
 
-@pytest.mark.parametrize("value", [0, -3, "big", 2.5, None, True])
-def test_batch_size_request_refuses_anything_else(value):
+@pytest.mark.parametrize("value", [0, -3, "big", "256", 2.5, 8.0, None, True])
+def test_a_batch_size_is_nothing_else(value):
     with pytest.raises(UsageError, match="batch size"):
-        batch_size_request(value)
+        check_batch_size(value)
 
 
 def test_one_default_batch_size_for_every_scorer_and_the_command_line(tiny_bert, tiny_gpt2, tiny_bart):
@@ -228,11 +229,12 @@ def test_one_default_batch_size_for_every_scorer_and_the_command_line(tiny_bert,
     assert MaskedLMScorer(str(tiny_bert)).batch_size == 64
     assert CausalLMScorer(str(tiny_gpt2)).batch_size == 64
     assert Seq2SeqScorer(str(tiny_bart)).batch_size == 64
+    from biasatlas.cli.options import batch_size as read_flag
     from biasatlas.cli.run import build_command
 
-    for name in ("crows-pairs", "census", "zh-neutral"):  # "64" or 64: the command line's default
+    for name in ("crows-pairs", "census", "zh-neutral"):  # "64": the command line's default, read as typed
         default = next(p.default for p in build_command(name).params if p.name == "batch_size")
-        assert batch_size_request(default) == 64
+        assert read_flag(default) == 64
 
 
 def test_largest_fitting_doubles_until_memory_runs_out():

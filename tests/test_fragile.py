@@ -17,7 +17,7 @@ from biasatlas.benchmarks.census.methods import is_fragile, share_bounds
 from biasatlas.benchmarks.census.metrics import TemplateProbs
 from biasatlas.benchmarks.crows_pairs.benchmark import CrowsPair, CrowsPairs, fragile_pair
 from biasatlas.benchmarks.zh_neutral.benchmark import ZhNeutral, fragile_leaning
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import (TOKEN_LOGPROB_ERROR, PairAnswer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound,
                               token_error)
 from biasatlas.scorers.fake import FakeScorer
@@ -131,7 +131,7 @@ def _crows_file(tmp_path, n: int):
 def test_crows_pairs_run_counts_fragile_pairs_and_caption_says_so(tmp_path, dtype, shown, n_fragile):
     # ε = δ · 6: bfloat16 18 nats covers every margin (0.5, 1, 2); float32 1.2e-3 none.
     bench = CrowsPairs(data=_crows_file(tmp_path, 3))
-    run = evaluate(bench, _PlantedPairs(dtype, {"0": 0.5, "1": 1.0, "2": 2.0}))
+    run = run_benchmark(bench, _PlantedPairs(dtype, {"0": 0.5, "1": 1.0, "2": 2.0}))
     assert run.summary["n_fragile"] == n_fragile
     assert [r["fragile"] for r in run.records] == [n_fragile > 0] * 3
     caption = _text(run)
@@ -195,7 +195,7 @@ class _PlantedCensus(FakeScorer):
 ])
 def test_census_run_flags_occupations_near_a_threshold(dtype, share, fragile):
     bench = Census(country="us", limit=4, n_resamples=10)
-    run = evaluate(bench, _PlantedCensus(dtype, share))
+    run = run_benchmark(bench, _PlantedCensus(dtype, share))
     assert len(run.records) == 4
     for record in run.records:
         s = record["model_female_pct"] / 100
@@ -254,7 +254,7 @@ class _PlantedZh(FakeScorer):
 def test_zh_run_counts_fragile_sentences(dtype, b, n_fragile_all):
     # ε = δ · 2: float32 4e-4, bfloat16 6, float16 1.4 (b = 2.0 is 1.7 from 0.3: robust).
     bench = ZhNeutral(limit=5, n_resamples=10, topics_k=0)
-    run = evaluate(bench, _PlantedZh(dtype, b))
+    run = run_benchmark(bench, _PlantedZh(dtype, b))
     assert len(run.records) == 5
     assert run.summary["n_fragile"] == (5 if n_fragile_all else 0)
     assert all(r["fragile"] is n_fragile_all for r in run.records)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from biasatlas.benchmarks.crows_pairs import CrowsPairs, read_pairs
 from biasatlas.errors import DataError, ModelError, UnknownName
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import PairAnswer
 from biasatlas.registry import load_benchmark, load_scorer
 from biasatlas.scorers.fake import FakeScorer
@@ -56,7 +56,7 @@ def test_bad_files_are_clear_errors(tmp_path, name, content, line, field):
 def test_bom_blank_rows_and_degenerate_pairs_are_accepted_and_recorded(tmp_path):
     path = _write(tmp_path, "\ufeff" + HEADER + GOOD + "\n" + "1\tSame.\tSame.\tstereo\tage\n"
                   + "2\tNot empty.\t\tstereo\tage\n")
-    run = evaluate(CrowsPairs(dataset=None, data=path), FakeScorer())
+    run = run_benchmark(CrowsPairs(dataset=None, data=path), FakeScorer())
     flags = {r["id"]: r["flag"] for r in run.records}
     assert flags == {"0": None, "1": "identical sentences", "2": "empty sentence"}
     # The identical pair ties; the empty one is scored as the scorer scores "" (the fake
@@ -74,7 +74,7 @@ class _NaNScorer(FakeScorer):
 
 def test_non_finite_scores_become_recorded_skips(tmp_path):
     path = _write(tmp_path, HEADER + GOOD + "1\tA broken one.\tA fine one.\tstereo\tage\n")
-    run = evaluate(CrowsPairs(dataset=None, data=path), _NaNScorer())
+    run = run_benchmark(CrowsPairs(dataset=None, data=path), _NaNScorer())
     assert [r["id"] for r in run.records] == ["0"]  # the NaN pair is not counted as a tie
     assert run.summary["n"] == 1 and run.summary["n_skipped"] == 1
     assert any(s["id"] == "1" and "non-finite" in s["reason"] for s in run.skipped)
@@ -83,7 +83,7 @@ def test_non_finite_scores_become_recorded_skips(tmp_path):
 def test_too_long_sentences_are_skipped_with_a_reason(tmp_path, tiny_bert):
     long = "word " * 400  # over the tiny model's 256 positions
     path = _write(tmp_path, HEADER + GOOD + f"1\tShe {long}.\tHe {long}.\tstereo\tgender\n")
-    run = evaluate(CrowsPairs(dataset=None, data=path), MaskedLMScorer(str(tiny_bert)))
+    run = run_benchmark(CrowsPairs(dataset=None, data=path), MaskedLMScorer(str(tiny_bert)))
     assert [r["id"] for r in run.records] == ["0"]
     reason = next(s["reason"] for s in run.skipped if s["id"] == "1")
     assert "exceed" in reason

@@ -19,7 +19,7 @@ from biasatlas.benchmarks.census import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.cache import ScoreCache
 from biasatlas.errors import RunInterrupted
-from biasatlas.pipeline import chunked, evaluate
+from biasatlas.pipeline import chunked, run_benchmark
 from biasatlas.probes import PairAnswer, ScorerInfo
 from biasatlas.registry import load_scorer
 from biasatlas.runs.folder import write_run
@@ -120,11 +120,11 @@ def test_ctrl_c_in_a_chunk_keeps_its_finished_batches_and_the_rerun_is_byte_iden
     first, second, *rest = chunked(probes)
     assert [len(c) for c in chunked(probes)] == [16] * 6 + [4]
     reference = Toy()
-    clean = evaluate(bench, reference)  # uncached, uninterrupted
+    clean = run_benchmark(bench, reference)  # uncached, uninterrupted
     stop = len(_batches_of(first)) + 3  # Ctrl-C at the third batch of the second chunk
     cache = ScoreCache(tmp_path / "scores.sqlite")
     with pytest.raises(RunInterrupted) as stopped:
-        evaluate(bench, Toy(stop_at=stop), cache=cache)
+        run_benchmark(bench, Toy(stop_at=stop), cache=cache)
     # Kept: the first chunk, and the pairs of the second whose two sentences ran in its batches 1 and 2.
     ran = {s for batch in _batches_of(second)[:2] for s in batch}
     finished = {p.id for p in second if p.a in ran and p.b in ran}
@@ -135,7 +135,7 @@ def test_ctrl_c_in_a_chunk_keeps_its_finished_batches_and_the_rerun_is_byte_iden
     assert str(stopped.value) == f"interrupted: {kept} of {N} answers kept; rerun the same command to resume"
 
     resumer = Toy()
-    resumed = evaluate(bench, resumer, cache=cache)
+    resumed = run_benchmark(bench, resumer, cache=cache)
     assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (kept, N - kept)
     # The rerun computed exactly the second chunk's batches that hold a sentence of an unfinished
     # pair, cut as the clean run cut them, then the other chunks'.
@@ -167,7 +167,7 @@ def test_without_a_cache_the_finished_batches_are_counted_not_kept(pairs):
     bench = CrowsPairs(dataset=None, data=pairs)
     second = chunked(bench.probes(bench.load()))[1]
     with pytest.raises(RunInterrupted) as stopped:
-        evaluate(bench, Toy(stop_at=len(_batches_of(chunked(bench.probes(bench.load()))[0])) + 3))
+        run_benchmark(bench, Toy(stop_at=len(_batches_of(chunked(bench.probes(bench.load()))[0])) + 3))
     ran = {s for batch in _batches_of(second)[:2] for s in batch}
     scored = len(chunked(bench.probes(bench.load()))[0]) + sum(p.a in ran and p.b in ran for p in second)
     assert str(stopped.value) == (f"interrupted: nothing kept ({scored} of {N} answers were scored, "
@@ -188,7 +188,7 @@ def test_the_progress_bar_moves_per_batch(pairs, monkeypatch):
 
     monkeypatch.setattr(tqdm.tqdm, "update", counting)
     bench = CrowsPairs(dataset=None, data=pairs)
-    evaluate(bench, Toy(), progress=True)
+    run_benchmark(bench, Toy(), progress=True)
     expected = [0]
     for chunk in chunked(bench.probes(bench.load())):
         ran: set[str] = set()
@@ -225,19 +225,19 @@ def _stopping(scorer, at: int, engine_call: str):
 def test_a_tiny_model_stopped_mid_chunk_resumes_to_the_same_bits(request, tmp_path, kind, model, rows, stop, bench):
     path = str(request.getfixturevalue(model))
     scorer = load_scorer(path, kind, batch_size=rows)
-    clean = evaluate(bench(), load_scorer(path, kind, batch_size=rows))
+    clean = run_benchmark(bench(), load_scorer(path, kind, batch_size=rows))
     cache = ScoreCache(tmp_path / "scores.sqlite")
     engine_call = "_batch_sums" if kind == "seq2seq" else "_target_logprobs"
     _stopping(scorer, stop, engine_call)
     with pytest.raises(RunInterrupted) as stopped:
-        evaluate(bench(), scorer, cache=cache)
+        run_benchmark(bench(), scorer, cache=cache)
     bound = bench().bind(scorer.info)
     first = chunked(bound.probes(bound.load()))[0]
     assert scorer.plan(first)["batches"] > stop  # stopped inside the first chunk: a chunk commit keeps nothing
     assert 0 < stopped.value.kept < len(first)
     assert cache.count() == stopped.value.kept
     delattr(scorer, engine_call)
-    resumed = evaluate(bench(), scorer, cache=cache)
+    resumed = run_benchmark(bench(), scorer, cache=cache)
     assert resumed.timing["cache_hits"] == stopped.value.kept
     write_run(clean, tmp_path / "clean")
     write_run(resumed, tmp_path / "resumed")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.cache import ScoreCache
-from biasatlas.pipeline import chunked, evaluate
+from biasatlas.pipeline import chunked, run_benchmark
 from biasatlas.probes import Probe
 from biasatlas.scorers.fake import FakeScorer
 
@@ -29,7 +29,7 @@ class Counting(FakeScorer):
 def test_an_uncached_run_plans_each_chunk_once(shared_data: Path):
     bench = CrowsPairs(dataset=None, data=shared_data / "crows-pairs-en/crows_pairs_anonymized.csv", limit=40)
     scorer, announced = Counting(), []
-    evaluate(bench, scorer, announce=announced.append)
+    run_benchmark(bench, scorer, announce=announced.append)
     chunks = chunked(bench.probes(bench.load()))
     assert len(chunks) == 3 and scorer.plans == [(len(c), 0) for c in chunks]  # 16, 16, 8: once each
     assert announced[0].work == {"rows_computed": 40, "batches": 3}  # the three plans added up
@@ -44,7 +44,7 @@ def test_a_resumed_run_plans_again_only_the_chunk_the_cache_holds_part_of(shared
     scorer = FakeScorer()
     cache.put(scorer.fingerprint(), held, scorer.score(held))
     counting, announced = Counting(), []
-    evaluate(bench, counting, cache=cache, announce=announced.append)
+    run_benchmark(bench, counting, cache=cache, announce=announced.append)
     cache.close()
     # the summary's three plans, then the second chunk's rest (the third reuses its plan; the first is done)
     assert counting.plans == [(16, 0), (16, 0), (8, 0), (16, 19)]

@@ -23,7 +23,7 @@ from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.cache import ScoreCache
 from biasatlas.errors import ModelError, UsageError
-from biasatlas.pipeline import chunked, evaluate
+from biasatlas.pipeline import chunked, run_benchmark
 from biasatlas.probes import SentenceProbe
 from biasatlas.registry import load_scorer
 from biasatlas.runs.folder import write_run
@@ -105,8 +105,8 @@ def _factory(model: Path, kind: str):
 
 def _both(benchmark, factory, root: Path, **kw):
     """The run folders of a local run and of a two-worker Ray run, and both runs."""
-    local = evaluate(benchmark, factory(), **kw)
-    remote = evaluate(benchmark, factory(), engine=RayEngine(factory, workers=2), **kw)
+    local = run_benchmark(benchmark, factory(), **kw)
+    remote = run_benchmark(benchmark, factory(), engine=RayEngine(factory, workers=2), **kw)
     write_run(local, root / "local")
     write_run(remote, root / "ray")
     return local, remote
@@ -144,9 +144,9 @@ class _Reversed(LocalEngine):
 
 def test_chunks_arriving_out_of_order_make_the_same_run(tmp_path, crows_file):
     bench = CrowsPairs(dataset=None, data=crows_file)
-    local = evaluate(bench, FakeScorer())
+    local = run_benchmark(bench, FakeScorer())
     cache = ScoreCache(tmp_path / "scores.sqlite")
-    backwards = evaluate(bench, FakeScorer(), cache=cache, engine=_Reversed())
+    backwards = run_benchmark(bench, FakeScorer(), cache=cache, engine=_Reversed())
     write_run(local, tmp_path / "local")
     write_run(backwards, tmp_path / "ray")
     _assert_identical(tmp_path)
@@ -212,7 +212,7 @@ class _Recording(RayEngine):
 def test_a_resumed_ray_run_scores_only_the_uncached_chunks(tmp_path, tiny_bert, crows_file):
     factory = _factory(tiny_bert, "masked-lm")
     bench = CrowsPairs(dataset=None, data=crows_file)
-    reference = evaluate(bench, factory())  # uncached, local
+    reference = run_benchmark(bench, factory())  # uncached, local
     probes = bench.probes(bench.load())
     assert len(probes) == 300
     scorer = factory()
@@ -220,7 +220,7 @@ def test_a_resumed_ray_run_scores_only_the_uncached_chunks(tmp_path, tiny_bert, 
     for done in (probes[:128], probes[256:]):  # chunks 0 and 2 finished before a kill
         cache.put(scorer.fingerprint(), done, scorer.score(done))
     engine = _Recording(factory, workers=2)
-    resumed = evaluate(bench, scorer, cache=cache, engine=engine)
+    resumed = run_benchmark(bench, scorer, cache=cache, engine=engine)
     assert engine.sent == [[p.id for p in probes[128:256]]]  # chunk 1, whole, and nothing else
     assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (172, 128)
     # The worker's answers were committed, all but the pair too long to score (in chunk 1),
@@ -240,7 +240,7 @@ def test_a_worker_with_another_scorer_is_refused(tmp_path, tiny_bert, crows_file
     other = functools.partial(load_scorer, str(tiny_bert), "masked-lm", batch_size=16, variant="aul")
     cache = ScoreCache(tmp_path / "scores.sqlite")
     with pytest.raises(ModelError, match="fingerprint"):
-        evaluate(CrowsPairs(dataset=None, data=crows_file, limit=20), _factory(tiny_bert, "masked-lm")(),
+        run_benchmark(CrowsPairs(dataset=None, data=crows_file, limit=20), _factory(tiny_bert, "masked-lm")(),
                  cache=cache, engine=RayEngine(other, workers=1))
     assert cache.count() == 0
 
@@ -249,5 +249,5 @@ def test_a_worker_with_another_scorer_is_refused(tmp_path, tiny_bert, crows_file
 def test_a_worker_that_cannot_load_its_model_raises_the_typed_error(crows_file):
     broken = functools.partial(load_scorer, "/nonexistent/model-folder", "masked-lm")
     with pytest.raises(ModelError, match="does not exist"):
-        evaluate(CrowsPairs(dataset=None, data=crows_file, limit=20), load_scorer("fake", "auto", variant=None),
+        run_benchmark(CrowsPairs(dataset=None, data=crows_file, limit=20), load_scorer("fake", "auto", variant=None),
                  engine=RayEngine(broken, workers=1))

@@ -16,7 +16,7 @@ import pytest
 
 from biasatlas.benchmarks.census import Census
 from biasatlas.cache import ScoreCache, repeats
-from biasatlas.pipeline import chunked, evaluate
+from biasatlas.pipeline import chunked, run_benchmark
 from biasatlas.probes import PairProbe, SlotProbe
 from biasatlas.registry import load_scorer
 from biasatlas.runs.folder import write_run
@@ -62,10 +62,10 @@ def test_census_bartl2020_resumed_after_its_first_chunk_is_byte_identical(shared
     alone = {a.id: a for chunk in chunks[:4] for a in scorer.score(chunk).answers.values()}
     assert any(alone[pid].logprobs != alone[first].logprobs for pid, first in copies.items() if pid in alone)
 
-    clean = evaluate(bench, scorer)
+    clean = run_benchmark(bench, scorer)
     cache = ScoreCache(tmp_path / "scores.sqlite")
     cache.put(scorer.fingerprint(), chunks[0], scorer.score(chunks[0]))  # a run killed after its first commit
-    resumed = evaluate(bench, scorer, cache=cache)
+    resumed = run_benchmark(bench, scorer, cache=cache)
     assert resumed.timing["cache_hits"] > len(chunks[0])  # repeats in later chunks were answered too
     write_run(clean, tmp_path / "clean")
     write_run(resumed, tmp_path / "resumed")

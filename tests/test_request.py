@@ -13,7 +13,7 @@ from biasatlas.request import (PREDICTION_OPTIONS, EngineOptions, ModelOptions, 
                                split_options)
 
 
-@pytest.mark.parametrize("value", [0, -3, "16", "Auto", True, 2.5, None])
+@pytest.mark.parametrize("value", [0, -3, "16", " auto", True, 2.5, 8.0, None])
 def test_a_batch_size_is_a_positive_whole_number_or_auto(value):
     with pytest.raises(UsageError, match=f"'{value}' is neither a positive whole number nor 'auto'"):
         check_batch_size(value)
@@ -24,6 +24,7 @@ def test_a_batch_size_is_a_positive_whole_number_or_auto(value):
 def test_good_batch_sizes_pass_unchanged():
     assert check_batch_size(1) == 1 and check_batch_size("auto") == "auto"
     assert ModelOptions(model="fake", batch_size="auto").batch_size == "auto"
+    assert ModelOptions(model="fake", batch_size="AUTO").batch_size == "auto"  # as --batch-size AUTO
 
 
 @pytest.mark.parametrize(("options", "says"), [

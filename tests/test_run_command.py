@@ -18,7 +18,7 @@ def requests(monkeypatch):
     import biasatlas.cli.run as run
 
     seen: list[tuple[object, Path | None, dict]] = []
-    monkeypatch.setattr(run, "execute", lambda request, out, **kw: seen.append((request, out, kw)))
+    monkeypatch.setattr(run, "run_and_print", lambda request, out, **kw: seen.append((request, out, kw)))
     return seen
 
 

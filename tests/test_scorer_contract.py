@@ -12,7 +12,7 @@ import pytest
 
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.errors import UnscorableProbe, UnsupportedProbe
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import (ContinuationProbe, PairAnswer, PairProbe, Scored, ScorerInfo,
                               SentenceProbe, SlotProbe)
 from biasatlas.scorers.fake import FakeScorer
@@ -89,14 +89,14 @@ def test_one_scorer_for_two_runs_gives_each_run_only_its_own_skips(tmp_path):
         ("a0", "UNSCORABLE"), ("a1", "Fine."), ("a2", "NAN")]))
     second = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "b.csv", [
         ("b0", "Fine."), ("b1", "UNSCORABLE"), ("b2", "Also fine.")]))
-    run_a = evaluate(first, scorer)
-    run_b = evaluate(second, scorer)
+    run_a = run_benchmark(first, scorer)
+    run_b = run_benchmark(second, scorer)
     assert {s["id"]: s["reason"] for s in run_a.skipped} == {
         "a0": "this sentence cannot be scored", "a2": "non-finite score from the model"}
     assert {s["id"]: s["reason"] for s in run_b.skipped} == {"b1": "this sentence cannot be scored"}
     assert run_b.summary["n"] == 2 and run_b.summary["n_skipped"] == 1
     # The first run again, after the second: the same skips, nothing carried over.
-    assert evaluate(first, scorer).skipped == run_a.skipped
+    assert run_benchmark(first, scorer).skipped == run_a.skipped
 
 
 class TooLong(FakeScorer):
@@ -117,7 +117,7 @@ def test_a_chunk_of_only_unscorable_probes_is_skipped_not_the_end_of_the_run(tmp
     bench = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "c.csv", rows))
     first = chunked(bench.probes(bench.load()))[0]
     assert len(first) == 16 and all("LONG" in p.a for p in first)
-    run = evaluate(bench, TooLong())
+    run = run_benchmark(bench, TooLong())
     assert {s["id"] for s in run.skipped} == {f"p{i:02d}" for i in range(20)}
     assert {s["reason"] for s in run.skipped} == {"41 tokens exceed the model's 40"}
     assert run.summary["n"] == 20 and run.summary["n_skipped"] == 20
@@ -126,7 +126,7 @@ def test_a_chunk_of_only_unscorable_probes_is_skipped_not_the_end_of_the_run(tmp
 def test_a_run_none_of_whose_probes_can_be_scored_stops_with_the_reason(tmp_path):
     bench = CrowsPairs(dataset=None, data=_crows_file(tmp_path / "c.csv", [(f"p{i}", "LONG") for i in range(5)]))
     with pytest.raises(UnsupportedProbe, match=r"none of the 5 probes could be scored.*41 tokens exceed"):
-        evaluate(bench, TooLong())
+        run_benchmark(bench, TooLong())
 
 
 def test_a_kind_the_scorer_cannot_answer_still_stops_at_its_first_group():

@@ -16,7 +16,7 @@ from biasatlas.benchmarks.seat.data import FILES, read_test
 from biasatlas.benchmarks.seat.summary import SeatRunSummary
 from biasatlas.errors import DataError, UnknownName, UnsupportedProbe
 from biasatlas.hashing import sha256_file
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ScorerInfo
 from biasatlas.registry import load_scorer
 
@@ -98,7 +98,7 @@ def _planted_folder(tmp_path: Path, degrees_x, degrees_y):
 def test_planted_vectors_give_the_planted_d_and_the_oov_word_is_reported(tmp_path, isolated_run):
     degrees_x, degrees_y = [5, 10, 20, 30], [50, 60, 65, 70, 85]
     folder, vectors, _ = _planted_folder(tmp_path, degrees_x, degrees_y)
-    run = evaluate(Weat(data_dir=folder, n_resamples=50), load_scorer(str(vectors), "word-vectors"))
+    run = run_benchmark(Weat(data_dir=folder, n_resamples=50), load_scorer(str(vectors), "word-vectors"))
     sx = [math.cos(math.radians(t)) - math.sin(math.radians(t)) for t in degrees_x]
     sy = [math.cos(math.radians(t)) - math.sin(math.radians(t)) for t in degrees_y]
     planted = (np.mean(sx) - np.mean(sy)) / np.std(sx + sy, ddof=1)
@@ -118,8 +118,8 @@ def test_lowercase_fallback_is_recorded(tmp_path, isolated_run):
     test["targ1"]["examples"][0] = "X0"  # the file holds x0 only
     (folder / "planted.jsonl").write_text(json.dumps(test).replace('"x0"', '"X0"'))
     scorer = load_scorer(str(vectors), "word-vectors")
-    exact = evaluate(Weat(data_dir=folder, n_resamples=20), scorer).records[0]
-    fallback = evaluate(Weat(data_dir=folder, n_resamples=20, lowercase=True), scorer).records[0]
+    exact = run_benchmark(Weat(data_dir=folder, n_resamples=20), scorer).records[0]
+    fallback = run_benchmark(Weat(data_dir=folder, n_resamples=20, lowercase=True), scorer).records[0]
     assert exact["oov"]["targ1"] == ["X0", "zz"] and exact["n_targ1"] == 1
     assert fallback["lowercased"]["targ1"] == ["X0"] and fallback["n_targ1"] == 2 and fallback["oov"]["targ1"] == ["zz"]
 
@@ -132,7 +132,7 @@ def test_glove_and_word2vec_binary_read_the_same_vectors(tmp_path, isolated_run)
     binary = tmp_path / "vectors.bin"
     payload = b"".join(w.encode() + b" " + struct.pack("<3f", *v) + b"\n" for w, v in rows.items())
     binary.write_bytes(f"{len(rows)} 3\n".encode() + payload)
-    d = {path.name: evaluate(Weat(data_dir=folder, n_resamples=20), load_scorer(str(path), "word-vectors"))
+    d = {path.name: run_benchmark(Weat(data_dir=folder, n_resamples=20), load_scorer(str(path), "word-vectors"))
          .records[0]["d"] for path in (vectors, glove, binary)}
     assert d["glove.txt"] == d["vectors.txt"]
     assert d["vectors.bin"] == pytest.approx(d["vectors.txt"], abs=1e-6)  # float32 in the binary
@@ -152,7 +152,7 @@ def test_a_bad_vectors_line_names_the_file_and_line(tmp_path):
 @pytest.mark.slow  # about a second: the full suite runs it, the fast loop does not
 def test_weat_on_the_shared_word2vec_words_reports_every_oov_word(shared_data, isolated_run):
     vectors = shared_data / "weat" / "weat_w2v.txt"
-    run = evaluate(Weat(n_resamples=100, n_samples=20_000), load_scorer(str(vectors), "word-vectors"))
+    run = run_benchmark(Weat(n_resamples=100, n_samples=20_000), load_scorer(str(vectors), "word-vectors"))
     by_test = {r["test"]: r for r in run.records}
     assert list(by_test) == [f"weat{i}" for i in range(1, 11)]
     assert by_test["weat2"]["oov"]["targ2"] == ["axe"]  # the one weapon the file lacks

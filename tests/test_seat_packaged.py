@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from biasatlas.benchmarks.seat import Seat
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import EmbeddingProbe
 from biasatlas.registry import load_scorer
 
@@ -55,7 +55,7 @@ def test_minilm_mean_vectors_are_sentence_transformers_pooling():
 def test_minilm_sent_weat6_effect_size_equals_a_reference_on_its_vectors(shared_data, monkeypatch):
     monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
     scorer = load_scorer("all-minilm-l6-v2", "encoder")
-    run = evaluate(Seat(tests="weat6,sent-weat6", n_resamples=100, n_samples=20_000), scorer)
+    run = run_benchmark(Seat(tests="weat6,sent-weat6", n_resamples=100, n_samples=20_000), scorer)
     weat6, sent = run.records
     test = Seat(tests="weat6").load()[0]
     probes = [EmbeddingProbe(f"{r}{i}", w, "mean")

@@ -20,13 +20,13 @@ transformers = pytest.importorskip("transformers")
 
 from biasatlas.benchmarks.stereoset import StereoSet  # noqa: E402
 from biasatlas.benchmarks.stereoset.data import LABELS, Example, filler  # noqa: E402
-from biasatlas.pipeline import evaluate  # noqa: E402
+from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.registry import load_scorer  # noqa: E402
 
 
 def _run(model: Path, scorer: str, task: str, shared_data: Path, limit: int = 6, **options: object):
     bench = StereoSet(data=shared_data / "stereoset/dev.json", task=task, limit=limit, n_resamples=20, **options)
-    run = evaluate(bench, load_scorer(str(model), scorer))
+    run = run_benchmark(bench, load_scorer(str(model), scorer))
     items = {e.id: e for e in bench.load()}
     return run, items
 
@@ -197,7 +197,7 @@ def test_blank_at_sentence_start_and_blank_with_a_suffix(tiny_bert: Path, tiny_r
     # the original's filler is the whole word ("protected"); its context keeps "ed" after the BLANK
     assert filler(second, second.candidates[0]) == "protected" and slot(second, "x") == ("The mother was ", "ed.")
     for model in (tiny_bert, tiny_roberta):
-        run = evaluate(bench, load_scorer(str(model), "masked-lm"))
+        run = run_benchmark(bench, load_scorer(str(model), "masked-lm"))
         assert len(run.records) == 2 and not run.skipped
         assert all(r["stereotype_score"] > 0 for r in run.records)
 
@@ -205,7 +205,7 @@ def test_blank_at_sentence_start_and_blank_with_a_suffix(tiny_bert: Path, tiny_r
 def _reveal_run(model: Path, shared_data: Path, limit: int, **options: object):
     bench = StereoSet(data=shared_data / "stereoset/dev.json", task="intrasentence", limit=limit, n_resamples=20,
                       **options)
-    run = evaluate(bench, load_scorer(str(model), "masked-lm", multi_token="reveal"))
+    run = run_benchmark(bench, load_scorer(str(model), "masked-lm", multi_token="reveal"))
     return run, {e.id: e for e in bench.load()}
 
 

@@ -94,8 +94,8 @@ def test_cells_are_benchmarks_times_models(tmp_path):
     (("name = \"census\"", "name = \"censsu\""), "[[benchmark]] 2: unknown benchmark 'censsu'. Did you mean 'census'?"),
     (("dataset = \"fr\"", "dataset = \"fr-FR\""), "[[benchmark]] 1 (crows-pairs): unknown dataset 'fr-FR'"),
     (("dataset = \"fr\"", "data = \"missing.tsv\""), "[[benchmark]] 1 (crows-pairs): file "),
-    (("batch_size = 16", "batch_size = \"16\""), "[defaults], key 'batch_size': expected an integer or 'auto', "
-     "got '16'"),
+    (("batch_size = 16", "batch_size = \"16\""), "[defaults], key 'batch_size': batch size '16' is neither a "
+     "positive whole number nor 'auto'"),
     (("batch_size = 16", "batch_sise = 16"), "[defaults]: unknown model or engine option 'batch_sise'"),
     (("label = \"fake-b\"", "label = \"fake-a\""), "two cells would share the folder 'crows-pairs-fr__fake-a'"),
     (("id = \"fake\"\nlabel = \"fake-b\"", "id = \"./no-such-model\""),

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from biasatlas import registry
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import PairProbe
 from biasatlas.registry import load_scorer, register_benchmark
 from biasatlas.report import build_report, compare_runs, leaderboard, load_runs, render, render_html
@@ -48,8 +48,8 @@ def _expected(scorer) -> tuple[float, float, list[float]]:
 def two_runs(toy, tmp_path):
     """Run A with the registry's fake scorer; run B with one that boosts "She" sentences."""
     plain, boosted = load_scorer("fake"), FakeScorer(boost=("She",), bias=5.0)
-    a = write_run(evaluate(registry.load_benchmark(toy), plain), tmp_path / "a")
-    b = write_run(evaluate(registry.load_benchmark(toy), boosted), tmp_path / "b")
+    a = write_run(run_benchmark(registry.load_benchmark(toy), plain), tmp_path / "a")
+    b = write_run(run_benchmark(registry.load_benchmark(toy), boosted), tmp_path / "b")
     return (a, _expected(plain)), (b, _expected(boosted))
 
 

@@ -15,7 +15,7 @@ import pytest
 from biasatlas import registry
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import Scored, ScorerInfo
 from biasatlas.registry import load_scorer, register_scorer
 from biasatlas.scorers.base import Progress, Scorer
@@ -71,7 +71,7 @@ def test_registered_scorer_loads_by_name(served):
 
 def test_census_reads_a_served_masked_model_as_a_masked_model(served, tiny_bert):
     bench = Census(country="no", sample=2, seed=3, n_resamples=50)
-    run = evaluate(bench, served)
+    run = run_benchmark(bench, served)
     # The bug this fixes: a name other than "masked-lm" got "template" normalisation and a
     # causal reading, i.e. the wrapped model's P(i | t) renormalised as if a likelihood.
     assert run.summary["normalisation"] == "none"
@@ -79,14 +79,14 @@ def test_census_reads_a_served_masked_model_as_a_masked_model(served, tiny_bert)
     assert run.summary["multi_token"]["policy"] == "joint"
     assert run.config["benchmark"]["normalisation"] == "none"
     assert run.summary["scorer"] == "served-masked"
-    wrapped = evaluate(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
+    wrapped = run_benchmark(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
     assert _without_scorer_name(run) == _without_scorer_name(wrapped)
 
 
 def test_crows_pairs_scores_a_served_model_as_the_wrapped_one(served, tiny_bert, shared_data):
     bench = CrowsPairs(dataset=None, data=shared_data / "crows-pairs-en" / "crows_pairs_anonymized.csv",
                        limit=12)
-    run = evaluate(bench, served)
-    wrapped = evaluate(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
+    run = run_benchmark(bench, served)
+    wrapped = run_benchmark(bench, MaskedLMScorer(str(tiny_bert), batch_size=16))
     assert run.summary["n"] == 12 and run.summary["variant"] == "nangia"
     assert _without_scorer_name(run) == _without_scorer_name(wrapped)

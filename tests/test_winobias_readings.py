@@ -16,14 +16,14 @@ transformers = pytest.importorskip("transformers")
 
 from biasatlas.benchmarks.winobias import WinoBias  # noqa: E402
 from biasatlas.benchmarks.winogender.data import Slotted  # noqa: E402
-from biasatlas.pipeline import evaluate  # noqa: E402
+from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.registry import load_scorer  # noqa: E402
 from test_winogender_readings import _masked_reference  # noqa: E402
 
 
 def _run(model: Path, scorer: str, shared_data: Path):
     bench = WinoBias(data=shared_data / "winobias", split="dev", limit=6, n_resamples=20)
-    return evaluate(bench, load_scorer(str(model), scorer)), {p.id: p for p in bench.load()}
+    return run_benchmark(bench, load_scorer(str(model), scorer)), {p.id: p for p in bench.load()}
 
 
 def test_masked_reading_is_the_pronoun_probability_at_the_slot(tiny_roberta: Path, shared_data: Path) -> None:

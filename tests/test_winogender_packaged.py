@@ -11,7 +11,7 @@ import pytest
 from biasatlas.benchmarks.winobias import WinoBias
 from biasatlas.benchmarks.winogender import Winogender
 from biasatlas.errors import ModelError
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.registry import load_scorer
 
 pytestmark = pytest.mark.slow
@@ -45,7 +45,7 @@ def _sentence_logprob(gemma, text: str) -> float:
 
 def test_winogender_sample_reads_gemma_sentence_likelihoods(gemma, shared_data: Path) -> None:
     bench = Winogender(data=shared_data / "winogender", sample=6, seed=0, n_resamples=50)
-    run = evaluate(bench, load_scorer(MODEL, "causal-lm"))
+    run = run_benchmark(bench, load_scorer(MODEL, "causal-lm"))
     contexts = {c.id: c for c in bench.load()}
     assert run.summary["reading"] == "sentence-likelihood" and len(run.records) == 6
     for r in run.records:
@@ -56,7 +56,7 @@ def test_winogender_sample_reads_gemma_sentence_likelihoods(gemma, shared_data: 
 
 def test_winobias_sample_reads_gemma_sentence_likelihoods(gemma, shared_data: Path) -> None:
     bench = WinoBias(data=shared_data / "winobias", types="1", sample=5, seed=0, n_resamples=50)
-    run = evaluate(bench, load_scorer(MODEL, "causal-lm"))
+    run = run_benchmark(bench, load_scorer(MODEL, "causal-lm"))
     pairs = {p.id: p for p in bench.load()}
     assert len(run.records) == 5
     for r in run.records:

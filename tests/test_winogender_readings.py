@@ -18,7 +18,7 @@ transformers = pytest.importorskip("transformers")
 
 from biasatlas.benchmarks.winogender import Winogender  # noqa: E402
 from biasatlas.benchmarks.winogender.data import Slotted  # noqa: E402
-from biasatlas.pipeline import evaluate  # noqa: E402
+from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.registry import load_scorer  # noqa: E402
 
 # the first 26 contexts hold NOM, POSS (from the 5th) and ACC (the 25th) slots, and two neutral
@@ -28,7 +28,7 @@ LIMIT = 26
 
 def _run(model: Path, scorer: str, shared_data: Path):
     bench = Winogender(data=shared_data / "winogender", limit=LIMIT, n_resamples=20)
-    return evaluate(bench, load_scorer(str(model), scorer)), bench.load()
+    return run_benchmark(bench, load_scorer(str(model), scorer)), bench.load()
 
 
 def _masked_reference(model, tok, s: Slotted) -> float:

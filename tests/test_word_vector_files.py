@@ -19,7 +19,7 @@ import pytest
 
 from biasatlas.benchmarks.seat import Weat
 from biasatlas.errors import DataError
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import EmbeddingProbe
 from biasatlas.registry import load_scorer
 from test_seat_benchmark import _planted_folder
@@ -63,7 +63,7 @@ def test_a_word_listed_twice_keeps_its_first_vector_and_is_said(planted, tmp_pat
     else:
         path.write_text((f"{len(listed)} 3\n" if form == "word2vec" else "") + "".join(_row(w, v) for w, v in listed))
     scorer = load_scorer(str(path), "word-vectors")
-    run = evaluate(Weat(data_dir=folder, n_resamples=20), scorer)
+    run = run_benchmark(Weat(data_dir=folder, n_resamples=20), scorer)
     assert run.records[0]["d"] == pytest.approx(_d(DEGREES_X, DEGREES_Y), abs=1e-6)  # x0 at 5°, not 89°
     assert run.records[0]["d"] != pytest.approx(_d([89, *DEGREES_X[1:]], DEGREES_Y), abs=1e-3)
     said = capsys.readouterr().err
@@ -76,7 +76,7 @@ def test_a_zero_vector_is_named_not_called_equal_associations(planted, tmp_path,
     path = tmp_path / "zero.txt"
     rows = {**rows, "y1": (0.0, 0.0, 0.0)}
     path.write_text(f"{len(rows)} 3\n" + "".join(_row(w, v) for w, v in rows.items()))
-    (record,) = evaluate(Weat(data_dir=folder, n_resamples=20), load_scorer(str(path), "word-vectors")).records
+    (record,) = run_benchmark(Weat(data_dir=folder, n_resamples=20), load_scorer(str(path), "word-vectors")).records
     assert record["d"] is None
     assert "zero vector" in record["skip_reason"] and "'y1'" in record["skip_reason"]
     assert "equal" not in record["skip_reason"]

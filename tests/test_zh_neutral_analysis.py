@@ -14,7 +14,7 @@ from biasatlas.benchmarks.zh_neutral.analysis import (case_study, context_text, 
                                                       correlate_runs, read_records, topic_words,
                                                       topics)
 from biasatlas.errors import DataError
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.runs.folder import write_run
 from biasatlas.scorers.fake import FakeScorer
 
@@ -52,7 +52,7 @@ def runs(tmp_path_factory):
     out = {}
     for name, scorer in (("plain", FakeScorer()), ("male5", FakeScorer(boost=("他",), bias=5.0)),
                          ("male9", FakeScorer(boost=("他",), bias=9.0))):
-        out[name] = write_run(evaluate(ZhNeutral(topics_k=0), scorer), root / name)
+        out[name] = write_run(run_benchmark(ZhNeutral(topics_k=0), scorer), root / name)
     return out
 
 

@@ -18,7 +18,7 @@ from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokeniz
 from biasatlas.hashing import sha256_file
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.benchmarks.zh_neutral.data import demo_path
-from biasatlas.pipeline import evaluate
+from biasatlas.pipeline import run_benchmark
 from biasatlas.scorers.causal_lm import CausalLMScorer
 from biasatlas.scorers.masked_lm import MaskedLMScorer
 from reference_impls import causal_sentence_ll
@@ -59,7 +59,7 @@ def test_single_token_b_equals_the_logit_difference(bert, masked_scorer):
     """Under one softmax, log P(m) - log P(f) = logit(m) - logit(f): the normaliser cancels."""
     model, tok = bert
     bench = ZhNeutral(pairs=("他/她", "男/女"), topics_k=0)
-    run = evaluate(bench, masked_scorer)
+    run = run_benchmark(bench, masked_scorer)
     assert run.summary["n"] == 10 and run.summary["n_skipped"] == 0
     answers = masked_scorer.score(bench.probes(bench.load()))
     in_base10 = {r["id"]: r["b"] for r in ZhNeutral(pairs=bench.pairs, log_base="10", topics_k=0)
@@ -77,7 +77,7 @@ def test_single_token_b_equals_the_logit_difference(bert, masked_scorer):
 def test_two_character_keywords_are_masked_jointly(bert, masked_scorer):
     """爸爸/妈妈: two masks each; b = Σ log P over both masks (one pass) for 爸爸 − for 妈妈."""
     model, tok = bert
-    run = evaluate(ZhNeutral(pairs=("爸爸/妈妈",), topics_k=0), masked_scorer)
+    run = run_benchmark(ZhNeutral(pairs=("爸爸/妈妈",), topics_k=0), masked_scorer)
     assert run.summary["n"] == 5
     for r in run.records:
         left, right = r["sentence"][: r["offset"]], r["sentence"][r["offset"] + 2:]
@@ -90,11 +90,11 @@ def test_unequal_token_counts_skip_or_compare(bert, masked_scorer, tmp_path):
     model, tok = bert
     path = tmp_path / "unequal.jsonl"
     path.write_text(json.dumps(UNEQUAL, ensure_ascii=False) + "\n", encoding="utf-8")
-    run = evaluate(ZhNeutral(data=path, topics_k=0), masked_scorer)
+    run = run_benchmark(ZhNeutral(data=path, topics_k=0), masked_scorer)
     assert run.records == [] and run.summary["skip_reasons"] == {"unequal_masks": 1}
     assert "丈夫 is 2 token(s), 妻 is 1" in run.skipped[0]["reason"]
     # The documented alternative: 2 joint masks for 丈夫 against 1 mask for 妻.
-    run = evaluate(ZhNeutral(data=path, unequal_masks="compare", topics_k=0), masked_scorer)
+    run = run_benchmark(ZhNeutral(data=path, unequal_masks="compare", topics_k=0), masked_scorer)
     right = UNEQUAL["sentence"][2:]
     expected = _joint_logprob(model, tok, "", "丈夫", right) - _joint_logprob(model, tok, "", "妻", right)
     assert run.records[0]["b"] == pytest.approx(expected, abs=1e-4)
@@ -125,7 +125,7 @@ def test_causal_b_is_the_sentence_log_likelihood_difference(tiny_gpt2, tmp_path)
     path.write_text("\n".join(demo[::10]) + "\n" + json.dumps(UNEQUAL, ensure_ascii=False) + "\n",
                     encoding="utf-8")
     scorer = CausalLMScorer(str(tiny_gpt2), batch_size=8)
-    run = evaluate(ZhNeutral(data=path, log_base="2", topics_k=0), scorer)
+    run = run_benchmark(ZhNeutral(data=path, log_base="2", topics_k=0), scorer)
     # No masks: the unequal pair is scored, not skipped.
     assert run.summary["n"] == 9 and run.summary["n_skipped"] == 0
     assert run.summary["masks_checked"] is False

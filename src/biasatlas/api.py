@@ -82,12 +82,12 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     dict given to consecutive calls on one model loads it once (the runs of ``--sensitivity``, a
     suite's cells of one model); a call on another model lets it go first.
     """
-    from .pipeline import evaluate as run_pipeline
+    from .pipeline import run_benchmark
     from .registry import renamed_config
     from .runs.folder import claim_run_folder, write_run
 
     bench = request.bench
-    request.scored.load()  # bad data or options fail here, before any model
+    request.scored_benchmark.load()  # bad data or options fail here, before any model
     model = request.scorer_options
     folder = None if out is None else Path(out)
     lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force,
@@ -103,7 +103,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         scorer = _scorer(model, scorers, log, bench.name)
         if folder is not None and not force:
             _same_served_model(folder, scorer)
-        run = run_pipeline(request.scored, scorer, progress=progress, cache=store, refresh=refresh,
+        run = run_benchmark(request.scored_benchmark, scorer, progress=progress, cache=store, refresh=refresh,
                            engine=runner, announce=announce)
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})

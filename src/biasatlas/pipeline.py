@@ -61,9 +61,9 @@ class Planned:
     work: Mapping[str, int]
 
 
-def evaluate(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
-             cache: ScoreCache | None = None, refresh: bool = False,
-             engine: ScoringEngine | None = None, announce: Callable[[Planned], None] | None = None) -> Run:
+def run_benchmark(benchmark: Benchmark, scorer: Scorer, *, progress: bool = False,
+                  cache: ScoreCache | None = None, refresh: bool = False,
+                  engine: ScoringEngine | None = None, announce: Callable[[Planned], None] | None = None) -> Run:
     """Run ``benchmark`` with ``scorer`` and return the run record.
 
     ``engine`` scores the chunks (:mod:`biasatlas.scorers.engines`): None or a

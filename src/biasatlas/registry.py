@@ -150,9 +150,9 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
         lookup("scorer", SCORERS, scorer)
     preflight(kw)
     if kw.get("dtype") is not None:  # an alias (bf16) reaches the scorer by its torch name
-        from .scorers.preflight import canonical_dtype
+        from .values import canonical_dtype
 
-        kw["dtype"] = canonical_dtype(str(kw["dtype"]))
+        kw["dtype"] = canonical_dtype(kw["dtype"])
     if scorer == "auto":
         kind = scorer_kind(model, trust_remote_code=bool(kw.get("trust_remote_code")), revision=kw.get("revision"))
     else:
@@ -170,12 +170,13 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
 
 def preflight(options: dict[str, Any]) -> None:
     """Check the device and dtype options (when given) before anything loads."""
-    from .scorers.preflight import check_device, check_dtype
+    from .scorers.preflight import check_device
+    from .values import canonical_dtype
 
     if options.get("device") is not None:
-        check_device(str(options["device"]))
+        check_device(options["device"])
     if options.get("dtype") is not None:
-        check_dtype(str(options["dtype"]))
+        canonical_dtype(options["dtype"])
 
 
 def check_variant(kind: str, variant: str | None) -> None:

@@ -45,12 +45,13 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import BiasAtlasError, DataError, did_you_mean
+from .errors import BiasAtlasError, DataError, UsageError, did_you_mean
 from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label, literal_values
 from .sensitivity import Planned
 from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
 from .suite_sensitivity import (CELL_KEYS, CellRun, cell_run, claims, finished, plan_lines, planned, report_folder,
                                 write_stability)
+from .values import CHECKS
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "grid_suite", "read_suite", "run_suite"]
 
@@ -106,7 +107,7 @@ class Cell:
         engine = self.request.engine
         model_set += [f"{f.name}={getattr(engine, f.name)!r}" for f in fields(EngineOptions)
                       if getattr(engine, f.name) != f.default]
-        scored = self.request.scored if self.run.exclude_flagged else bench
+        scored = self.request.scored_benchmark if self.run.exclude_flagged else bench
         bound = self.request.scorer_options.bound(scored, self.kind) if self.kind else scored
         items = bound.load()
         probes = bound.probes(items)
@@ -333,9 +334,9 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
     hints = {**typing.get_type_hints(ModelOptions), **typing.get_type_hints(EngineOptions)}
     settings: dict[str, Any] = {}
     for key, value in {**defaults, **{k: v for k, v in entry.items() if k in RUN_OPTIONS}}.items():
-        try:
-            settings[key] = _coerce(value, hints[key], base)
-        except _Mismatch as exc:
+        try:  # batch size, dtype, device: the one check each (biasatlas.values), as the command line's
+            settings[key] = CHECKS[key](value) if key in CHECKS else _coerce(value, hints[key], base)
+        except (_Mismatch, UsageError) as exc:
             raise SuiteError(path, f"{where if key in entry else '[defaults]'}, key {key!r}", str(exc)) from None
     is_path = model_id.startswith(("./", "../", "~", "/"))
     model = str(_relative_to(base, model_id)) if is_path else model_id

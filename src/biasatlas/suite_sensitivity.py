@@ -67,7 +67,7 @@ def planned(request: RunRequest, run: CellRun) -> tuple[Planned, ...]:
     """The runs of a sensitivity cell (:func:`biasatlas.sensitivity.plan`, which refuses a kind as
     ``run --sensitivity`` does), none for a plain one; the request checked as ``run`` checks it
     (``exclude_flagged`` where the spec lints nothing is refused)."""
-    request.scored  # noqa: B018 - the property refuses exclude_flagged without a lint
+    request.scored_benchmark  # noqa: B018 - the property refuses exclude_flagged without a lint
     return () if run.sensitivity is None else tuple(plan(request, run.sensitivity))
 
 

@@ -1,5 +1,5 @@
 """What the run commands (:mod:`.run`) and ``biasatlas suite`` share: the run's own flags, the
-packaged models' notes, ``--batch-size``'s parser, and the call that runs a request and prints it.
+packaged models' notes, ``--batch-size``'s parser, and the calls that run a request and print it.
 
 A run's model and engine flags are not declared here: they are the fields of
 :class:`~biasatlas.request.ModelOptions` and :class:`~biasatlas.request.EngineOptions`.
@@ -12,9 +12,9 @@ from typing import Annotated, Literal
 
 import typer
 
-from ..request import DEFAULT_MODEL, RunRequest, check_batch_size
-from ..scorers.base import BatchSize
+from ..request import DEFAULT_MODEL, RunRequest
 from ..scorers.packaged import PACKAGED_MODELS
+from ..values import BatchSize, check_batch_size
 
 #: What each packaged model is, for ``--help`` and ``biasatlas list``: both are 4-bit
 #: quantised GGUF files, dequantised to float32 once on first use, and one is a chat model.
@@ -23,13 +23,13 @@ PACKAGED_NOTES: dict[str, str] = {name: spec.summary + (", default" if name == D
 
 
 def batch_size(text: str) -> BatchSize:
-    """``--batch-size``: the request's own check (:func:`~biasatlas.request.check_batch_size`)
-    of a number of rows or ``auto``, as a usage error."""
+    """``--batch-size``: the text read as a number where it is digits, then the one check of a
+    batch size (:func:`~biasatlas.values.check_batch_size`), as a usage error."""
     from ..errors import UsageError
 
     word = text.strip()
     try:
-        return check_batch_size("auto" if word.lower() == "auto" else int(word) if word.isdigit() else word)
+        return check_batch_size(int(word) if word.isdigit() else word)
     except UsageError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -53,8 +53,8 @@ Force = Annotated[bool, typer.Option("--force", help="Replace the run in --out w
                                      "(a folder that is not a run folder is never replaced).")]
 
 
-def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, refresh: bool = False,
-            force: bool = False, label: str | None = None) -> None:
+def run_and_print(request: RunRequest, out: Path | None, *, no_cache: bool = False, refresh: bool = False,
+                  force: bool = False, label: str | None = None) -> None:
     """Run ``request`` through :func:`biasatlas.api.execute` (the score cache unless ``no_cache``), print
     the table and where the run folder is.
 
@@ -63,15 +63,15 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
     """
     from rich.console import Console
 
-    from ..api import execute as run_request
+    from ..api import execute
 
     console = Console(stderr=True)
 
     def say(line: str) -> None:  # soft_wrap: one line each, wrapped by the terminal, never cut by rich
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
-    run = run_request(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say,
-                      label=label)
+    run = execute(request, out=out, force=force, cache=not no_cache, refresh=refresh, progress=True, log=say,
+                  label=label)
     Console().print(run.table())
     lint = run.summary_dict.get("lint")
     if isinstance(lint, dict) and lint.get("flagged"):
@@ -88,8 +88,8 @@ def execute(request: RunRequest, out: Path | None, *, no_cache: bool = False, re
         console.print(f"run folder: {out}", markup=False, highlight=False)
 
 
-def execute_sensitivity(request: RunRequest, kind: str, out: Path | None, *, no_cache: bool = False,
-                        refresh: bool = False, force: bool = False, label: str | None = None) -> None:
+def run_sensitivity_and_print(request: RunRequest, kind: str, out: Path | None, *, no_cache: bool = False,
+                              refresh: bool = False, force: bool = False, label: str | None = None) -> None:
     """Run ``request`` under ``kind``'s perturbations (:func:`biasatlas.sensitivity.run`) and print its
     tables, then where they are saved."""
     from rich.console import Console

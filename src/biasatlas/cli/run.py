@@ -27,8 +27,8 @@ import typer
 from typer.core import TyperGroup
 
 from ..scorers.packaged import PACKAGED_MODELS
-from .options import (ExcludeFlagged, Force, Label, NoCache, Out, Refresh, Sensitivity, batch_size, execute,
-                      execute_sensitivity)
+from .options import (ExcludeFlagged, Force, Label, NoCache, Out, Refresh, Sensitivity, batch_size, run_and_print,
+                      run_sensitivity_and_print)
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
                                                          "Run options")
@@ -191,7 +191,7 @@ def with_default_data(spec: Any) -> str:
 
 
 def _run(spec: Any, values: dict[str, Any]) -> None:
-    """The request the command line asked for, run through :func:`.options.execute`."""
+    """The request the command line asked for, run through :func:`.options.run_and_print`."""
     from ..request import EngineOptions, ModelOptions, RunRequest
 
     bench = benchmark_values(spec, values)
@@ -202,9 +202,9 @@ def _run(spec: Any, values: dict[str, Any]) -> None:
     run = {"no_cache": values["no_cache"], "refresh": values["refresh"], "force": values["force"],
            "label": values["label"]}
     if values["sensitivity"] is None:
-        execute(request, values["out"], **run)
+        run_and_print(request, values["out"], **run)
     else:
-        execute_sensitivity(request, values["sensitivity"], values["out"], **run)
+        run_sensitivity_and_print(request, values["sensitivity"], values["out"], **run)
 
 
 def _from_flag(value: Any, flag: Any) -> Any:
@@ -253,7 +253,7 @@ def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspe
 def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Parameter:
     """A field of a request record as a flag: its help from the field's metadata."""
     from ..registry import SCORERS, VARIANTS
-    from ..scorers.preflight import DTYPE_ALIASES, DTYPES
+    from ..values import DTYPE_ALIASES, DTYPES
 
     hint = typing.get_type_hints(record)[field.name]
     optional, base = _optional(hint)
@@ -267,6 +267,8 @@ def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Pa
                "variant": tuple(dict.fromkeys(v for names in VARIANTS.values() for v in names))}.get(field.name)
     if choices or _choices(base):
         base = Literal[tuple(choices or _choices(base))]
+    if field.name == "dtype":  # BF16 as bf16: the one dtype check ignores case (biasatlas.values)
+        extra["case_sensitive"] = False
     if field.name == "model":
         decls = ("--model", "-m")
         packaged = ", ".join(f"{name} ({spec.tuning.split(',')[0]})" for name, spec in PACKAGED_MODELS.items())

@@ -1,6 +1,6 @@
 """Where shard tasks run: in this process, in local worker processes, or on Ray Data.
 
-All three call the same :func:`biasatlas.mining.stages.execute` on the same tasks, and
+All three call the same :func:`biasatlas.mining.stages.run_shard` on the same tasks, and
 tasks write their own files, so the outputs do not depend on the engine or the number of
 workers. Ray is optional (``pip install "ray[data]"``); on a cluster the corpus and the
 output folder must sit on a filesystem every node can see.

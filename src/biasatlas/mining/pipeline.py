@@ -34,7 +34,7 @@ from biasatlas.mining.lexicon import DEFAULT_PAIRS, KeywordPair, Lexicon
 from biasatlas.mining.name_eval import evaluate_name_filter, read_bio_sentences
 from biasatlas.mining.records import Candidate, iter_rows, read_candidates, write_row
 from biasatlas.mining.sources import Format, plan_shards
-from biasatlas.mining.stages import SHARD_STAGES, MiningParams, ShardTask, execute, resources
+from biasatlas.mining.stages import SHARD_STAGES, MiningParams, ShardTask, resources, run_shard
 from biasatlas.textfiles import json_lines_text
 
 Progress = Callable[[str, int, int], None]
@@ -125,7 +125,7 @@ class _Run:
         manifests: list[dict | None] = [load_done(t.step()) for t in tasks]
         todo = [i for i, m in enumerate(manifests) if m is None]
         self.progress(stage, len(tasks) - len(todo), len(tasks))
-        for done, (k, manifest) in enumerate(engine.map(execute, [tasks[i] for i in todo]), 1):
+        for done, (k, manifest) in enumerate(engine.map(run_shard, [tasks[i] for i in todo]), 1):
             manifests[todo[k]] = manifest
             self.progress(stage, len(tasks) - len(todo) + done, len(tasks))
         (self.ran if todo else self.skipped).append(stage)

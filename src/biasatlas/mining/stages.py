@@ -5,7 +5,7 @@
 ``segment`` jieba: keyword must be a whole word, exactly one, no other gendered word
 ``names``   person-name filter
 
-Each stage is a pure function of one record (and read-only resources); ``execute``
+Each stage is a pure function of one record (and read-only resources); ``run_shard``
 streams a shard through it and writes the kept records and a manifest via
 :mod:`checkpoint`. Only sentences holding some keyword string leave ``match``: writing
 every sentence of a 10-billion-character corpus would copy it for nothing, and the
@@ -188,7 +188,7 @@ def _run_filter(task: ShardTask, res: Resources, writer) -> dict:
             "out_by_pair": dict(by_pair)}
 
 
-def execute(task: ShardTask) -> dict:
+def run_shard(task: ShardTask) -> dict:
     """Run one stage over one shard and return its manifest (the worker entry point)."""
     res = resources(task.params)
     runner = _run_match if task.stage == "match" else _run_filter

@@ -261,7 +261,7 @@ COMMON_TYPES: dict[str, FieldCheck] = {"benchmark": string, "dataset": string, "
                                        "label": string,
                                        "provenance": obj({"scorer": obj({})})}
 CONFIG_TYPES: dict[str, FieldCheck] = {"benchmark": obj({}), "scorer": obj({})}
-#: The summary fields every run has written since the first version (``pipeline.evaluate``): a
+#: The summary fields every run has written since the first version (``pipeline.run_benchmark``): a
 #: summary without them (``{}``, another program's JSON) is no run's, and is refused.
 NAMED_BY_EVERY_RUN: tuple[str, ...] = ("benchmark", "model")
 

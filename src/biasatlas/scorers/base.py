@@ -14,7 +14,7 @@ Model scorers (:class:`ModelScorer`) build their work as :class:`Job` s, each a 
 requests (model rows) that one engine call runs, and how the values become answers.
 :meth:`ModelScorer.plan` counts the distinct rows of those jobs without running them.
 Every model scorer takes the same ``batch_size`` (:data:`DEFAULT_BATCH_SIZE` rows, or
-``"auto"``: :func:`batch_size_request`, :func:`largest_fitting`).
+``"auto"``: :func:`biasatlas.values.check_batch_size`, :func:`largest_fitting`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-from ..errors import UnscorableProbe, UnsupportedProbe, UsageError
+from ..errors import UnscorableProbe, UnsupportedProbe
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, NextSentenceProbe, PairProbe, Probe, Scored,
                       ScorerInfo, SentenceProbe, SlotProbe)
 from .resume import EVERY_ROW, Interrupted, Watch, batches_needed, run_jobs
@@ -43,7 +43,6 @@ P = TypeVar("P", bound=Probe)
 #: Rows per forward pass unless the user says otherwise: the same for every model scorer,
 #: in the Python API and on the command line.
 DEFAULT_BATCH_SIZE = 64
-BatchSize = int | Literal["auto"]
 #: Fingerprint keys that change how scores are computed, not what they are: rows per
 #: batch, the device, how attention is computed (SDPA or eager), where layers are placed; a
 #: served model's requests in flight, its key's variable and its timeout; and how many of a
@@ -395,24 +394,6 @@ def _recording(build: Callable[[list[Any]], Iterable[Job]],
             calls.append(job)
 
     return attempt
-
-
-def batch_size_request(value: Any) -> BatchSize:
-    """A ``batch_size`` option as given: a positive number of rows, or ``"auto"``.
-
-    ``"auto"`` finds, on a CUDA device, the largest batch that fits in its memory
-    (:func:`largest_fitting`, once per model, dtype and device in a process); elsewhere it
-    is :data:`DEFAULT_BATCH_SIZE`.
-    """
-    if isinstance(value, str) and value.strip().lower() == "auto":
-        return "auto"
-    try:
-        rows = int(value)
-    except (TypeError, ValueError):
-        rows = 0
-    if rows < 1 or isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-        raise UsageError(f"batch size {value!r} is neither a positive number of rows nor 'auto'")
-    return rows
 
 
 def largest_fitting(run: Callable[[int], None], limit: int) -> int:

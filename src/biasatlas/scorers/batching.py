@@ -24,7 +24,8 @@ from functools import partial
 from typing import Any, TypeVar
 
 from ..probes import Answer, SlotAnswer
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, largest_fitting
+from ..values import BatchSize
+from .base import DEFAULT_BATCH_SIZE, Job, largest_fitting
 from .resume import EVERY_ROW, Watch, launched
 
 T = TypeVar("T")
@@ -87,7 +88,7 @@ class BatchLimits:
 
 def batch_limits(requested: BatchSize, device: str, tokens: int, probe: Callable[[int], None],
                  key: tuple[Any, ...], *, by_tokens: bool = True) -> BatchLimits:
-    """Resolve ``batch_size`` (:func:`~biasatlas.scorers.base.batch_size_request`).
+    """Resolve ``batch_size`` (:func:`~biasatlas.values.check_batch_size`).
 
     ``tokens`` is the token budget without ``"auto"``; ``probe(n)`` runs ``n`` rows of
     :data:`AUTO_PROBE_WIDTH` tokens as the engine does and waits for them. On CUDA,

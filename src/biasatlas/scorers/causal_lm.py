@@ -45,7 +45,8 @@ from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInf
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
+from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets,
                        to_device, token_batches, token_limits, unpadded)
@@ -104,7 +105,7 @@ class CausalLMScorer(ModelScorer):
         if variant not in PAIR_VARIANTS:
             raise UnsupportedProbe(f"causal-lm pair variant {variant!r} unknown; "
                                    f"choose one of {', '.join(PAIR_VARIANTS)}")
-        requested = batch_size_request(batch_size)
+        requested, dtype, device = check_batch_size(batch_size), canonical_dtype(dtype), check_device_name(device)
         self.variant = variant
         self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)

@@ -30,7 +30,8 @@ from typing import Any
 
 from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Hook, Progress, Scorer
+from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
+from .base import DEFAULT_BATCH_SIZE, Hook, Progress, Scorer
 from .resume import Interrupted
 from .inmemory import InMemoryModel
 from .loading import check_tokenizer, model_provenance, resolve, torch_dtype
@@ -61,6 +62,11 @@ def packaged_encoder_path(name: str) -> str:
     return str(module.get_model_path())
 
 
+#: ``batch_size="auto"``: the encoder searches no device memory (its batches are a few short
+#: sentences), so auto is this many texts per forward pass, as it has been since the scorer came.
+AUTO_ROWS = 16
+
+
 class EncoderScorer(Scorer):
     """Pooled last-layer vectors of a transformers model (module docstring)."""
 
@@ -71,8 +77,9 @@ class EncoderScorer(Scorer):
                  revision: str | None = None, trust_remote_code: bool = False) -> None:
         if variant != "hidden-states":
             raise UnsupportedProbe(f"encoder variant {variant!r} unknown; it has one: hidden-states")
+        requested, dtype, device = check_batch_size(batch_size), canonical_dtype(dtype), check_device_name(device)
         self.variant, self.dtype, self.revision, self.device = variant, dtype, revision, device
-        self.batch_size = 16 if batch_size == "auto" else int(batch_size)
+        self.batch_size = AUTO_ROWS if requested == "auto" else requested
         if isinstance(model, str) and model in PACKAGED_ENCODERS:
             # recorded under the name the user gave, with its folder as the location
             self.resolved = replace(resolve(packaged_encoder_path(model)), name=model)

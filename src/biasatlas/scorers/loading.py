@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from ..errors import ModelError
 from ..hashing import sha256_file
+from ..values import canonical_dtype
 from .inmemory import IN_MEMORY, InMemoryModel
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".model", ".json", ".txt")
@@ -372,9 +373,7 @@ def _weight_file_errors() -> tuple[type[BaseException], ...]:
 
 
 def torch_dtype(name: str) -> Any:
+    """torch's dtype for ``name`` (an alias too: :func:`biasatlas.values.canonical_dtype`)."""
     import torch
 
-    table = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-    if name not in table:
-        raise ModelError(f"unknown dtype {name!r}; choose one of {', '.join(table)}")
-    return table[name]
+    return getattr(torch, canonical_dtype(name))

@@ -43,7 +43,8 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairA
                       ScorerInfo, SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, Progress, batch_size_request
+from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
+from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
 from .resume import EVERY_ROW, Interrupted, Stopped, Watch
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
@@ -103,7 +104,7 @@ class MaskedLMScorer(ModelScorer):
         if multi_token not in MULTI_TOKEN_POLICIES:
             raise UnsupportedProbe(f"multi-token policy {multi_token!r} unknown; "
                                    f"choose one of {', '.join(MULTI_TOKEN_POLICIES)}")
-        requested = batch_size_request(batch_size)
+        requested, dtype, device = check_batch_size(batch_size), canonical_dtype(dtype), check_device_name(device)
         self.variant, self.multi_token = variant, multi_token
         self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)

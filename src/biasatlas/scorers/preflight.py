@@ -13,14 +13,12 @@ import os
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
-from ..errors import ModelError, ModelNotFound, UsageError, did_you_mean
+from ..errors import ModelError, ModelNotFound, UsageError
+from ..values import check_device_name
 from .packaged import PACKAGED_MODELS, check_installed, is_packaged_model
 
-#: The weights' dtypes a run may ask for (float32 by default; bfloat16/float16 on a GPU).
-Dtype = Literal["float32", "float16", "bfloat16"]
-DTYPES: tuple[str, ...] = get_args(Dtype)
 #: How long the hub may take to answer before it counts as unreachable (seconds).
 HUB_TIMEOUT = 3.0
 _TRUE = {"1", "on", "yes", "true"}
@@ -29,44 +27,20 @@ _TRUE = {"1", "on", "yes", "true"}
 _reachable: set[tuple[str, str | None]] = set()
 
 
-#: Short names people type for the dtypes (accelerate's and most training scripts' spelling).
-DTYPE_ALIASES: dict[str, str] = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
-
-
-def canonical_dtype(dtype: str) -> str:
-    """``dtype`` by its torch name (``bf16`` → ``bfloat16``; case is ignored), refused as
-    :func:`check_dtype` refuses it. Runs record the torch name, so an alias scores and caches
-    exactly as the name it stands for."""
-    name = dtype.lower() if isinstance(dtype, str) else dtype
-    name = DTYPE_ALIASES.get(name, name)
-    if name not in DTYPES:
-        raise did_you_mean("dtype", dtype, (*DTYPES, *DTYPE_ALIASES))
-    return name
-
-
-def check_dtype(dtype: str) -> None:
-    """Refuse a dtype name torch's loaders would reject only after reading the config."""
-    canonical_dtype(dtype)
-
-
 def check_device(device: str) -> None:
     """Refuse a device this torch build cannot use (CUDA on a CPU-only build, an absent GPU
-    index, MPS off macOS), naming the build, before any weights are read."""
-    if device == "cpu":
+    index, MPS off macOS), naming the build, before any weights are read. A name torch does not
+    spell is refused first, by :func:`biasatlas.values.check_device_name`."""
+    if check_device_name(device) == "cpu":
         return
     import torch
 
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, ValueError) as exc:
-        raise UsageError(f"unknown device {device!r}: use cpu, cuda, cuda:N or mps") from exc
+    parsed = torch.device(device)
     if parsed.type == "cuda":
         _check_cuda(device, parsed.index, torch)
     elif parsed.type == "mps" and not _mps_available(torch):
         raise UsageError(f"device {device!r}: this torch build ({torch.__version__}) has no usable MPS "
                          "backend (Apple silicon only); use --device cpu")
-    elif parsed.type not in ("cpu", "cuda", "mps"):
-        raise UsageError(f"device {device!r} is not supported: use cpu, cuda, cuda:N or mps")
 
 
 def _check_cuda(device: str, index: int | None, torch: Any) -> None:

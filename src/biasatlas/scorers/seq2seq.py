@@ -48,7 +48,8 @@ from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
+from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer
 from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
 from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
@@ -80,7 +81,7 @@ class Seq2SeqScorer(ModelScorer):
         if variant not in VARIANTS:
             raise UnsupportedProbe(f"seq2seq variant {variant!r} unknown; choose one of "
                                    f"{', '.join(VARIANTS)}")
-        requested = batch_size_request(batch_size)
+        requested, dtype, device = check_batch_size(batch_size), canonical_dtype(dtype), check_device_name(device)
         self.variant = variant
         self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)

@@ -40,6 +40,7 @@ from typing import Any
 from ..errors import UnsupportedProbe, UsageError, did_you_mean
 from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotAnswer, SlotProbe)
+from ..values import canonical_dtype, check_batch_size
 from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
 from .batching import chunks
 from .resume import EVERY_ROW, Stopped, Watch
@@ -82,12 +83,12 @@ class ServedScorer(ModelScorer):
         ``sleep`` are for tests (an in-process server, no real waits)."""
         if variant != "sentence-ll":
             raise UnsupportedProbe(f"served pair variant {variant!r} unknown; the served scorer reads sentence-ll")
-        if batch_size == "auto":
+        if check_batch_size(batch_size) == "auto":  # a server's memory is its own: auto is the default
             batch_size = DEFAULT_BATCH_SIZE
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
-        self.variant, self.dtype, self.start_token = variant, dtype, check_start_token(start_token)
-        self.batch_size, self.concurrency = int(batch_size), concurrency
+        self.variant, self.dtype, self.start_token = variant, canonical_dtype(dtype), check_start_token(start_token)
+        self.batch_size, self.concurrency = batch_size, concurrency
         self.endpoint = Endpoint.parse(model)
         extra = {"sleep": sleep} if sleep is not None else {}
         self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,

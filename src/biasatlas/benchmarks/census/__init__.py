@@ -12,7 +12,7 @@ normative and descriptive scores. See ``docs/benchmarks/census.md`` and METHODS.
 
 ``answers = scorer.score(plan.probes)`` and ``compute_metrics(plan, answers)`` close the
 loop; ``build_probes`` returns the probes alone. :class:`Census` (``benchmark.py``) is
-the same benchmark for :func:`biasatlas.pipeline.evaluate` and ``biasatlas run census``;
+the same benchmark for :func:`biasatlas.pipeline.run_benchmark` and ``biasatlas run census``;
 ``SPEC`` (``spec.py``) is the benchmark as the registry and the report see it, with its
 typed summary (``summary.py``) and what the terminal and the report show (``view.py``).
 """

@@ -11,7 +11,7 @@ Two methods share the benchmark (:mod:`.methods`): ``touileb2023`` (the paper) a
 ``gebnlp2022`` (its Norwegian predecessor), each saying which occupations it scores,
 which probes it asks, its normalisation rule and how answers become scores.
 
-Two optional hooks let :func:`biasatlas.pipeline.evaluate` tell the benchmark about its
+Two optional hooks let :func:`biasatlas.pipeline.run_benchmark` tell the benchmark about its
 scorer: :meth:`Census.bind` records the scorer's :class:`~biasatlas.probes.ScorerInfo`,
 which resolves ``normalisation="auto"`` (``none`` when the answer is P(i | t) read at a
 mask; ``template`` when it is a sentence log-likelihood, as from causal and seq2seq LMs),
@@ -209,11 +209,11 @@ class Census:
         reading = self.published.reading(self)
         if reading == "auto":
             raise ValueError("causal_reading='auto' depends on the scorer: run through "
-                             "biasatlas.pipeline.evaluate, call bind(scorer.info), or pass "
+                             "biasatlas.pipeline.run_benchmark, call bind(scorer.info), or pass "
                              "causal_reading='conditional' or 'joint'")
         return reading
 
-    # -- scorer hooks (called by pipeline.evaluate) ------------------------------------------
+    # -- scorer hooks (called by pipeline.run_benchmark) ------------------------------------------
     def bind(self, info: ScorerInfo) -> Census:
         """This benchmark set up for a scorer whose answers mean what ``info`` says."""
         bound = replace(self, scorer=info)
@@ -234,7 +234,7 @@ class Census:
         normalisation = self.published.normalisation(self)
         if normalisation == "auto":
             raise ValueError("normalisation='auto' depends on the scorer: run through "
-                             "biasatlas.pipeline.evaluate, call bind(scorer.info), or pass "
+                             "biasatlas.pipeline.run_benchmark, call bind(scorer.info), or pass "
                              "normalisation='none' (masked LM) or 'template' (causal/seq2seq)")
         return normalisation
 
