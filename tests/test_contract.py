@@ -121,7 +121,8 @@ def test_every_registered_benchmark_runs_its_example_writes_and_reads_it_back_ty
     typed = encode(view.typed_summary)
     assert {key: saved.get(key, "<missing>") for key in typed} == _as_json(typed)
     assert json.loads((view.path / "config.json").read_text(encoding="utf-8"))["benchmark"]["benchmark"] == name
-    _has_headlines(view, spec)
+    if registry.BENCHMARKS[name].startswith("biasatlas."):  # biasatlas's own have headlines; a plugin may not
+        _has_headlines(view, spec)
 
 
 def _as_json(value: Any) -> Any:
