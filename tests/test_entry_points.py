@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,13 @@ from biasatlas import registry
 
 TOY = Path(__file__).with_name("toy_benchmark.py")
 NAME = "ext-pronouns"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _declared_in_pyproject() -> dict[str, str]:
+    """biasatlas's own benchmarks as its pyproject.toml declares them: name → module."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return dict(project["entry-points"][registry.ENTRY_POINTS])
 
 
 def _dist_info(folder: Path, project: str, entries: dict[str, str]) -> None:
@@ -40,10 +48,10 @@ def test_installed_packages_add_benchmarks_after_biasatlas_own(tmp_path, monkeyp
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
     found = registry.discover_benchmarks()
-    # biasatlas's own: FIRST in the leaderboards' order, then the later ones by name (bbq, seat,
-    # stereoset, weat, winobias, winogender); then the other packages' by name; "census" stays biasatlas's
-    assert list(found) == [*registry.FIRST, "bbq", "seat", "stereoset", "weat", "winobias", "winogender",
-                           "a-bench", "b-bench"]
+    # biasatlas's own: FIRST in the leaderboards' order, then the later ones by name; then the other
+    # packages' by name; "census" stays biasatlas's
+    own = set(_declared_in_pyproject())
+    assert list(found) == [*registry.FIRST, *sorted(own - set(registry.FIRST)), "a-bench", "b-bench"]
     assert found["census"] == "biasatlas.benchmarks.census" and found["a-bench"] == "aa.a"
 
 
@@ -53,9 +61,23 @@ def test_the_built_in_benchmarks_come_through_the_entry_points():
     declared = {ep.name: ep.module for ep in entry_points(group=registry.ENTRY_POINTS)
                 if ep.dist is not None and ep.dist.metadata["Name"] == "biasatlas"}
     assert declared == registry.BENCHMARKS  # nothing registered any other way
-    # bbq, stereoset, winobias, winogender: one entry-point line each; seat and weat: two lines, one folder
-    assert set(declared) == {*registry.FIRST, "bbq", "stereoset", "seat", "weat", "winobias", "winogender"}
-    assert declared["weat"] == "biasatlas.benchmarks.seat.weat"
+    assert declared == _declared_in_pyproject()  # the installed metadata is this tree's (else: pip install -e .)
+    assert set(registry.FIRST) <= set(declared)
+
+
+def test_every_spec_biasatlas_defines_is_declared_under_its_name():
+    """Every :class:`BenchmarkSpec` a ``spec.py`` under benchmarks/ defines (seat's defines two: seat and
+    weat) has its entry-point line, and the module that line names exports that very spec."""
+    from biasatlas.benchmarks.base import BenchmarkSpec
+
+    declared = _declared_in_pyproject()
+    defined = {}
+    for path in sorted((REPO / "src" / "biasatlas" / "benchmarks").glob("*/spec.py")):
+        module = importlib.import_module(f"biasatlas.benchmarks.{path.parent.name}.spec")
+        defined |= {spec.name: spec for spec in vars(module).values() if isinstance(spec, BenchmarkSpec)}
+    assert defined and set(defined) == set(declared)
+    for name, spec in defined.items():
+        assert registry.benchmark_spec(name) is spec
 
 
 def test_no_metadata_is_a_clear_error(monkeypatch):

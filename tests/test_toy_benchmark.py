@@ -93,7 +93,8 @@ def test_the_report_shows_its_section_leaderboard_and_comparison(two_runs):
     (board,) = report.leaderboard
     assert board.title == "Toy leaderboard" and board == leaderboard(runs)[0]
     assert [row[0] for row in board.rows] == [r.label for r in runs]
-    assert board.rows[0][2:] == pytest.approx((pct_a, gap_a))
+    assert board.rows[0][2:4] == pytest.approx((pct_a, gap_a))
+    assert board.columns[4:] == ("limit", "sample") and board.rows[0][4:] == (None, None)  # all items
 
     # the paired test, B against A
     (comparison,) = report.comparisons
@@ -117,3 +118,30 @@ def test_a_damaged_toy_summary_is_one_error_naming_the_field(two_runs):
     (a / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     with pytest.raises(DataError, match="field 'mean_gap': expected a number or null"):
         load_runs([a])
+
+
+@pytest.mark.parametrize("check", ["test_every_registered_benchmark_runs_its_example_writes_and_reads_it_back_typed",
+                                   "test_the_paired_comparison_finds_no_difference_between_a_run_and_itself_and_one_"
+                                   "from_a_mirrored_run", "test_every_benchmark_declares_its_options_once",
+                                   "test_every_option_with_a_closed_set_refuses_a_value_outside_it",
+                                   "test_every_benchmark_refuses_a_subset_no_run_can_mean"])
+def test_the_toy_meets_the_contract_every_registered_benchmark_meets(check, toy, isolated_run):
+    """tests/test_contract.py's checks, on a benchmark registered from outside (its spec's example)."""
+    import inspect
+
+    import test_contract
+
+    run = getattr(test_contract, check)
+    if "isolated_run" in inspect.signature(run).parameters:
+        run(toy, isolated_run)
+    else:
+        run(toy)
+
+
+def test_the_toy_scores_the_subset_its_options_ask_for(toy):
+    """--limit and --sample come with Options: the toy's load honours them (the first N; N drawn in file order)."""
+    assert [i.id for i in registry.load_benchmark(toy, limit=3).load()] == ["t0", "t1", "t2"]
+    import numpy as np
+
+    picked = sorted(int(i) for i in np.random.default_rng(1).choice(len(SENTENCES), size=3, replace=False))
+    assert [i.id for i in registry.load_benchmark(toy, sample=3, seed=1).load()] == [f"t{i}" for i in picked]

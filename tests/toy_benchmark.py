@@ -12,16 +12,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from biasatlas.benchmarks.base import BenchmarkResult, BenchmarkSpec, BenchmarkView, PairedMethod
+from biasatlas.benchmarks.base import BenchmarkSpec, BenchmarkView, PairedMethod
+from biasatlas.benchmarks.contract import BenchmarkResult
+from biasatlas.benchmarks.options import Options, draw_sample
 from biasatlas.runs.typed import Summary
 from biasatlas.display.paired import Paired, PairedTest, pair_items
 from biasatlas.runs.view import Column, RunView
 from biasatlas.display.tables import Metric, Table, leaderboard_table
-from biasatlas.probes import Answer, PairAnswer, PairProbe, ScorerInfo
+from biasatlas.probes import Answer, PairAnswer, PairProbe
 from biasatlas.stats import wilcoxon_test
 
 NAME = "toy-pronouns"
@@ -36,14 +38,28 @@ class ToyItem:
     she: str
 
 
+# -- its summary.json, typed: what score() returns and what the report reads back ----------------
+@dataclass(frozen=True)
+class ToySummary(Summary):
+    n: float | None = None
+    he_percent: float | None = None
+    mean_gap: float | None = None
+
+
 # -- the benchmark ------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ToyPronouns:
-    name: str = NAME
-    VERSION: str = "1"
+class ToyPronouns(Options):
+    """Its options are the subset every benchmark shares (``--limit``, ``--sample``, ``--seed``; declared
+    by :class:`~biasatlas.benchmarks.options.Options`); an option of its own would be a field declared
+    with :func:`~biasatlas.benchmarks.options.option` (default, help, choices)."""
+
+    name: ClassVar[str] = NAME
+    VERSION: ClassVar[str] = "1"
+    UNIT: ClassVar[str] = "sentences"
 
     def load(self) -> list[ToyItem]:
-        return [ToyItem(f"t{i}", s.format("He"), s.format("She")) for i, s in enumerate(SENTENCES)]
+        items = [ToyItem(f"t{i}", s.format("He"), s.format("She")) for i, s in enumerate(SENTENCES)]
+        return draw_sample(items[:self.limit], self.sample, self.seed)
 
     def probes(self, items: Sequence[ToyItem]) -> list[PairProbe]:
         return [PairProbe(i.id, i.he, i.she) for i in items]
@@ -59,28 +75,14 @@ class ToyPronouns:
             records.append({"id": item.id, "he": item.he, "she": item.she, "gap": gap,
                             "prefers": "he" if gap > 0 else "she"})
         n = len(records)
-        summary = {"n": n, "he_percent": 100.0 * sum(r["prefers"] == "he" for r in records) / n if n else None,
-                   "mean_gap": sum(r["gap"] for r in records) / n if n else None}
+        summary = ToySummary(n=n, he_percent=100.0 * sum(r["prefers"] == "he" for r in records) / n if n else None,
+                             mean_gap=sum(r["gap"] for r in records) / n if n else None)
         return BenchmarkResult(summary, records, skipped)
 
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """What config.json records besides the options: the data and its hash."""
         data = "\n".join(SENTENCES).encode("utf-8")
-        return {"benchmark": self.name, "version": self.VERSION, "dataset": "toy",
-                "data_sha256": hashlib.sha256(data).hexdigest()}
-
-    def bind(self, info: ScorerInfo) -> ToyPronouns:
-        return self  # a pair's scores mean the same whatever the scorer
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return dict(summary)  # no work counts in the summary
-
-
-# -- its summary.json, read back typed ----------------------------------------------------------
-@dataclass(frozen=True)
-class ToySummary(Summary):
-    n: float | None = None
-    he_percent: float | None = None
-    mean_gap: float | None = None
+        return {"dataset": "toy", "data_sha256": hashlib.sha256(data).hexdigest()}
 
 
 def toy_summary(run: RunView) -> ToySummary:
@@ -119,4 +121,4 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
 VIEW = BenchmarkView(tables=tables, leaderboard=leaderboard, metrics=metrics,
                      paired=PairedMethod(compare, "Wilcoxon signed-rank on toy gaps"))
 SPEC = BenchmarkSpec(name=NAME, factory=ToyPronouns, summary_type=ToySummary,
-                     columns=(Column("id"), Column("gap", "number")), view=VIEW)
+                     columns=(Column("id"), Column("gap", "number")), view=VIEW, example={"limit": 4})
