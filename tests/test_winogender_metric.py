@@ -65,7 +65,7 @@ def test_gotcha_follows_referent_and_majority(contexts: list[Context]) -> None:
 def test_symmetric_scorer_gives_exactly_50(contexts: list[Context]) -> None:
     # log P(she-version) = log P(he-version) everywhere: every share σ(0) = ½, every context a tie
     answers = _sentence_answers(contexts, lambda c, g: -3.0 if g != "neutral" else -5.0)
-    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).summary
+    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).written()
     assert s["female_pct"] == 50.0 and all(v["female_pct"] == 50.0 for v in s["occupations"].values())
     assert s["gotcha"]["all"]["gotcha_pct"] == 50.0 and s["gotcha"]["female"]["gotcha_pct"] == 50.0
     assert s["n_ties"] == 240
@@ -80,7 +80,7 @@ def test_planted_bls_shares_are_recovered(contexts: list[Context]) -> None:
         b = c.bls_pct_female / 100
         return {"female": math.log(b), "male": math.log(1 - b), "neutral": -9.0}[g]
 
-    s = Winogender(data=DATA, n_resamples=200).score(contexts, _sentence_answers(contexts, value)).summary
+    s = Winogender(data=DATA, n_resamples=200).score(contexts, _sentence_answers(contexts, value)).written()
     for occupation, row in s["occupations"].items():
         assert row["female_pct"] == pytest.approx(row["bls_pct_female"], abs=1e-9), occupation
     assert s["pearson"] == pytest.approx(1.0) and s["spearman"] == pytest.approx(1.0)
@@ -104,7 +104,7 @@ def test_planted_masked_answers_read_the_slot(contexts: list[Context]) -> None:
     planted = {"she": 0.2, "her": 0.2, "he": 0.6, "his": 0.6, "him": 0.6, "they": 0.1, "their": 0.1, "them": 0.1}
     answers = {p.id: SlotAnswer(p.id, tuple(math.log(planted[f]) for f in p.fillers), (1,) * len(p.fillers))
                for p in probes}
-    s = bench.score(contexts, answers).summary
+    s = bench.score(contexts, answers).written()
     assert s["reading"] == "masked-pronoun" and s["female_pct"] == pytest.approx(25.0)
     assert s["neutral_pct"] == pytest.approx(100 * 0.1 / 0.9)
     fillers = {p.id: p.fillers for p in probes}
@@ -147,7 +147,7 @@ def test_occupation_share_is_the_mean_over_its_contexts(contexts: list[Context])
 
 def test_summary_reads_back_typed(contexts: list[Context]) -> None:
     answers = _sentence_answers(contexts, lambda c, g: -float(len(c.sentences[g].text) % 7) - 1.0)
-    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).summary
+    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).written()
     typed = WinogenderRunSummary.read(s, Path("summary.json"))
     assert typed.overall.pearson == s["pearson"] and set(typed.by_referent) == {"occupation", "participant"}
     with pytest.raises(DataError, match="pearson"):
@@ -158,7 +158,7 @@ def test_missing_answers_are_recorded_skips(contexts: list[Context]) -> None:
     answers = _sentence_answers(contexts[4:], lambda c, g: -1.0)
     result = Winogender(data=DATA, n_resamples=20).score(contexts, answers)
     assert [s["id"] for s in result.skipped] == [c.id for c in contexts[:4]]
-    assert result.summary["n_skipped"] == 4 and len(result.records) == 236
+    assert result.written()["n_skipped"] == 4 and len(result.records) == 236
 
 
 @pytest.mark.parametrize("edit,field,line", [

@@ -122,6 +122,11 @@ class Options:
     #: Its summary records the scorer's planned work (:func:`~.contract.with_work`; census).
     COUNTS_WORK: ClassVar[bool] = False
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ()
+    #: config.json's keys in the order the benchmark wrote them before it was built on Options, where
+    #: the options' order with :func:`placed` cannot say it (SEAT, zh-neutral), so its run folders stay
+    #: byte-identical: each key takes the option's or provenance's value, a key neither has is left
+    #: out, and a key ending in ``?`` is written only when not None. Empty: every option, as placed.
+    RECORDED: ClassVar[tuple[str, ...]] = ()
 
     # ``{unit}`` in a help reads as the benchmark's UNIT (BenchmarkSpec.flag)
     limit: int | None = option(None, "Only the first N {unit} (for a quick look; not with --sample).", minimum=1)
@@ -204,7 +209,21 @@ class Options:
         then the subset), with :meth:`provenance` placed among them (:func:`placed`)."""
         own = [f.name for f in options_of(type(self)) if f.name not in SUBSET]
         recorded = {name: _recorded(getattr(self, name)) for name in (*own, *SUBSET)}
-        return {"benchmark": self.name, "version": self.VERSION, **placed(recorded, self.provenance(), own[-1:])}
+        values = placed(recorded, self.provenance(), own[-1:])
+        if self.RECORDED:
+            values = in_order(values, self.RECORDED)
+        return {"benchmark": self.name, "version": self.VERSION, **values}
+
+
+def in_order(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``values`` as ``keys`` name them, in that order (:attr:`Options.RECORDED`): a key ``values``
+    lacks is left out, a key ending in ``?`` is kept only when its value is not None."""
+    out: dict[str, Any] = {}
+    for key in keys:
+        name = key.removesuffix("?")
+        if name in values and not (key.endswith("?") and values[name] is None):
+            out[name] = values[name]
+    return out
 
 
 def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Sequence[str]) -> dict[str, Any]:
