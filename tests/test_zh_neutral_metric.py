@@ -130,8 +130,8 @@ def test_which_scorers_the_mask_policy_applies_to(scorer, policy, checked):
     assert bound.checks_masks is checked
     items = [_item("a", "爸爸/妈", "爸爸在家。", "爸爸")]
     result = bound.score(items, {"a": _answer("a", 0.01, 0.1, (2, 1))})
-    assert (result.summary["n_skipped"] == 1) is checked
-    assert result.summary["skip_reasons"] == ({"unequal_masks": 1} if checked else {})
+    assert (result.written()["n_skipped"] == 1) is checked
+    assert result.written()["skip_reasons"] == ({"unequal_masks": 1} if checked else {})
 
 
 # -- bootstrap ---------------------------------------------------------------------------
@@ -182,7 +182,7 @@ def test_degenerate_bootstraps():
 
 
 def test_parameters_are_validated():
-    with pytest.raises(UnknownName, match="log base '3'"):
+    with pytest.raises(UnknownName, match="log_base '3'"):
         ZhNeutral(log_base="3")
     with pytest.raises(UnknownName, match="Did you mean 'skip'"):
         ZhNeutral(unequal_masks="skp")

@@ -62,9 +62,13 @@ class Flag:
     grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
 
 
-def option(default: Any, help: str, **flag: Any) -> Any:
+def option(default: Any, help: str, *, keyword_only: bool = False, **flag: Any) -> Any:
     """A benchmark option: a dataclass field with its default and its :class:`Flag` (``help`` and
-    the flag's other settings by keyword)."""
+    the flag's other settings by keyword). ``keyword_only``: it follows the subset in the signature,
+    so in ``biasatlas run NAME --help`` (SEAT's ``--pooling`` as before issue 35); a subset option
+    declared again with a benchmark's own help stays keyword-only this way, in its place."""
+    if keyword_only:
+        return field(default=default, metadata={_FLAG: Flag(help, **flag)}, kw_only=True)
     return field(default=default, metadata={_FLAG: Flag(help, **flag)})
 
 
@@ -141,7 +145,8 @@ class Options:
         for option_name in ("limit", "sample"):
             value = getattr(self, option_name)
             if value is not None and value < 1:
-                raise ValueError(f"{option_name} must be a positive number of {self.UNIT}, not {value}")
+                # a setting, not a file's field: a usage mistake (exit 2), a ValueError still
+                raise UsageError(f"{option_name} must be a positive number of {self.UNIT}, not {value}")
         check_subset(self.limit, self.sample)
         check_seed(self.seed)
         check_resamples(self.n_resamples)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import Field, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -56,14 +56,6 @@ class Probed:
     ids: tuple[str, ...]
 
 
-def _subset_option(default: Any, help: str, **flag: Any) -> Any:
-    """An option of the subset declared again with this folder's help: still keyword-only, so it keeps
-    its place in the signature (and ``biasatlas run seat --help``) after the benchmark's own."""
-    declared: Field[Any] = option(default, help, **flag)
-    declared.kw_only = True
-    return declared
-
-
 @dataclass(frozen=True)
 class AssociationBenchmark(Options):
     """What SEAT and WEAT share: their options, declared once (:mod:`..options`), their probes and
@@ -86,8 +78,10 @@ class AssociationBenchmark(Options):
 
     limit: int | None = field(default=None, init=False, repr=False)  # not an option here: see above
     sample: int | None = field(default=None, init=False, repr=False)
-    seed: int = _subset_option(0, "Seed of the sampled p-values and the bootstrap (bias-bench 0, sent-bias 1111).")
-    n_resamples: int = _subset_option(1000, "Bootstrap resamples of d's interval.", minimum=1)
+    # the subset's two that SEAT takes, with its own help, in their place after the options below
+    seed: int = option(0, "Seed of the sampled p-values and the bootstrap (bias-bench 0, sent-bias 1111).",
+                       keyword_only=True)
+    n_resamples: int = option(1000, "Bootstrap resamples of d's interval.", keyword_only=True, minimum=1)
     tests: str | None = option(None, "Comma-separated test names (weat6,sent-weat6,…); default: the benchmark's "
                                      "set.")
     data_dir: Path | None = option(None, "A folder of SEAT-format .jsonl test files instead of the fetched ones.")
@@ -234,7 +228,7 @@ class Seat(AssociationBenchmark):
     name: ClassVar[str] = "seat"
 
     pooling: Pooling = option("mean", "How a text becomes one vector: first (sent-bias BERT), cls, mean "
-                                      "(bias-bench), mean-no-special, last (causal LMs).")
+                                      "(bias-bench), mean-no-special, last (causal LMs).", keyword_only=True)
 
     @property
     def pooling_used(self) -> str:
@@ -256,7 +250,7 @@ class Weat(AssociationBenchmark):
     RECORDED: ClassVar[tuple[str, ...]] = (*AssociationBenchmark.RECORDED, "lowercase")
 
     lowercase: bool = option(False, "Look a missing word up lower-cased before it counts as out of vocabulary.",
-                             switch=(False, True))
+                             keyword_only=True, switch=(False, True))
 
     def default_tests(self) -> tuple[str, ...]:
         return WEAT_1_10

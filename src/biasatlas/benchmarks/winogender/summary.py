@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
-from ...runs.checks import Interval, WithIntervals
+from ...runs.checks import Interval, WithIntervals, interval_of
 from ...runs.view import Column
 from ...runs.typed import Summary, same_object, when_set
 from ...stats import mean_interval
@@ -93,5 +93,6 @@ def summarise(scores: Sequence[ContextScore], *, n_resamples: int, seed: int, n_
     rates = {name: Gotcha(**rate) for name, rate in gotchas(scores, **boot).items()}
     return WinogenderRunSummary(ShareSet(**against_bls(scores, **boot)), by_ref, rates,
                                 sum(s.preferred == "tie" for s in scores),
-                                sum(neutral) / len(neutral) if neutral else None, mean_interval(neutral, **boot),
+                                sum(neutral) / len(neutral) if neutral else None,
+                                interval_of(mean_interval(neutral, **boot)),
                                 cast(Mapping[str, OccupationRow], _occupations(scores)), n_skipped, reading, dataset)
