@@ -14,13 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from biasatlas.benchmarks.winogender import Winogender
+from biasatlas.benchmarks.winogender import SPEC, Winogender
 from biasatlas.benchmarks.winogender.analysis import (bootstrap_correlations, correlations, fisher_interval,
                                                       occupation_shares)
 from biasatlas.benchmarks.winogender.data import GENDERS, Context
 from biasatlas.benchmarks.winogender.summary import WinogenderRunSummary
 from biasatlas.errors import DataError
 from biasatlas.probes import ScorerInfo, SentenceAnswer, SlotAnswer
+from biasatlas.runs.view import RunView
 from shared_data import shared_data_dir
 
 DATA = shared_data_dir() / "winogender"
@@ -182,3 +183,33 @@ def test_a_missing_bls_share_is_named(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="not a number") as error:
         Winogender(data=tmp_path).load()
     assert error.value.line == 2 and error.value.field == "bls_pct_female"
+
+
+# -- the paired comparison (the spec's view.paired), on records written by hand -----------------------
+def _wg_run(name: str, shares: list[float], gotchas: list[float]) -> RunView:
+    records = [{"id": f"c{i}", "female_share": s, "took_gotcha": g} for i, (s, g) in enumerate(zip(shares, gotchas))]
+    return RunView(Path(name), {}, {}, records, label=name)
+
+
+#: female shares (%) and gotcha outcomes of five contexts: binary fractions, so B − A is exact
+_SHARES, _GOTCHAS = [12.5, 50.0, 75.25, 30.0, 99.5], [0.0, 1.0, 0.5, 0.0, 1.0]
+
+
+def test_paired_comparison_of_a_run_with_itself_is_exactly_zero():
+    a = _wg_run("a", _SHARES, _GOTCHAS)
+    paired = SPEC.view.paired.test(a, _wg_run("a-again", _SHARES, _GOTCHAS), n_resamples=100, seed=0)
+    assert paired.n_paired == 5 and [t.quantity for t in paired.tests] == [
+        "female share (%)", "gotcha pronoun preferred (%)"]
+    for t in paired.tests:  # every resampled mean difference is 0, as far from 0 as the observed one: p = 1
+        assert t.difference == 0.0 and t.p == 1.0 and (t.ci_low, t.ci_high) == (0.0, 0.0)
+
+
+def test_paired_comparison_of_a_shifted_run_gives_the_worked_values():
+    shifted = _wg_run("b", [s + 5.0 for s in _SHARES], [1.0] * 5)
+    share, gotcha = SPEC.view.paired.test(_wg_run("a", _SHARES, _GOTCHAS), shifted, n_resamples=100, seed=0).tests
+    # every context 5 points more female: each resampled mean is exactly 5, none as far from 5 as 5 is
+    # from 0, so p = (1 + 0) / (100 + 1), and the interval is [5, 5]
+    assert (share.value_a, share.difference) == (sum(_SHARES) / 5, 5.0)
+    assert share.p == 1 / 101 and (share.ci_low, share.ci_high) == (5.0, 5.0)
+    # the gotcha always taken: 100 − 100 · mean(0, 1, .5, 0, 1) = 100 − 50
+    assert (gotcha.value_a, gotcha.value_b, gotcha.difference) == (50.0, 100.0, 50.0)
