@@ -188,6 +188,8 @@ def test_parameters_are_validated():
         ZhNeutral(log_base="3")
     with pytest.raises(UnknownName, match="Did you mean 'skip'"):
         ZhNeutral(unequal_masks="skp")
+    with pytest.raises(UnknownName, match="log_base '2'"):  # a number, as a suite file may write it, is no name
+        ZhNeutral(log_base=2)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="threshold"):  # a setting, not a file's field: exit 2
         ZhNeutral(threshold=-0.1)
     with pytest.raises(UsageError, match="limit"):

@@ -164,6 +164,8 @@ class Options:
         if literal and value not in literal:
             raise did_you_mean(f.name, str(value), [str(v) for v in literal])
         known, label = self._choices(f.name, flag)
+        if known and isinstance(value, (int, float)):  # a number (a suite's log_base = 2) names no choice
+            raise did_you_mean(label, str(value), known)
         if known and isinstance(value, str):
             if not flag.case_sensitive:
                 value = canonical_name(value, known)
