@@ -7,6 +7,7 @@ gotchas; a scorer planted to give log P(she) − log P(he) = logit(BLS) recovers
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -21,6 +22,7 @@ from biasatlas.benchmarks.winogender.data import GENDERS, Context
 from biasatlas.benchmarks.winogender.summary import WinogenderRunSummary
 from biasatlas.errors import DataError
 from biasatlas.probes import ScorerInfo, SentenceAnswer, SlotAnswer
+from biasatlas.runs.typed import encode
 from biasatlas.runs.view import RunView
 from shared_data import shared_data_dir
 
@@ -151,6 +153,7 @@ def test_summary_reads_back_typed(contexts: list[Context]) -> None:
     s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).written()
     typed = WinogenderRunSummary.read(s, Path("summary.json"))
     assert typed.overall.pearson == s["pearson"] and set(typed.by_referent) == {"occupation", "participant"}
+    assert json.dumps(encode(typed)) == json.dumps(s)  # what is written is the typed record: keys, order, values
     with pytest.raises(DataError, match="pearson"):
         WinogenderRunSummary.read({**s, "pearson": "high"}, Path("summary.json"))
 

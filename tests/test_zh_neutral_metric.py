@@ -4,6 +4,7 @@ intervals and the summary. No model: answers are written by hand."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -15,6 +16,10 @@ from biasatlas.benchmarks.zh_neutral import (SPEC, ZhNeutral, bias_value, bootst
 from biasatlas.benchmarks.zh_neutral.data import ZhItem
 from biasatlas.errors import UnknownName, UsageError
 from biasatlas.probes import ScorerInfo, SlotAnswer
+from biasatlas.benchmarks.zh_neutral.summary import ZhRunSummary
+from biasatlas.probes import token_error
+from biasatlas.runs.checks import FragileBound
+from biasatlas.runs.typed import encode
 from biasatlas.runs.view import RunView
 
 
@@ -194,6 +199,17 @@ def test_parameters_are_validated():
         ZhNeutral(threshold=-0.1)
     with pytest.raises(UsageError, match="limit"):
         ZhNeutral(limit=0)
+
+
+def test_the_written_summary_reads_back_as_the_same_record():
+    items = [_item(f"s{i}", pair) for i, pair in enumerate(["他/她", "他/她", "男/女", "男/女", "他/她"])]
+    answers = {i.id: _answer(i.id, 0.1 * (k + 1), 0.3) for k, i in enumerate(items[:4])}
+    written = ZhNeutral(topics_k=0, n_resamples=50).score(items, answers).written()
+    typed = ZhRunSummary.read(written, Path("summary.json"))
+    # what is written is the typed record: every key, in its order, with its value
+    assert json.dumps(encode(typed)) == json.dumps(written) and written["skip_reasons"] == {"no slot answer from the "
+                                                                                            "scorer": 1}
+    assert typed.by_pair["男/女"].n == 2 and typed.fragile_bound == FragileBound("float32", token_error("float32"))
 
 
 def test_probes_mask_the_keyword_with_male_first():
