@@ -19,6 +19,7 @@ from biasatlas.hashing import sha256_file
 from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ScorerInfo
 from biasatlas.registry import load_scorer
+from biasatlas.runs.typed import encode
 
 
 def test_every_shared_test_file_reads_and_matches_its_checksum(shared_data):
@@ -110,6 +111,10 @@ def test_planted_vectors_give_the_planted_d_and_the_oov_word_is_reported(tmp_pat
     assert record["oov"]["targ1"] == ["zz"] and record["n_targ1"] == 4 and run.summary["oov_words"] == ["zz"]
     assert {"id": "planted:targ1:4", "reason": "out of vocabulary"} in run.skipped
     assert record["p_holm"] == record["p"]  # one test: Holm leaves it
+    # the typed summary is what was written: read back and encoded again, the same keys, order and values
+    typed = SeatRunSummary.read(run.summary, Path("summary.json"))
+    written = {key: run.summary[key] for key in encode(SeatRunSummary())}
+    assert json.dumps(encode(typed)) == json.dumps(written) and "partitions" in written["tests"]["planted"]
 
 
 def test_lowercase_fallback_is_recorded(tmp_path, isolated_run):

@@ -7,6 +7,7 @@ gotchas; a scorer planted to give log P(she) − log P(he) = logit(BLS) recovers
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -14,13 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from biasatlas.benchmarks.winogender import Winogender
+from biasatlas.benchmarks.winogender import SPEC, Winogender
 from biasatlas.benchmarks.winogender.analysis import (bootstrap_correlations, correlations, fisher_interval,
                                                       occupation_shares)
 from biasatlas.benchmarks.winogender.data import GENDERS, Context
 from biasatlas.benchmarks.winogender.summary import WinogenderRunSummary
 from biasatlas.errors import DataError
 from biasatlas.probes import ScorerInfo, SentenceAnswer, SlotAnswer
+from biasatlas.runs.typed import encode
+from biasatlas.runs.view import RunView
 from shared_data import shared_data_dir
 
 DATA = shared_data_dir() / "winogender"
@@ -65,7 +68,7 @@ def test_gotcha_follows_referent_and_majority(contexts: list[Context]) -> None:
 def test_symmetric_scorer_gives_exactly_50(contexts: list[Context]) -> None:
     # log P(she-version) = log P(he-version) everywhere: every share σ(0) = ½, every context a tie
     answers = _sentence_answers(contexts, lambda c, g: -3.0 if g != "neutral" else -5.0)
-    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).summary
+    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).written()
     assert s["female_pct"] == 50.0 and all(v["female_pct"] == 50.0 for v in s["occupations"].values())
     assert s["gotcha"]["all"]["gotcha_pct"] == 50.0 and s["gotcha"]["female"]["gotcha_pct"] == 50.0
     assert s["n_ties"] == 240
@@ -80,7 +83,7 @@ def test_planted_bls_shares_are_recovered(contexts: list[Context]) -> None:
         b = c.bls_pct_female / 100
         return {"female": math.log(b), "male": math.log(1 - b), "neutral": -9.0}[g]
 
-    s = Winogender(data=DATA, n_resamples=200).score(contexts, _sentence_answers(contexts, value)).summary
+    s = Winogender(data=DATA, n_resamples=200).score(contexts, _sentence_answers(contexts, value)).written()
     for occupation, row in s["occupations"].items():
         assert row["female_pct"] == pytest.approx(row["bls_pct_female"], abs=1e-9), occupation
     assert s["pearson"] == pytest.approx(1.0) and s["spearman"] == pytest.approx(1.0)
@@ -104,7 +107,7 @@ def test_planted_masked_answers_read_the_slot(contexts: list[Context]) -> None:
     planted = {"she": 0.2, "her": 0.2, "he": 0.6, "his": 0.6, "him": 0.6, "they": 0.1, "their": 0.1, "them": 0.1}
     answers = {p.id: SlotAnswer(p.id, tuple(math.log(planted[f]) for f in p.fillers), (1,) * len(p.fillers))
                for p in probes}
-    s = bench.score(contexts, answers).summary
+    s = bench.score(contexts, answers).written()
     assert s["reading"] == "masked-pronoun" and s["female_pct"] == pytest.approx(25.0)
     assert s["neutral_pct"] == pytest.approx(100 * 0.1 / 0.9)
     fillers = {p.id: p.fillers for p in probes}
@@ -147,9 +150,10 @@ def test_occupation_share_is_the_mean_over_its_contexts(contexts: list[Context])
 
 def test_summary_reads_back_typed(contexts: list[Context]) -> None:
     answers = _sentence_answers(contexts, lambda c, g: -float(len(c.sentences[g].text) % 7) - 1.0)
-    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).summary
+    s = Winogender(data=DATA, n_resamples=50).score(contexts, answers).written()
     typed = WinogenderRunSummary.read(s, Path("summary.json"))
     assert typed.overall.pearson == s["pearson"] and set(typed.by_referent) == {"occupation", "participant"}
+    assert json.dumps(encode(typed)) == json.dumps(s)  # what is written is the typed record: keys, order, values
     with pytest.raises(DataError, match="pearson"):
         WinogenderRunSummary.read({**s, "pearson": "high"}, Path("summary.json"))
 
@@ -158,7 +162,7 @@ def test_missing_answers_are_recorded_skips(contexts: list[Context]) -> None:
     answers = _sentence_answers(contexts[4:], lambda c, g: -1.0)
     result = Winogender(data=DATA, n_resamples=20).score(contexts, answers)
     assert [s["id"] for s in result.skipped] == [c.id for c in contexts[:4]]
-    assert result.summary["n_skipped"] == 4 and len(result.records) == 236
+    assert result.written()["n_skipped"] == 4 and len(result.records) == 236
 
 
 @pytest.mark.parametrize("edit,field,line", [
@@ -182,3 +186,33 @@ def test_a_missing_bls_share_is_named(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="not a number") as error:
         Winogender(data=tmp_path).load()
     assert error.value.line == 2 and error.value.field == "bls_pct_female"
+
+
+# -- the paired comparison (the spec's view.paired), on records written by hand -----------------------
+def _wg_run(name: str, shares: list[float], gotchas: list[float]) -> RunView:
+    records = [{"id": f"c{i}", "female_share": s, "took_gotcha": g} for i, (s, g) in enumerate(zip(shares, gotchas))]
+    return RunView(Path(name), {}, {}, records, label=name)
+
+
+#: female shares (%) and gotcha outcomes of five contexts: binary fractions, so B − A is exact
+_SHARES, _GOTCHAS = [12.5, 50.0, 75.25, 30.0, 99.5], [0.0, 1.0, 0.5, 0.0, 1.0]
+
+
+def test_paired_comparison_of_a_run_with_itself_is_exactly_zero():
+    a = _wg_run("a", _SHARES, _GOTCHAS)
+    paired = SPEC.view.paired.test(a, _wg_run("a-again", _SHARES, _GOTCHAS), n_resamples=100, seed=0)
+    assert paired.n_paired == 5 and [t.quantity for t in paired.tests] == [
+        "female share (%)", "gotcha pronoun preferred (%)"]
+    for t in paired.tests:  # every resampled mean difference is 0, as far from 0 as the observed one: p = 1
+        assert t.difference == 0.0 and t.p == 1.0 and (t.ci_low, t.ci_high) == (0.0, 0.0)
+
+
+def test_paired_comparison_of_a_shifted_run_gives_the_worked_values():
+    shifted = _wg_run("b", [s + 5.0 for s in _SHARES], [1.0] * 5)
+    share, gotcha = SPEC.view.paired.test(_wg_run("a", _SHARES, _GOTCHAS), shifted, n_resamples=100, seed=0).tests
+    # every context 5 points more female: each resampled mean is exactly 5, none as far from 5 as 5 is
+    # from 0, so p = (1 + 0) / (100 + 1), and the interval is [5, 5]
+    assert (share.value_a, share.difference) == (sum(_SHARES) / 5, 5.0)
+    assert share.p == 1 / 101 and (share.ci_low, share.ci_high) == (5.0, 5.0)
+    # the gotcha always taken: 100 − 100 · mean(0, 1, .5, 0, 1) = 100 − 50
+    assert (gotcha.value_a, gotcha.value_b, gotcha.difference) == (50.0, 100.0, 50.0)

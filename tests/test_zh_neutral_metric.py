@@ -4,16 +4,23 @@ intervals and the summary. No model: answers are written by hand."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from biasatlas.benchmarks.zh_neutral import (ZhNeutral, bias_value, bootstrap_interval, leaning,
+from biasatlas.benchmarks.zh_neutral import (SPEC, ZhNeutral, bias_value, bootstrap_interval, leaning,
                                              score_items, summarise)
 from biasatlas.benchmarks.zh_neutral.data import ZhItem
 from biasatlas.errors import UnknownName, UsageError
 from biasatlas.probes import ScorerInfo, SlotAnswer
+from biasatlas.benchmarks.zh_neutral.summary import ZhRunSummary
+from biasatlas.probes import token_error
+from biasatlas.runs.checks import FragileBound
+from biasatlas.runs.typed import encode
+from biasatlas.runs.view import RunView
 
 
 def _item(i: str, pair: str = "他/她", sentence: str = "他今天去上班了。", keyword: str = "他",
@@ -130,8 +137,8 @@ def test_which_scorers_the_mask_policy_applies_to(scorer, policy, checked):
     assert bound.checks_masks is checked
     items = [_item("a", "爸爸/妈", "爸爸在家。", "爸爸")]
     result = bound.score(items, {"a": _answer("a", 0.01, 0.1, (2, 1))})
-    assert (result.summary["n_skipped"] == 1) is checked
-    assert result.summary["skip_reasons"] == ({"unequal_masks": 1} if checked else {})
+    assert (result.written()["n_skipped"] == 1) is checked
+    assert result.written()["skip_reasons"] == ({"unequal_masks": 1} if checked else {})
 
 
 # -- bootstrap ---------------------------------------------------------------------------
@@ -182,14 +189,27 @@ def test_degenerate_bootstraps():
 
 
 def test_parameters_are_validated():
-    with pytest.raises(UnknownName, match="log base '3'"):
+    with pytest.raises(UnknownName, match="log_base '3'"):
         ZhNeutral(log_base="3")
     with pytest.raises(UnknownName, match="Did you mean 'skip'"):
         ZhNeutral(unequal_masks="skp")
+    with pytest.raises(UnknownName, match="log_base '2'"):  # a number, as a suite file may write it, is no name
+        ZhNeutral(log_base=2)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="threshold"):  # a setting, not a file's field: exit 2
         ZhNeutral(threshold=-0.1)
     with pytest.raises(UsageError, match="limit"):
         ZhNeutral(limit=0)
+
+
+def test_the_written_summary_reads_back_as_the_same_record():
+    items = [_item(f"s{i}", pair) for i, pair in enumerate(["他/她", "他/她", "男/女", "男/女", "他/她"])]
+    answers = {i.id: _answer(i.id, 0.1 * (k + 1), 0.3) for k, i in enumerate(items[:4])}
+    written = ZhNeutral(topics_k=0, n_resamples=50).score(items, answers).written()
+    typed = ZhRunSummary.read(written, Path("summary.json"))
+    # what is written is the typed record: every key, in its order, with its value
+    assert json.dumps(encode(typed)) == json.dumps(written) and written["skip_reasons"] == {"no slot answer from the "
+                                                                                            "scorer": 1}
+    assert typed.by_pair["男/女"].n == 2 and typed.fragile_bound == FragileBound("float32", token_error("float32"))
 
 
 def test_probes_mask_the_keyword_with_male_first():
@@ -197,3 +217,43 @@ def test_probes_mask_the_keyword_with_male_first():
     items = [ZhItem("x", "昨天妈妈做了饭。", "妈妈", 2, "爸爸/妈妈")]
     (probe,) = bench.probes(items)
     assert (probe.id, probe.left, probe.right, probe.fillers) == ("x", "昨天", "做了饭。", ("爸爸", "妈妈"))
+
+
+# -- the paired comparison (the spec's view.paired), on records written by hand -----------------------
+def _zh_run(name: str, bs: list[float]) -> RunView:
+    records = [{"id": f"s{i}", "b": b, "pair": "他/她" if i < 3 else "男/女"} for i, b in enumerate(bs)]
+    return RunView(Path(name), {}, {}, records, label=name)
+
+
+#: b of six sentences, all positive (so |b| moves with b), binary fractions (so B − A is exact)
+_B = [0.5, 1.25, 2.0, 0.75, 1.5, 3.0]
+#: a different shift per sentence: no ties among |B − A|, so scipy's Wilcoxon is exact
+_SHIFT = [0.25 * (i + 1) for i in range(6)]
+
+
+def test_paired_comparison_of_a_run_with_itself_is_exactly_zero():
+    a = _zh_run("a", _B)
+    paired = SPEC.view.paired.test(a, _zh_run("a-again", _B), n_resamples=200, seed=0)
+    assert paired.n_paired == 6 and (paired.n_only_a, paired.n_only_b) == (0, 0)
+    assert [(t.scope, t.quantity) for t in paired.tests] == [("all sentences", "mean |b|"),
+                                                             ("all sentences", "mean b (signed)"),
+                                                             ("他/她", "mean |b|"), ("男/女", "mean |b|")]
+    for t in paired.tests:  # every difference zero: W = 0, p = 1, and an interval of exactly 0
+        assert t.difference == 0.0 and (t.statistic, t.p) == (0.0, 1.0) and (t.ci_low, t.ci_high) == (0.0, 0.0)
+
+
+def test_paired_comparison_of_a_shifted_run_gives_the_worked_values():
+    shifted = [b + d for b, d in zip(_B, _SHIFT)]
+    paired = SPEC.view.paired.test(_zh_run("a", _B), _zh_run("b", shifted), n_resamples=200, seed=0)
+    overall, signed, *per_pair = paired.tests
+    # B − A = mean of the shifts = 0.25 · 21 / 6; every shift positive: W− = 0, so the exact
+    # two-sided p is 2 · P(W = 0) = 2 / 2^6 over six sentences and 2 / 2^3 over each pair's three
+    for t in (overall, signed):
+        assert t.difference == pytest.approx(0.875) and t.statistic == 0.0 and t.p == pytest.approx(2 / 2 ** 6)
+        assert 0.25 <= t.ci_low <= 0.875 <= t.ci_high <= 1.5  # a mean of resampled shifts
+    assert overall.value_a == pytest.approx(sum(_B) / 6)
+    # per pair (in code-point order): 他/她 gets shifts 0.25, 0.5, 0.75; 男/女 1.0, 1.25, 1.5; Holm over the
+    # two equal p: min(1, 2 · 0.25)
+    expected = [("他/她", pytest.approx(0.5)), ("男/女", pytest.approx(1.25))]
+    assert [(t.scope, t.difference) for t in per_pair] == expected
+    assert all(t.p == pytest.approx(0.25) and t.p_holm == pytest.approx(0.5) for t in per_pair)

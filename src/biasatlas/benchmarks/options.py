@@ -62,9 +62,13 @@ class Flag:
     grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
 
 
-def option(default: Any, help: str, **flag: Any) -> Any:
+def option(default: Any, help: str, *, keyword_only: bool = False, **flag: Any) -> Any:
     """A benchmark option: a dataclass field with its default and its :class:`Flag` (``help`` and
-    the flag's other settings by keyword)."""
+    the flag's other settings by keyword). ``keyword_only``: it follows the subset in the signature,
+    so in ``biasatlas run NAME --help`` (SEAT's ``--pooling`` as before issue 35); a subset option
+    declared again with a benchmark's own help stays keyword-only this way, in its place."""
+    if keyword_only:
+        return field(default=default, metadata={_FLAG: Flag(help, **flag)}, kw_only=True)
     return field(default=default, metadata={_FLAG: Flag(help, **flag)})
 
 
@@ -122,6 +126,11 @@ class Options:
     #: Its summary records the scorer's planned work (:func:`~.contract.with_work`; census).
     COUNTS_WORK: ClassVar[bool] = False
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ()
+    #: config.json's keys in the order the benchmark wrote them before it was built on Options, where
+    #: the options' order with :func:`placed` cannot say it (SEAT, zh-neutral), so its run folders stay
+    #: byte-identical: each key takes the option's or provenance's value, a key neither has is left
+    #: out, and a key ending in ``?`` is written only when not None. Empty: every option, as placed.
+    RECORDED: ClassVar[tuple[str, ...]] = ()
 
     # ``{unit}`` in a help reads as the benchmark's UNIT (BenchmarkSpec.flag)
     limit: int | None = option(None, "Only the first N {unit} (for a quick look; not with --sample).", minimum=1)
@@ -136,7 +145,8 @@ class Options:
         for option_name in ("limit", "sample"):
             value = getattr(self, option_name)
             if value is not None and value < 1:
-                raise ValueError(f"{option_name} must be a positive number of {self.UNIT}, not {value}")
+                # a setting, not a file's field: a usage mistake (exit 2), a ValueError still
+                raise UsageError(f"{option_name} must be a positive number of {self.UNIT}, not {value}")
         check_subset(self.limit, self.sample)
         check_seed(self.seed)
         check_resamples(self.n_resamples)
@@ -154,6 +164,8 @@ class Options:
         if literal and value not in literal:
             raise did_you_mean(f.name, str(value), [str(v) for v in literal])
         known, label = self._choices(f.name, flag)
+        if known and isinstance(value, (int, float)):  # a number (a suite's log_base = 2) names no choice
+            raise did_you_mean(label, str(value), known)
         if known and isinstance(value, str):
             if not flag.case_sensitive:
                 value = canonical_name(value, known)
@@ -204,7 +216,21 @@ class Options:
         then the subset), with :meth:`provenance` placed among them (:func:`placed`)."""
         own = [f.name for f in options_of(type(self)) if f.name not in SUBSET]
         recorded = {name: _recorded(getattr(self, name)) for name in (*own, *SUBSET)}
-        return {"benchmark": self.name, "version": self.VERSION, **placed(recorded, self.provenance(), own[-1:])}
+        values = placed(recorded, self.provenance(), own[-1:])
+        if self.RECORDED:
+            values = in_order(values, self.RECORDED)
+        return {"benchmark": self.name, "version": self.VERSION, **values}
+
+
+def in_order(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``values`` as ``keys`` name them, in that order (:attr:`Options.RECORDED`): a key ``values``
+    lacks is left out, a key ending in ``?`` is kept only when its value is not None."""
+    out: dict[str, Any] = {}
+    for key in keys:
+        name = key.removesuffix("?")
+        if name in values and not (key.endswith("?") and values[name] is None):
+            out[name] = values[name]
+    return out
 
 
 def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Sequence[str]) -> dict[str, Any]:

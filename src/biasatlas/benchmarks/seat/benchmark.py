@@ -21,21 +21,24 @@ the sizes left (the references assume equal sizes and never meet this case).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...errors import MissingInput, UnsupportedProbe, did_you_mean
 from ...hashing import sha256_file
-from ...probes import POOLINGS, Answer, EmbeddingAnswer, EmbeddingProbe, Pooling, Probe, ScorerInfo
-from ...stats import check_resamples, check_seed, holm
-from ..base import BenchmarkResult
+from ...probes import Answer, EmbeddingAnswer, EmbeddingProbe, Pooling, Probe, ScorerInfo
+from ...stats import holm
+from ..contract import BenchmarkResult
 from ..fetch import locate
+from ..options import Options, option
 from . import statistic
 from .data import FILES, ROLES, WEAT_1_10, AssociationTest, read_test
+from .summary import summarise
 
 # 1: first version (Caliskan et al.'s statistic as sent-bias and bias-bench compute it).
 # 2: a sentence repeating an earlier probe's gets its vector (issue 34 item 6): SEAT's tests share
@@ -54,30 +57,39 @@ class Probed:
 
 
 @dataclass(frozen=True)
-class AssociationBenchmark:
-    """What SEAT and WEAT share; every parameter is recorded in the run's config.
+class AssociationBenchmark(Options):
+    """What SEAT and WEAT share: their options, declared once (:mod:`..options`), their probes and
+    the statistic.
 
     ``tests``: comma-separated test names (default: the benchmark's own set); ``data_dir``: a
     folder of SEAT-format ``.jsonl`` files instead of the fetched ones (all of them when
     ``tests`` is not given). ``n_samples``: the permutation threshold and sample count (exact
     when the partitions number at most this); ``seed``: the sampled p-values and the
-    bootstrap; ``n_resamples``: bootstrap resamples of d's interval.
+    bootstrap; ``n_resamples``: bootstrap resamples of d's interval. A run is the tests it
+    names, so neither takes ``limit`` nor ``sample``.
     """
 
-    tests: str | None = None
-    data_dir: Path | None = None
-    n_samples: int = statistic.N_SAMPLES
-    seed: int = 0
-    n_resamples: int = 1000
-    scorer: ScorerInfo | None = None
-    name: str = "seat"
-    VERSION: str = VERSION
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "tests"
+    #: config.json as SEAT wrote it before issue 35: the data folder as ``data``, no subset beyond seed
+    #: and resamples (:attr:`Options.RECORDED`).
+    RECORDED: ClassVar[tuple[str, ...]] = ("tests", "data", "data_sha256", "pooling", "n_samples", "seed",
+                                           "n_resamples")
 
-    def __post_init__(self) -> None:
-        check_seed(self.seed)
-        check_resamples(self.n_resamples)
-        if self.n_samples < 2:
-            raise ValueError(f"n_samples must be at least 2, not {self.n_samples}")
+    limit: int | None = field(default=None, init=False, repr=False)  # not an option here: see above
+    sample: int | None = field(default=None, init=False, repr=False)
+    # the subset's two that SEAT takes, with its own help, in their place after the options below
+    seed: int = option(0, "Seed of the sampled p-values and the bootstrap (bias-bench 0, sent-bias 1111).",
+                       keyword_only=True)
+    n_resamples: int = option(1000, "Bootstrap resamples of d's interval.", keyword_only=True, minimum=1)
+    tests: str | None = option(None, "Comma-separated test names (weat6,sent-weat6,…); default: the benchmark's "
+                                     "set.")
+    data_dir: Path | None = option(None, "A folder of SEAT-format .jsonl test files instead of the fetched ones.")
+    n_samples: int = option(statistic.N_SAMPLES, "Permutations: exact when the partitions number at most this, "
+                            "else this many sampled (sent-bias and bias-bench: 100000).", minimum=2)
+
+    def check(self) -> None:
+        """Every named test is one of the data's."""
         known = self._available()
         for name in self._names():
             if name not in known:
@@ -134,11 +146,8 @@ class AssociationBenchmark:
         scored = [r for r in records if r["d"] is not None]
         for r, p in zip(scored, holm([r["p"] for r in scored])):
             r["p_holm"] = p
-        from .summary import summarise
-
         skipped = [{"id": r["id"], "reason": r["skip_reason"]} for r in records if r["d"] is None]
-        summary = {**summarise(records), "pooling": self.pooling_used, "n_samples": self.n_samples,
-                   "seed": self.seed}
+        summary = summarise(records, pooling=self.pooling_used, n_samples=self.n_samples, seed=self.seed)
         return BenchmarkResult(summary, records, skipped)
 
     def _vectors(self, test: AssociationTest, answers: Mapping[str, Answer]) -> tuple[dict[str, list[Any]], dict]:
@@ -194,64 +203,54 @@ class AssociationBenchmark:
                          "p_mc_error": p.mc_error, "partitions": p.partitions}
 
     # -- the contract's other hooks ------------------------------------------------------------------
-    def bind(self, info: ScorerInfo) -> AssociationBenchmark:
+    def refuse(self, info: ScorerInfo) -> None:
         """Refuse a scorer that answers no vectors (its kind says so before any load)."""
         if info.reads != "embedding":
             raise UnsupportedProbe(f"{self.name} reads vectors (embedding probes); the {info.kind} scorer answers "
                                    "likelihoods: pass --scorer encoder (any transformers model) or "
                                    "--scorer word-vectors (a vectors file)")
-        return replace(self, scorer=info)
 
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return dict(summary)
-
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The tests run, the folder read, one digest over the tests' names and file digests (the run's
+        data in one field), and the pooling that made each vector."""
         names = self._names()
-        import hashlib
-
         digests = {name: sha256_file(self.path(name)) for name in names}
-        return {"benchmark": self.name, "version": self.VERSION, "tests": list(names),
-                "data": str(self.data_dir) if self.data_dir is not None else "bias-bench data/seat",
-                # one digest over the tests' names and file digests: the run's data in one field
+        return {"tests": list(names), "data": str(self.data_dir) if self.data_dir is not None else
+                "bias-bench data/seat",
                 "data_sha256": hashlib.sha256("\n".join(f"{k} {v}" for k, v in digests.items()).encode()).hexdigest(),
-                "pooling": self.pooling_used, "n_samples": self.n_samples, "seed": self.seed,
-                "n_resamples": self.n_resamples, **self._extra_config()}
-
-    def _extra_config(self) -> dict[str, Any]:
-        return {}
-
+                "pooling": self.pooling_used}
 
 
 @dataclass(frozen=True)
 class Seat(AssociationBenchmark):
     """SEAT (May et al. 2019): every text pooled as ``pooling`` by the encoder scorer."""
 
-    pooling: Pooling = "mean"
-    name: str = "seat"
+    name: ClassVar[str] = "seat"
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.pooling not in POOLINGS:
-            raise did_you_mean("pooling", str(self.pooling), POOLINGS)
+    pooling: Pooling = option("mean", "How a text becomes one vector: first (sent-bias BERT), cls, mean "
+                                      "(bias-bench), mean-no-special, last (causal LMs).", keyword_only=True)
 
     @property
     def pooling_used(self) -> str:
         return self.pooling
 
-    def bind(self, info: ScorerInfo) -> AssociationBenchmark:
+    def refuse(self, info: ScorerInfo) -> None:
         """Refuse word vectors too: they would look SEAT's sentences up as single words."""
         if info.kind == "word-vectors":
             raise UnsupportedProbe("seat pools sentences with a sentence encoder (--scorer encoder); static word "
                                    "vectors are WEAT's: biasatlas run weat --scorer word-vectors --model FILE")
-        return super().bind(info)
+        super().refuse(info)
 
 
 @dataclass(frozen=True)
 class Weat(AssociationBenchmark):
     """WEAT (Caliskan et al. 2017) on static word vectors: WEAT 1–10 by default."""
 
-    lowercase: bool = False
-    name: str = "weat"
+    name: ClassVar[str] = "weat"
+    RECORDED: ClassVar[tuple[str, ...]] = (*AssociationBenchmark.RECORDED, "lowercase")
+
+    lowercase: bool = option(False, "Look a missing word up lower-cased before it counts as out of vocabulary.",
+                             keyword_only=True, switch=(False, True))
 
     def default_tests(self) -> tuple[str, ...]:
         return WEAT_1_10
@@ -260,17 +259,14 @@ class Weat(AssociationBenchmark):
     def pooling_used(self) -> str:
         return "word"  # a word-vector scorer reads the word itself
 
-    def bind(self, info: ScorerInfo) -> AssociationBenchmark:
+    def refuse(self, info: ScorerInfo) -> None:
         """Refuse a sentence encoder: WEAT reads one static vector per word, which no pooling of an
         encoder is. An encoder on WEAT's word lists is SEAT's word-level tests (``weat1`` …)."""
         if info.kind == "encoder":
             raise UnsupportedProbe("weat reads static word vectors (--scorer word-vectors --model FILE); a sentence "
                                    "encoder on WEAT's word lists is SEAT's word-level tests: biasatlas run seat "
                                    "--tests weat1,weat2,... --scorer encoder")
-        return super().bind(info)
+        super().refuse(info)
 
     def _ids(self, base: str, text: str) -> tuple[str, ...]:
         return (base, base + ":lower") if self.lowercase and text.lower() != text else (base,)
-
-    def _extra_config(self) -> dict[str, Any]:
-        return {"lowercase": self.lowercase}

@@ -23,7 +23,7 @@ from ...display.direction import LOWER
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
 from ..base import BenchmarkView
 from .controls import headlines
-from .summary import SeatRunSummary, TestRow
+from .summary import NamedTestRow, SeatRunSummary
 
 CAVEAT = ("Embedding association tests measure cosine geometry of one representation (its pooling named here); "
           "Delobelle et al. (2022) find such measures inconsistent with likelihood-based ones and with each other, "
@@ -35,13 +35,13 @@ CAPTION = ("Caliskan et al.'s effect size d = (mean_X s − mean_Y s) / std_{X�
 COLUMNS = ("test", "X / Y", "A / B", "|X|,|Y|,|A|,|B|", "OOV", "d", "d 95% CI", "p", "p method", "Holm p")
 
 
-def _p_method(t: TestRow) -> str:
+def _p_method(t: NamedTestRow) -> str:
     if t.p_method == "sampled" and t.p_mc_error is not None:
         return f"sampled ±{t.p_mc_error:.1g}"
     return t.p_method or "–"
 
 
-def _row(t: TestRow) -> tuple[Any, ...]:
+def _row(t: NamedTestRow) -> tuple[Any, ...]:
     x, y, a, b = (c or "?" for c in t.categories)
     return (t.name, f"{x} / {y}", f"{a} / {b}", ",".join(str(n) for n in t.sizes), t.n_oov, t.d,
             CI(t.d_low, t.d_high, 2), PValue(t.p), _p_method(t), PValue(t.p_holm))

@@ -17,16 +17,19 @@ Each context's pronoun versions get one log-probability each, from one of two na
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ...hashing import sha256_file
-from ...probes import Answer, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
-from ..base import BenchmarkResult, check_counts, draw_sample, reading_of
+from ...probes import Answer, Probe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ..base import reading_of
+from ..contract import BenchmarkResult
+from ..options import Options, draw_sample, option
 from ..fetch import locate_all
 from .analysis import ContextScore
 from .data import FILES, GENDERS, Context, read_contexts
+from .summary import summarise
 
 # 1: first version (the two readings above; shares σ(l_f − l_m), bootstrap over occupations).
 VERSION = "1"
@@ -34,26 +37,19 @@ _NEUTRAL = ".neutral"  # suffix of the masked reading's own probe for a neutral 
 
 
 @dataclass(frozen=True)
-class Winogender:
-    """The benchmark; every parameter is named and recorded in the run's config.
+class Winogender(Options):
+    """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
-    ``data``: a folder holding the authors' ``all_sentences.tsv``, ``templates.tsv`` and
-    ``occupations-stats.tsv`` instead of the canonical copies. ``limit`` and ``sample`` act on
-    contexts (240: 60 occupations × 2 referents × 2 participants) in file order. ``n_resamples`` and
-    ``seed``: the bootstrap intervals.
+    ``limit`` and ``sample`` act on contexts (240: 60 occupations × 2 referents × 2 participants) in
+    file order; ``n_resamples`` and ``seed``: the bootstrap intervals.
     """
 
-    data: Path | None = None
-    limit: int | None = None
-    sample: int | None = None
-    seed: int = 0
-    n_resamples: int = 1000
-    scorer: ScorerInfo | None = None
-    name: str = "winogender"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "winogender"
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "contexts"
 
-    def __post_init__(self) -> None:
-        check_counts(self.limit, self.sample, self.seed, self.n_resamples, "contexts")
+    data: Path | None = option(None, "A folder holding the authors' all_sentences.tsv, templates.tsv and "
+                                     "occupations-stats.tsv instead of the canonical copies.")
 
     @property
     def reading(self) -> str:
@@ -105,34 +101,20 @@ class Winogender:
         scores = [s for _, s in scored if s is not None]
         skipped = [{"id": c.id, "occupation": c.occupation, "reason": "no score from the model"}
                    for c, s in scored if s is None]
-        from .summary import summarise
-
-        summary = {**summarise(scores, n_resamples=self.n_resamples, seed=self.seed), "n_skipped": len(skipped),
-                   "reading": self.reading, **self._dataset()}
+        # The shipped data by its name (``winogender``), wherever it was read from (the pinned download or
+        # BIASATLAS_DATA_DIR): the folder is the config's ``data``, provenance only. A folder of the user's
+        # records none, so the run's dataset is that folder, as the pipeline names it.
+        summary = summarise(scores, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
+                            reading=self.reading, dataset=self.name if self.data is None else None)
         return BenchmarkResult(summary, [_record(s) for s in scores], skipped)
 
-    def _dataset(self) -> dict[str, str]:
-        """The shipped data by its name (``winogender``), wherever it was read from (the pinned download or
-        ``BIASATLAS_DATA_DIR``): the folder is the config's ``data``, provenance only. A folder of the user's
-        (``data``) records none, so the run's dataset is that folder, as the pipeline names it."""
-        return {"dataset": self.name} if self.data is None else {}
-
-    def bind(self, info: ScorerInfo) -> Winogender:
-        """Set up for ``info``'s scorer: a masked reader gets the masked-pronoun reading."""
-        return replace(self, scorer=info)
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return dict(summary)
-
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The folder read, the sentences' sha256 (the digest that pairs runs) and the other two files'
+        beside it, the reading, and how a masked scorer reads a multi-token pronoun."""
         paths = self.paths()
-        return {"benchmark": self.name, "version": self.VERSION, "data": str(paths["sentences"].parent),
-                # the sentences' digest is the one that pairs runs; the other two files are recorded beside it
-                "data_sha256": sha256_file(paths["sentences"]),
+        return {"data": str(paths["sentences"].parent), "data_sha256": sha256_file(paths["sentences"]),
                 **{f"{role}_sha256": sha256_file(paths[role]) for role in ("templates", "occupations")},
-                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
-                "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
-
+                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None}
 
 
 def _record(s: ContextScore) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import BenchmarkSpec, Flag
+from ..base import BenchmarkSpec
 from ..sensitivity import Sensitivity, headline, preambles
 from .benchmark import Winogender
 from .paraphrases import PARAPHRASES
@@ -24,8 +24,4 @@ SENSITIVITY = Sensitivity(kinds={"preambles": lambda bench, scorer: preambles("e
 SPEC = BenchmarkSpec(name="winogender", factory=Winogender, summary_type=WinogenderRunSummary, columns=COLUMNS,
                      view=VIEW, language=_language, data_options=("data",), sensitivity=SENSITIVITY,
                      description="Winogender (Rudinger et al. 2018): pronoun shares per occupation against BLS.",
-                     flags={"data": Flag("A folder holding the authors' all_sentences.tsv, templates.tsv and "
-                                         "occupations-stats.tsv instead of the canonical copies."),
-                            "limit": Flag("Only the first N contexts (of 240; not with --sample).", minimum=1),
-                            "sample": Flag("N contexts drawn at random (seeded by --seed); not with --limit.",
-                                           minimum=1)})
+                     example={"limit": 4})

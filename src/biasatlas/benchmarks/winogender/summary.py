@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
-from ...runs.checks import Interval, WithIntervals
+from ...runs.checks import Interval, WithIntervals, interval_of
 from ...runs.view import Column
-from ...runs.typed import Summary, same_object
+from ...runs.typed import Summary, same_object, when_set
 from ...stats import mean_interval
 from .analysis import ContextScore, against_bls, by_referent, gotchas, occupation_shares
 
@@ -22,16 +22,6 @@ from .analysis import ContextScore, against_bls, by_referent, gotchas, occupatio
 COLUMNS: tuple[Column, ...] = (
     Column("id"), Column("occupation", "string"), Column("referent", "string"), Column("gotcha", "string"),
     Column("bls_pct_female", "number"), Column("female_share", "number"), Column("took_gotcha", "number"))
-
-
-def summarise(scores: Sequence[ContextScore], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    """The summary of ``scores`` (see the module docstring)."""
-    boot = {"n_resamples": n_resamples, "seed": seed}
-    neutral = [100.0 * v for v in (s.neutral_share for s in scores) if v is not None]
-    return {**against_bls(scores, **boot), "by_referent": by_referent(scores, **boot),
-            "gotcha": gotchas(scores, **boot), "n_ties": sum(s.preferred == "tie" for s in scores),
-            "neutral_pct": sum(neutral) / len(neutral) if neutral else None,
-            "neutral_interval": mean_interval(neutral, **boot), "occupations": _occupations(scores)}
 
 
 def _occupations(scores: Sequence[ContextScore]) -> dict[str, dict[str, Any]]:
@@ -85,9 +75,24 @@ class WinogenderRunSummary(Summary):
     overall: ShareSet = same_object(ShareSet)
     by_referent: Mapping[str, ShareSet] = field(default_factory=dict)
     gotcha: Mapping[str, Gotcha] = field(default_factory=dict)
-    occupations: Mapping[str, OccupationRow] = field(default_factory=dict)
+    n_ties: float | None = None
     neutral_pct: float | None = None
     neutral_interval: Interval | None = None
-    n_ties: float | None = None
-    reading: str | None = None
+    occupations: Mapping[str, OccupationRow] = field(default_factory=dict)
     n_skipped: float | None = None
+    reading: str | None = None
+    dataset: str | None = when_set()
+
+
+def summarise(scores: Sequence[ContextScore], *, n_resamples: int, seed: int, n_skipped: int, reading: str,
+              dataset: str | None) -> WinogenderRunSummary:
+    """The summary of ``scores`` (see the module docstring)."""
+    boot = {"n_resamples": n_resamples, "seed": seed}
+    neutral = [100.0 * v for v in (s.neutral_share for s in scores) if v is not None]
+    by_ref = {r: ShareSet(**shares) for r, shares in by_referent(scores, **boot).items()}
+    rates = {name: Gotcha(**rate) for name, rate in gotchas(scores, **boot).items()}
+    return WinogenderRunSummary(ShareSet(**against_bls(scores, **boot)), by_ref, rates,
+                                sum(s.preferred == "tie" for s in scores),
+                                sum(neutral) / len(neutral) if neutral else None,
+                                interval_of(mean_interval(neutral, **boot)),
+                                cast(Mapping[str, OccupationRow], _occupations(scores)), n_skipped, reading, dataset)

@@ -33,17 +33,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from ...errors import DataError
-from ...probes import Answer, ScorerInfo, SlotAnswer, SlotProbe, fragile_bound, token_error
+from ...errors import DataError, UsageError
+from ...probes import Answer, SlotAnswer, SlotProbe, fragile_bound, token_error
+from ...runs.checks import FragileBound
 from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, check_subset, draw_sample
+from ..contract import BenchmarkResult
+from ..options import Options, draw_sample, option
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
 from .data import ZhItem, demo_path, read_items
+from .summary import PairInterval, ZhRunSummary
 
 VERSION = "1"
 LOG_BASES: dict[str, float] = {"e": math.e, "2": 2.0, "10": 10.0}
@@ -192,46 +195,38 @@ def mean_or_none(values: Sequence[float]) -> float | None:
 
 
 @dataclass(frozen=True)
-class ZhNeutral:
-    """The benchmark. ``data`` is a JSONL/CSV sentence set (default: the shipped demo set);
-    ``pairs`` keeps only those keyword pairs (``男童/女童``); ``topics_k`` topic words per
-    subset and method go into the summary (0: none)."""
+class ZhNeutral(Options):
+    """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
+    ``limit`` and ``sample`` act on the sentences kept by ``pairs``, in file order; the same
+    ``seed`` draws the sample and the bootstrap resamples."""
 
-    data: Path | None = None
-    pairs: tuple[str, ...] | None = None
-    log_base: str = "e"
-    threshold: float = DEFAULT_THRESHOLD
-    unequal_masks: str = "skip"
-    limit: int | None = None
-    sample: int | None = None
-    n_resamples: int = 1000
-    seed: int = 0
-    confidence: float = 0.95
-    topics_k: int = 10
-    scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean
-    name: str = "zh-neutral"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "zh-neutral"
+    VERSION: ClassVar[str] = VERSION
+    #: config.json as zh-neutral wrote it before issue 35 (:attr:`Options.RECORDED`): the data's
+    #: name first, the subset among the options, ``sample`` only when sampled.
+    RECORDED: ClassVar[tuple[str, ...]] = (
+        "dataset", "data", "data_sha256", "pairs", "log_base", "threshold", "unequal_masks", "limit", "sample?",
+        "n_resamples", "seed", "confidence", "topics_k", "scorer_kind", "multi_token")
 
-    def __post_init__(self) -> None:
-        from ...errors import did_you_mean
+    data: Path | None = option(None, "Sentence set: candidates.jsonl from the miner, or CSV with "
+                                     "sentence,keyword,offset,pair (default: the shipped demonstration set).",
+                               file=True)
+    pairs: tuple[str, ...] | None = option(None, "Keep only this keyword pair, written male/female (repeatable), "
+                                                 "e.g. 男童/女童.", spelling="--pair")
+    log_base: str = option("e", "Base of the log in b = log(P(m)/P(f)).", choices=tuple(LOG_BASES))
+    threshold: float = option(DEFAULT_THRESHOLD, "Leaning threshold on b, in the chosen base (paper: 0.3).",
+                              minimum=0)
+    unequal_masks: str = option("skip", "Masked LMs, when the two words get different token counts: skip "
+                                        "(recorded) or compare.", choices=UNEQUAL_MASKS)
+    # after the subset on the command line, as before issue 35
+    confidence: float = option(0.95, "Confidence level of the intervals.", keyword_only=True)
+    topics_k: int = option(10, "Topic words per leaning subset and method (0: none).", keyword_only=True,
+                           spelling="--topics", minimum=0)
 
-        if self.log_base not in LOG_BASES:
-            raise did_you_mean("log base", self.log_base, LOG_BASES)
-        if self.unequal_masks not in UNEQUAL_MASKS:
-            raise did_you_mean("unequal-masks policy", self.unequal_masks, UNEQUAL_MASKS)
-        for field, value, ok in (("threshold", self.threshold, self.threshold >= 0),
-                                 ("n_resamples", self.n_resamples, self.n_resamples >= 1),
-                                 ("confidence", self.confidence, 0 < self.confidence < 1),
-                                 ("limit", self.limit, self.limit is None or self.limit >= 1),
-                                 ("sample", self.sample, self.sample is None or self.sample >= 1),
-                                 ("topics_k", self.topics_k, self.topics_k >= 0)):
-            if not ok:  # a setting, not a file's field: a usage mistake (exit 2)
-                from ...errors import UsageError
-
-                raise UsageError(f"option {field!r}: invalid value {value!r}")
-        check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
-        check_resamples(self.n_resamples)
-        check_subset(self.limit, self.sample)
+    def check(self) -> None:
+        """A confidence level strictly between 0 and 1."""
+        if not 0 < self.confidence < 1:  # a setting, not a file's field: a usage mistake (exit 2)
+            raise UsageError(f"option 'confidence': invalid value {self.confidence!r}")
 
     def path(self) -> Path:
         return Path(self.data) if self.data is not None else demo_path()
@@ -253,14 +248,6 @@ class ZhNeutral:
         """The keyword masked: ``SlotProbe(id, left, right, fillers=(male, female))``."""
         return [SlotProbe(i.id, i.left, i.right, (i.male, i.female)) for i in items]
 
-    def bind(self, info: ScorerInfo) -> ZhNeutral:
-        """This benchmark set up for a scorer whose answers mean what ``info`` says."""
-        return replace(self, scorer=info)
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        """The summary as it is: zh-neutral reports no forward-pass counts."""
-        return dict(summary)
-
     @property
     def checks_masks(self) -> bool:
         """Whether unequal mask counts are skipped: scorers that read at masks, under the
@@ -279,29 +266,26 @@ class ZhNeutral:
                                        threshold=self.threshold, check_masks=self.checks_masks,
                                        token_error=float(bound["token_error"]),
                                        tokens_read=1 if first_token else None)
-        summary = summarise(records, threshold=self.threshold, n_resamples=self.n_resamples,
-                            seed=self.seed, confidence=self.confidence)
+        stats = summarise(records, threshold=self.threshold, n_resamples=self.n_resamples, seed=self.seed,
+                          confidence=self.confidence)
         reasons: dict[str, int] = {}
         for s in skipped:
             key = s["reason"].split(":", 1)[0]
             reasons[key] = reasons.get(key, 0) + 1
-        summary.update({"n_items": len(items), "n_skipped": len(skipped), "skip_reasons": reasons,
-                        "log_base": self.log_base, "threshold": self.threshold,
-                        "unequal_masks": self.unequal_masks, "masks_checked": self.checks_masks,
-                        "topics": topics(records, self.topics_k),
-                        "n_fragile": sum(bool(r["fragile"]) for r in records), "fragile_bound": bound})
+        by_pair = {pair: PairInterval(**row) for pair, row in stats.pop("by_pair").items()}
+        summary = ZhRunSummary(**stats, by_pair=by_pair, n_items=len(items), n_skipped=len(skipped),
+                               skip_reasons=reasons, log_base=self.log_base, threshold=self.threshold,
+                               unequal_masks=self.unequal_masks, masks_checked=self.checks_masks,
+                               topics=topics(records, self.topics_k),
+                               n_fragile=sum(bool(r["fragile"]) for r in records),
+                               fragile_bound=FragileBound(str(bound["dtype"]), float(bound["token_error"])))
         return BenchmarkResult(summary, records, skipped)
 
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The data's name (the shipped demonstration set, else none: the file names it), the file read
+        and its sha256, the pairs kept, and what the scorer's answers are."""
         path = self.path()
-        return {"benchmark": self.name, "version": self.VERSION,
-                "dataset": "demo" if self.data is None else None, "data": str(path),
+        return {"dataset": "demo" if self.data is None else None, "data": str(path),
                 "data_sha256": sha256_file(path), "pairs": list(self.pairs) if self.pairs else None,
-                "log_base": self.log_base, "threshold": self.threshold,
-                "unequal_masks": self.unequal_masks, "limit": self.limit,
-                **({"sample": self.sample} if self.sample is not None else {}),  # only when sampled
-                "n_resamples": self.n_resamples, "seed": self.seed, "confidence": self.confidence,
-                # Keys as first written (a rerun compares the recorded config).
-                "topics_k": self.topics_k,
                 "scorer_kind": self.scorer.kind if self.scorer else None,
                 "multi_token": self.scorer.multi_token if self.scorer else None}
