@@ -116,3 +116,13 @@ def test_summary_reads_back_typed_and_refuses_a_bad_field(dev: list[Example], tm
     bad = {**summary, "tasks": {"intrasentence": {"gender": {"ss": "high"}}}}
     with pytest.raises(DataError, match="tasks.intrasentence.gender.ss"):
         StereoSetRunSummary.read(bad, tmp_path / "summary.json")
+
+
+def test_a_run_that_scored_nothing_writes_n_zero_and_no_scores(dev: list[Example]) -> None:
+    # every example skipped: the summary holds n 0 and no task, not a row of null scores
+    items = dev[:3]
+    result = StereoSet(data=DEV, n_resamples=20).score(items, {})
+    assert result.written() == {"n": 0, "tasks": {}, "n_skipped": 3, "reading": "sequence-mean"}
+    assert len(result.skipped) == 3 and not result.records
+    typed = StereoSetRunSummary.read(result.written(), Path("summary.json"))
+    assert typed.overall.n == 0 and typed.overall.ss is None and typed.tasks == {}
