@@ -6,7 +6,6 @@ turn to the anti-stereotype, only intrasentence moves, by the worked amounts bel
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
