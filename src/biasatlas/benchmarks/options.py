@@ -23,6 +23,7 @@ import dataclasses
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self, TypeVar
@@ -103,6 +104,15 @@ def draw_sample(items: Sequence[T], sample: int | None, seed: int) -> list[T]:
 SUBSET: tuple[str, ...] = ("limit", "sample", "seed", "n_resamples")
 
 
+class _Unrecorded(Enum):
+    UNRECORDED = "unrecorded"
+
+
+#: A :meth:`Options.provenance` value that leaves its option out of config.json (an option older run
+#: folders never recorded while unset: a rerun into one compares its config with the recorded one).
+UNRECORDED = _Unrecorded.UNRECORDED
+
+
 @dataclass(frozen=True, kw_only=True)
 class Options:
     """The base of every benchmark: the subset it scores, its scorer once bound, and the derived
@@ -122,6 +132,9 @@ class Options:
     #: Its summary records the scorer's planned work (:func:`~.contract.with_work`; census).
     COUNTS_WORK: ClassVar[bool] = False
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ()
+    #: The options config.json records, in its order, where that is not the benchmark's own in field
+    #: order then the subset (CrowS-Pairs: as its run folders have always recorded them).
+    RECORDED: ClassVar[tuple[str, ...]] = ()
 
     # ``{unit}`` in a help reads as the benchmark's UNIT (BenchmarkSpec.flag)
     limit: int | None = option(None, "Only the first N {unit} (for a quick look; not with --sample).", minimum=1)
@@ -203,15 +216,16 @@ class Options:
         """The benchmark's part of config.json: its name and version, every option as set (its own,
         then the subset), with :meth:`provenance` placed among them (:func:`placed`)."""
         own = [f.name for f in options_of(type(self)) if f.name not in SUBSET]
-        recorded = {name: _recorded(getattr(self, name)) for name in (*own, *SUBSET)}
+        recorded = {name: _recorded(getattr(self, name)) for name in self.RECORDED or (*own, *SUBSET)}
         return {"benchmark": self.name, "version": self.VERSION, **placed(recorded, self.provenance(), own[-1:])}
 
 
 def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Sequence[str]) -> dict[str, Any]:
     """``options`` with ``provenance`` among them: a provenance key named like an option gives that
     option its recorded value (the data folder actually read) and places the keys that follow it
-    right after it; keys before any such name follow ``after`` (the last of the benchmark's own
-    options), or come first. So a config reads as its options, each with what it determined."""
+    right after it (:data:`UNRECORDED` leaves that option out); keys before any such name follow
+    ``after`` (the last of the benchmark's own options), or come first. So a config reads as its
+    options, each with what it determined."""
     anchor = after[0] if after else None
     following: dict[str | None, dict[str, Any]] = {}
     values = dict(options)
@@ -222,7 +236,8 @@ def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Seq
             following.setdefault(anchor, {})[key] = value
     out = dict(following.get(None, {}))
     for key, value in values.items():
-        out[key] = value
+        if value is not UNRECORDED:
+            out[key] = value
         out.update(following.get(key, {}))
     return out
 
