@@ -254,14 +254,15 @@ def summary_of(records: Sequence[Mapping[str, Any]], *, n_skipped: int | None = 
         by_category[cat] = CategoryScore(t.n, t.percent, (t.ci_low, t.ci_high), t.binomial_p)
     diff = likelihood_difference(records)
     return CrowsRunSummary(
-        len(records), tests["metric_score"]["percent"], tests["stereo_score"]["percent"],
-        tests["antistereo_score"]["percent"], len(stereo), len(anti),
-        {r["id"]: r["flag"] for r in records if r.get("flag")}, neutral,
-        100.0 * neutral / len(records) if records else None, by_category, diff["likelihood_difference"],
-        diff["n_likelihood_difference"],
-        {**{k: (t["ci_low"], t["ci_high"]) for k, t in tests.items()}, "likelihood_difference": diff["interval"]},
-        {k: BinomialTest(t["binomial_p"], t["t_stat"], t["t_p"]) for k, t in tests.items()},
-        n_skipped, n_fragile, bound)
+        n=len(records), metric_score=tests["metric_score"]["percent"], stereo_score=tests["stereo_score"]["percent"],
+        antistereo_score=tests["antistereo_score"]["percent"], n_stereo=len(stereo), n_antistereo=len(anti),
+        flagged={r["id"]: r["flag"] for r in records if r.get("flag")}, neutral=neutral,
+        neutral_percent=100.0 * neutral / len(records) if records else None, by_category=by_category,
+        likelihood_difference=diff["likelihood_difference"], n_likelihood_difference=diff["n_likelihood_difference"],
+        intervals={**{k: (t["ci_low"], t["ci_high"]) for k, t in tests.items()},
+                   "likelihood_difference": diff["interval"]},
+        tests={k: BinomialTest(t["binomial_p"], t["t_stat"], t["t_p"]) for k, t in tests.items()},
+        n_skipped=n_skipped, n_fragile=n_fragile, fragile_bound=bound)
 
 
 def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -66,8 +66,9 @@ class NothingScored:
 def _set(outcomes: Sequence[Outcome], scores: Scores, n_resamples: int, seed: int) -> SetScores:
     bootstrap = term_bootstrap(outcomes, n_resamples=n_resamples, seed=seed)
     intervals = {key: (low, high) for key, (low, high) in bootstrap.items()}
-    return SetScores(scores.count, scores.n, scores.n_terms, scores.lms, scores.ss, scores.icat, intervals,
-                     ss_test(outcomes)["p"], sum(o.tied for o in outcomes))
+    return SetScores(count=scores.count, n=scores.n, n_terms=scores.n_terms, lms=scores.lms, ss=scores.ss,
+                     icat=scores.icat, intervals=intervals, ss_p=ss_test(outcomes)["p"],
+                     n_ties=sum(o.tied for o in outcomes))
 
 
 def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int, n_skipped: int, reading: str,
