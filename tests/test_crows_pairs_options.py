@@ -20,8 +20,8 @@ EN = shared_data_dir() / "crows-pairs-en" / "crows_pairs_anonymized.csv"
 BAD: list[tuple[dict[str, Any], type[Exception], str]] = [
     ({"dataset": "de"}, UnknownName, "dataset"),
     ({"tie_decimals": -1}, UsageError, "tie_decimals must be at least 0, not -1"),
-    ({"limit": 0}, ValueError, "limit must be a positive number of pairs, not 0"),
-    ({"sample": -3}, ValueError, "sample must be a positive number of pairs, not -3"),
+    ({"limit": 0}, UsageError, "limit must be a positive number of pairs, not 0"),
+    ({"sample": -3}, UsageError, "sample must be a positive number of pairs, not -3"),
     ({"limit": 4, "sample": 2}, UsageError, "--limit 4 and --sample 2 together: use one"),
     ({"seed": -1}, UsageError, "seed must be a whole number 0 or more"),
     ({"data": "missing.csv"}, MissingInput, "no such file"),
