@@ -218,7 +218,7 @@ def test_masked_reveal_is_the_original_for_every_filler(fixture: str, shared_dat
     # byte-level BPE the original reads the bare pieces (no leading space), and so does this reading.
     model_dir = request.getfixturevalue(fixture)
     run, items = _reveal_run(model_dir, shared_data, limit=12)
-    assert run.written()["reading"] == "masked-reveal-mean" and not run.skipped
+    assert run.summary["reading"] == "masked-reveal-mean" and not run.skipped
     model, tok = _masked(model_dir)
     ours = _scores(run)
     pieces = []
@@ -294,7 +294,7 @@ def test_masked_intersentence_reads_the_nsp_head_where_the_checkpoint_has_one(ti
     # the original's BertNextSentence: softmax over the NSP logits of encode_plus(context, candidate),
     # index 0 (IsNext), one pair per forward here
     run, items = _run(tiny_bert_nsp, "masked-lm", "intersentence", shared_data, limit=3)
-    assert run.written()["reading"] == "masked-mean+nsp" and not run.skipped
+    assert run.summary["reading"] == "masked-mean+nsp" and not run.skipped
     reference = transformers.BertForPreTraining.from_pretrained(tiny_bert_nsp).eval()
     tok = transformers.AutoTokenizer.from_pretrained(tiny_bert_nsp)
     ours = _scores(run)
