@@ -62,7 +62,7 @@ def _stereoset(items: list, score) -> RunView:
     bench = StereoSet(data=DEV, n_resamples=200)
     answers = {c.id: SentenceAnswer(c.id, score(e, c), 1) for e in items for c in e.candidates}
     result = bench.score(items, answers)
-    return _view("stereoset", result.summary, result.records)
+    return _view("stereoset", result.written(), result.records)
 
 
 def test_a_stereoset_scorer_at_chance_is_flagged_by_lms(stereoset_items: list) -> None:

@@ -197,8 +197,10 @@ def test_a_mapped_column_the_file_lacks_is_named_on_line_one(tmp_path):
     (("sent_more=a,sent_more=b",), UsageError, "names sent_more twice"),
 ])
 def test_a_bad_mapping_is_a_usage_error_before_any_file_is_read(tmp_path, entries, error, message):
+    unread = tmp_path / "not-read.csv"
+    unread.write_bytes(b"\xff\xfe not a CrowS-Pairs file")  # reading it would be another error
     with pytest.raises(error, match=message):
-        CrowsPairs(dataset=None, data=tmp_path / "not-read.csv", columns=entries)
+        CrowsPairs(dataset=None, data=unread, columns=entries)
 
 
 def test_a_mapping_goes_with_data_only():

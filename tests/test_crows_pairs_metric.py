@@ -30,7 +30,7 @@ def test_worked_example_metric_stereo_anti_and_ties():
     result = bench.score(items, answers)
     outcomes = {r["id"]: r["outcome"] for r in result.records}
     assert outcomes == {"s1": "more", "s2": "less", "s3": "tie", "a1": "more", "a2": "less"}
-    s = result.summary
+    s = result.written()
     assert s["n"] == 5
     assert s["metric_score"] == pytest.approx(100 * 2 / 5)  # s1, a1 win over all N (ties included)
     assert s["stereo_score"] == pytest.approx(100 * 1 / 2)  # s1 of the non-tied s1, s2
@@ -106,7 +106,7 @@ def test_degenerate_pairs_go_to_the_scorer_and_identical_ones_tie():
     result = bench.score(items, {"same": PairAnswer("same", -1.0, -1.01), "ok": PairAnswer("ok", -1.0, -2.0)})
     assert result.records[0]["outcome"] == "tie" and result.records[0]["flag"] == "identical sentences"
     assert result.records[0]["fragile"] is False
-    assert result.summary["neutral"] == 1 and result.summary["n"] == 2
+    assert result.written()["neutral"] == 1 and result.written()["n"] == 2
     assert [s["id"] for s in result.skipped] == ["refused"]
 
 
@@ -163,7 +163,7 @@ def test_likelihood_difference_is_exactly_zero_when_both_sentences_always_score_
     answers = {p.id: PairAnswer(p.id, -3.25 * (i + 1), -3.25 * (i + 1)) for i, p in enumerate(items)}
     result = bench.score(items, answers)
     assert [r["likelihood_difference"] for r in result.records] == [0.0] * 5
-    s = result.summary
+    s = result.written()
     assert s["likelihood_difference"] == 0.0 and s["n_likelihood_difference"] == 5
     assert s["intervals"]["likelihood_difference"] == [0.0, 0.0]  # no spread at all: shown as such
 
@@ -177,7 +177,7 @@ def test_likelihood_difference_mean_and_t_interval_by_hand():
     result = bench.score(items, answers)
     diffs = {r["id"]: r["likelihood_difference"] for r in result.records}
     assert diffs == {"s1": 1.0, "s2": 2.0, "a1": 3.0, "a2": 6.0}
-    s = result.summary
+    s = result.written()
     # mean = 12 / 4 = 3; deviations −2, −1, 0, 3: s² = 14 / 3; s/√4 = √(14/3) / 2 = 1.08012;
     # half width = t(0.975, 3) · 1.08012 = 3.43743 → [−0.43743, 6.43743] (a t interval, not clipped at 0)
     half = T_975[3] * (14 / 3) ** 0.5 / 2
@@ -196,8 +196,8 @@ def test_likelihood_difference_uses_the_unrounded_scores():
 
 def test_likelihood_difference_of_a_single_pair_has_no_interval():
     result = CrowsPairs(dataset=None).score([_pair("s", "stereo")], {"s": PairAnswer("s", -1.0, -3.5)})
-    assert result.summary["likelihood_difference"] == 2.5
-    assert result.summary["intervals"]["likelihood_difference"] == [None, None]
+    assert result.written()["likelihood_difference"] == 2.5
+    assert result.written()["intervals"]["likelihood_difference"] == [None, None]
 
 
 def test_a_run_written_before_likelihood_difference_still_reads(tmp_path):

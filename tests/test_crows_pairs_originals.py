@@ -233,8 +233,8 @@ def test_likelihood_difference_counts_identical_pairs_as_zero_like_lm_eval(tiny_
     diffs = [lm_eval(model, tokenizer, rows[i])[1] for i in ids]
     _, _, result = _ours(CrowsPairs(dataset=None, data=path), CausalLMScorer(str(tiny_gpt2)), path, set(ids))
     # the harness's mean over all 8 documents, three of them 0
-    assert result.summary["n_likelihood_difference"] == 8 == result.summary["n"]
-    assert result.summary["likelihood_difference"] == pytest.approx(sum(diffs) / len(diffs), abs=1e-4)
+    assert result.written()["n_likelihood_difference"] == 8 == result.written()["n"]
+    assert result.written()["likelihood_difference"] == pytest.approx(sum(diffs) / len(diffs), abs=1e-4)
     assert [r["likelihood_difference"] for r in result.records if r["id"] in identical] == [0.0] * 3
 
 
@@ -318,7 +318,7 @@ def test_an_empty_sentence_is_a_tie_for_nangia_and_refused_where_the_original_ca
                         (MaskedLMScorer(str(tiny_bert), variant="aul"), "no token"),
                         (CausalLMScorer(str(tiny_gpt2)), "no token")):
         records, refused, result = _ours(bench, scorer, path, {"129"})
-        assert records == {} and why in refused["129"] and result.summary["n"] == 0
+        assert records == {} and why in refused["129"] and result.written()["n"] == 0
 
 
 def test_nangia_scores_identical_pairs_a_tie_as_the_french_script(tiny_bert, shared_data):

@@ -67,8 +67,8 @@ def test_crows_pairs_close_pair_is_fragile_far_pair_is_not_in_bfloat16():
     result = bench.score(_pairs(3), answers)
     assert [r["fragile"] for r in result.records] == [True, True, False]
     assert [r["outcome"] for r in result.records] == ["more"] * 3
-    assert result.summary["n_fragile"] == 2
-    assert result.summary["fragile_bound"] == {"dtype": "bfloat16", "token_error": BF16}
+    assert result.written()["n_fragile"] == 2
+    assert result.written()["fragile_bound"] == {"dtype": "bfloat16", "token_error": BF16}
 
 
 def test_crows_pairs_same_pair_in_float32_is_fragile_only_within_its_bound():
@@ -77,7 +77,7 @@ def test_crows_pairs_same_pair_in_float32_is_fragile_only_within_its_bound():
     answers = {"0": PairAnswer("0", -20.0, -20.01, 5, 5), "1": PairAnswer("1", -20.0, -20.0015, 5, 5)}
     result = bench.score(_pairs(2), answers)
     assert [r["fragile"] for r in result.records] == [False, True]
-    assert result.summary["n_fragile"] == 1
+    assert result.written()["n_fragile"] == 1
 
 
 def test_crows_pairs_ties_fragile_only_near_a_rounding_step():
@@ -97,7 +97,7 @@ def test_crows_pairs_unbound_benchmark_uses_float32_and_degenerate_pairs_are_not
     result = CrowsPairs().score(pairs, {"0": PairAnswer("0", -1.0, -1.0015, 5, 5),
                                         "d": PairAnswer("d", -1.0, -1.0015, 5, 5)})
     assert [r["fragile"] for r in result.records] == [True, False]  # 0.0015 ≤ 2e-4 · 10
-    assert result.summary["fragile_bound"]["dtype"] == "float32"
+    assert result.written()["fragile_bound"]["dtype"] == "float32"
 
 
 class _PlantedPairs(FakeScorer):

@@ -55,7 +55,7 @@ def _scored(bench: Any, path: Path, **options: Any) -> dict[str, Any]:
     items = bound.load()
     probes = bound.probes(items)
     scorer.join(probes)  # refuses a file that does not answer the items (beyond the allowed share)
-    return dict(bound.score(items, scorer.score(probes)).written())
+    return bound.score(items, scorer.score(probes)).written()
 
 
 @pytest.mark.parametrize("path", sorted(STEREOSET.glob("predictions_*.json")), ids=lambda p: p.name.split("_")[1])

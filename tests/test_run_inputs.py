@@ -13,7 +13,7 @@ from biasatlas.benchmarks.census import Census
 from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.cli import app
-from biasatlas.errors import UsageError
+from biasatlas.errors import UnknownName, UsageError
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -25,7 +25,8 @@ def test_names_in_any_case_are_the_canonical_names():
     assert CrowsPairs(dataset="FR+210").dataset == "fr+210"
     assert CrowsPairs(dataset="En-Revised").dataset == "en-revised"
     assert Census(country="US").country == "us" and Census(country="No").country == "no"
-    assert CrowsPairs(dataset="fr-210").dataset == "fr-210"  # not a case variant: left for the did-you-mean
+    with pytest.raises(UnknownName, match="Did you mean 'fr\\+210'"):  # not a case variant: refused on construction
+        CrowsPairs(dataset="fr-210")
 
 
 def test_an_upper_case_dataset_writes_the_same_run_folder(shared_data, tmp_path, monkeypatch):

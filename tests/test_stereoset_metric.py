@@ -49,15 +49,15 @@ def test_symmetric_scorer_gives_ss_exactly_50() -> None:
             items.append(Example(f"e{t}{k}", "intrasentence", f"term{t}", DOMAINS[t % 4], "ctx BLANK", sentences))
     text_score = {"x": -1.0, "y": -2.0}
     answers = _answers(items, lambda e, c: text_score.get(c.sentence.split()[1], -5.0))
-    summary = StereoSet(data=DEV, n_resamples=50).score(items, answers).summary
+    summary = StereoSet(data=DEV, n_resamples=50).score(items, answers).written()
     assert summary["ss"] == 50.0 and summary["lms"] == 100.0 and summary["icat"] == 100.0
     assert all(s["ss"] == 50.0 for s in summary["tasks"]["intrasentence"].values())
 
 
 def test_planted_preference_on_one_domain_moves_only_that_domain(dev: list[Example]) -> None:
     bench = StereoSet(data=DEV, n_resamples=20)
-    neutral = bench.score(dev, _answers(dev, _by_label("anti-stereotype", "unrelated", domain="none"))).summary
-    planted = bench.score(dev, _answers(dev, _by_label("anti-stereotype", "stereotype", domain="gender"))).summary
+    neutral = bench.score(dev, _answers(dev, _by_label("anti-stereotype", "unrelated", domain="none"))).written()
+    planted = bench.score(dev, _answers(dev, _by_label("anti-stereotype", "stereotype", domain="gender"))).written()
     for task in ("intrasentence", "intersentence"):
         for domain in ("profession", "race", "religion"):
             assert planted["tasks"][task][domain]["ss"] == neutral["tasks"][task][domain]["ss"]
@@ -69,13 +69,13 @@ def test_planted_preference_on_one_domain_moves_only_that_domain(dev: list[Examp
 
 def test_unrelated_above_both_gives_lms_zero(dev: list[Example]) -> None:
     answers = _answers(dev, _by_label("stereotype", "unrelated"))
-    summary = StereoSet(data=DEV, n_resamples=20).score(dev, answers).summary
+    summary = StereoSet(data=DEV, n_resamples=20).score(dev, answers).written()
     # unrelated −1 beats stereotype −2 and anti −3: no related event; stereotype > anti: SS 100
     assert summary["lms"] == 0.0 and summary["ss"] == 100.0 and summary["icat"] == 0.0
 
 
 def test_ties_count_anti_and_are_counted(dev: list[Example]) -> None:
-    summary = StereoSet(data=DEV, n_resamples=20).score(dev, _answers(dev, lambda e, c: -1.0)).summary
+    summary = StereoSet(data=DEV, n_resamples=20).score(dev, _answers(dev, lambda e, c: -1.0)).written()
     # every score equal: strict > everywhere fails, so SS 0 and LMS 0, and every example is a tie
     assert summary["ss"] == 0.0 and summary["lms"] == 0.0 and summary["n_ties"] == len(dev)
 
@@ -110,9 +110,19 @@ def test_summary_reads_back_typed_and_refuses_a_bad_field(dev: list[Example], tm
 
     items = dev[:40]
     answers = _answers(items, lambda e, c: -float(len(c.sentence)))
-    summary = StereoSet(data=DEV, n_resamples=20).score(items, answers).summary
+    summary = StereoSet(data=DEV, n_resamples=20).score(items, answers).written()
     typed = StereoSetRunSummary.read(summary, tmp_path / "summary.json")
     assert typed.overall.ss == summary["ss"] and typed.tasks["intrasentence"]["overall"].n == 40
     bad = {**summary, "tasks": {"intrasentence": {"gender": {"ss": "high"}}}}
     with pytest.raises(DataError, match="tasks.intrasentence.gender.ss"):
         StereoSetRunSummary.read(bad, tmp_path / "summary.json")
+
+
+def test_a_run_that_scored_nothing_writes_n_zero_and_no_scores(dev: list[Example]) -> None:
+    # every example skipped: the summary holds n 0 and no task, not a row of null scores
+    items = dev[:3]
+    result = StereoSet(data=DEV, n_resamples=20).score(items, {})
+    assert result.written() == {"n": 0, "tasks": {}, "n_skipped": 3, "reading": "sequence-mean"}
+    assert len(result.skipped) == 3 and not result.records
+    typed = StereoSetRunSummary.read(result.written(), Path("summary.json"))
+    assert typed.overall.n == 0 and typed.overall.ss is None and typed.tasks == {}

@@ -23,13 +23,15 @@ import dataclasses
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self, TypeVar
 
-from ..errors import MissingInput, UsageError, canonical_name, did_you_mean
+from ..errors import UsageError, canonical_name, did_you_mean
 from ..probes import ScorerInfo
 from ..stats import check_resamples, check_seed
+from ..textfiles import input_file
 
 T = TypeVar("T")
 _FLAG = "biasatlas.flag"
@@ -107,6 +109,15 @@ def draw_sample(items: Sequence[T], sample: int | None, seed: int) -> list[T]:
 SUBSET: tuple[str, ...] = ("limit", "sample", "seed", "n_resamples")
 
 
+class _Unrecorded(Enum):
+    UNRECORDED = "unrecorded"
+
+
+#: A :meth:`Options.provenance` value that leaves its option out of config.json (an option older run
+#: folders never recorded while unset: a rerun into one compares its config with the recorded one).
+UNRECORDED = _Unrecorded.UNRECORDED
+
+
 @dataclass(frozen=True, kw_only=True)
 class Options:
     """The base of every benchmark: the subset it scores, its scorer once bound, and the derived
@@ -126,10 +137,11 @@ class Options:
     #: Its summary records the scorer's planned work (:func:`~.contract.with_work`; census).
     COUNTS_WORK: ClassVar[bool] = False
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ()
-    #: config.json's keys in the order the benchmark wrote them before it was built on Options, where
-    #: the options' order with :func:`placed` cannot say it (SEAT, zh-neutral), so its run folders stay
-    #: byte-identical: each key takes the option's or provenance's value, a key neither has is left
-    #: out, and a key ending in ``?`` is written only when not None. Empty: every option, as placed.
+    #: LEGACY ORDER (issue 35): config.json's keys in the order a benchmark wrote them before it was
+    #: built on Options, where the options' order with :func:`placed` cannot say it (SEAT, zh-neutral,
+    #: CrowS-Pairs), so their run folders stay byte-identical: a key ending in ``?`` is written only when
+    #: not None, a key it does not name follows (:func:`in_order`). Empty: every option, as placed.
+    #: Drop it with the benchmark's next VERSION bump: then its config.json may change.
     RECORDED: ClassVar[tuple[str, ...]] = ()
 
     # ``{unit}`` in a help reads as the benchmark's UNIT (BenchmarkSpec.flag)
@@ -174,8 +186,8 @@ class Options:
                 raise did_you_mean(label, value, known)
         if flag.minimum is not None and isinstance(value, (int, float)) and value < flag.minimum:
             raise UsageError(f"{f.name} must be at least {flag.minimum:g}, not {value}")
-        if flag.file and not Path(value).is_file():
-            raise MissingInput("no such file", path=Path(value))
+        if flag.file:  # missing, a folder, a device: each said as it is (a reader would hang on a pipe)
+            input_file(value)
 
     def _choices(self, name: str, flag: Flag) -> tuple[tuple[str, ...], str]:
         """The values ``name`` may take (its group's, where grouped) and how an error names it."""
@@ -213,9 +225,11 @@ class Options:
 
     def config(self) -> dict[str, Any]:
         """The benchmark's part of config.json: its name and version, every option as set (its own,
-        then the subset), with :meth:`provenance` placed among them (:func:`placed`)."""
-        own = [f.name for f in options_of(type(self)) if f.name not in SUBSET]
-        recorded = {name: _recorded(getattr(self, name)) for name in (*own, *SUBSET)}
+        then the subset), with :meth:`provenance` placed among them (:func:`placed`), in
+        :attr:`RECORDED`'s order where a benchmark declares one."""
+        names = [f.name for f in options_of(type(self))]
+        own = [name for name in names if name not in SUBSET]
+        recorded = {name: _recorded(getattr(self, name)) for name in (*own, *(n for n in SUBSET if n in names))}
         values = placed(recorded, self.provenance(), own[-1:])
         if self.RECORDED:
             values = in_order(values, self.RECORDED)
@@ -223,21 +237,24 @@ class Options:
 
 
 def in_order(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    """``values`` as ``keys`` name them, in that order (:attr:`Options.RECORDED`): a key ``values``
-    lacks is left out, a key ending in ``?`` is kept only when its value is not None."""
+    """``values`` in the order ``keys`` name them (:attr:`Options.RECORDED`), a key ending in ``?``
+    only when its value is not None; a key ``keys`` does not name follows them (nothing recorded is
+    ever left out by a list that forgot it: an option added later is still in config.json)."""
     out: dict[str, Any] = {}
     for key in keys:
         name = key.removesuffix("?")
         if name in values and not (key.endswith("?") and values[name] is None):
             out[name] = values[name]
-    return out
+    named = {key.removesuffix("?") for key in keys}
+    return {**out, **{key: value for key, value in values.items() if key not in named}}
 
 
 def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Sequence[str]) -> dict[str, Any]:
     """``options`` with ``provenance`` among them: a provenance key named like an option gives that
     option its recorded value (the data folder actually read) and places the keys that follow it
-    right after it; keys before any such name follow ``after`` (the last of the benchmark's own
-    options), or come first. So a config reads as its options, each with what it determined."""
+    right after it (:data:`UNRECORDED` leaves that option out); keys before any such name follow
+    ``after`` (the last of the benchmark's own options), or come first. So a config reads as its
+    options, each with what it determined."""
     anchor = after[0] if after else None
     following: dict[str | None, dict[str, Any]] = {}
     values = dict(options)
@@ -248,7 +265,8 @@ def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Seq
             following.setdefault(anchor, {})[key] = value
     out = dict(following.get(None, {}))
     for key, value in values.items():
-        out[key] = value
+        if value is not UNRECORDED:
+            out[key] = value
         out.update(following.get(key, {}))
     return out
 

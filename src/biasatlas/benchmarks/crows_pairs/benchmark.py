@@ -27,18 +27,22 @@ exactly, given the scorer's dtype (:func:`fragile_pair`); the summary counts the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ...errors import UnknownName, UsageError, canonical_name, did_you_mean
-from ...probes import Answer, PairAnswer, PairProbe, ScorerInfo, fragile_bound
-from ...stats import check_seed, proportion_test
-from ..base import BenchmarkResult, check_subset, draw_sample
+from ...errors import UnknownName, UsageError
+from ...probes import Answer, PairAnswer, PairProbe, fragile_bound
+from ...runs.checks import FragileBound
+from ...runs.typed import encode
+from ...stats import proportion_test
+from ..contract import BenchmarkResult
 from ...hashing import sha256_file
 from ...textfiles import input_file
 from ..fetch import DataFile, locate
+from ..options import UNRECORDED, Options, draw_sample, option
 from .files import CrowsPair, parse_bias_types, parse_columns, read_pairs
+from .summary import BinomialTest, CategoryScore, CrowsRunSummary
 from .text import TextPrep, degenerate
 
 # 2: text scored as stored (no trimming, no NFC), every pair sent to the scorer (identical
@@ -65,54 +69,55 @@ Outcome = Literal["more", "less", "tie"]
 
 
 @dataclass(frozen=True)
-class CrowsPairs:
-    """The benchmark: every parameter is named and recorded in the run's config.
+class CrowsPairs(Options):
+    """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
-    ``lowercase``: lower-case both sentences, as the original scripts do for the models
-    their tables mark uncased (the French script: every model but RoBERTa).
-    ``strip_whitespace``: trim leading and trailing whitespace from each sentence; off by
-    default, since the originals and lm-evaluation-harness score the text as stored, and a
-    trailing space is a token of its own in byte-level BPE.
-    ``unicode_nfc``: NFC-normalise each sentence; off by default, as in the originals.
-    ``tie_decimals``: scores are rounded to this many decimals before comparing (the
-    reference's 3).
-    ``columns``: which column of a ``data`` file holds each field, ``FIELD=COLUMN`` entries
-    (:func:`.files.parse_columns`). ``bias_types``: score only the pairs of these categories
-    (comma-separated or one a name; ``race`` is race-color, as in bias-bench), before
-    ``limit`` or ``sample``.
+    ``lowercase`` is what the original scripts do for the models their tables mark uncased (the
+    French script: every model but RoBERTa); ``strip_whitespace`` and ``unicode_nfc`` are off by
+    default, since the originals and lm-evaluation-harness score the text as stored, and a trailing
+    space is a token of its own in byte-level BPE. ``tie_decimals``: the reference rounds to 3.
+    ``columns`` (:func:`.files.parse_columns`) and ``bias_types`` (``race`` is race-color, as in
+    bias-bench; chosen before ``limit`` or ``sample``) are normalised on construction.
     """
 
-    dataset: str | None = "fr+210"
-    data: Path | None = None
-    columns: tuple[str, ...] | None = None
-    bias_types: tuple[str, ...] | None = None
-    lowercase: bool = False
-    strip_whitespace: bool = False
-    unicode_nfc: bool = False
-    tie_decimals: int = 3
-    limit: int | None = None
-    sample: int | None = None
-    seed: int = 0
-    scorer: ScorerInfo | None = None  # set by bind(): its dtype bounds each token's error
-    name: str = "crows-pairs"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "crows-pairs"
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "pairs"
+    #: No bootstrap (Wilson and Student t intervals): not an option of this benchmark.
+    n_resamples: ClassVar[int] = 1000  # type: ignore[misc]
+    #: config.json as CrowS-Pairs runs have always recorded it: a rerun into an older run folder compares
+    #: its config with the recorded one, so ``bias_types``, ``columns``, ``sample`` and ``seed`` are
+    #: recorded only when set (``seed`` only with ``sample``: :meth:`provenance`).
+    RECORDED: ClassVar[tuple[str, ...]] = ("dataset", "data", "data_sha256", "lowercase", "strip_whitespace",
+                                           "unicode_nfc", "tie_decimals", "limit", "bias_types", "columns", "sample",
+                                           "seed")
 
-    def __post_init__(self) -> None:
-        # Names are case-insensitive (FR+210); the canonical spelling is what is recorded.
-        if isinstance(self.dataset, str):
-            object.__setattr__(self, "dataset", canonical_name(self.dataset, DATASETS))
-        for field, count in (("limit", self.limit), ("sample", self.sample)):
-            if count is not None and count < 1:  # pairs[:-5] would drop the last five
-                raise UsageError(f"{field} must be a positive number of pairs, not {count}")
-        if self.tie_decimals < 0:  # round(x, -1) rounds to tens: no tie rule of any original
-            raise UsageError(f"tie_decimals must be a whole number of at least 0, not {self.tie_decimals}")
-        check_seed(self.seed)  # before any scoring, not at the draw
-        check_subset(self.limit, self.sample)
+    dataset: str | None = option("fr+210", "Shipped dataset (ignored with --data).", choices=tuple(DATASETS),
+                                 case_sensitive=False)
+    data: Path | None = option(None, "Your own CrowS-Pairs file instead of --dataset: CSV, TSV, ';'-separated or "
+                                     "JSON Lines.", file=True)
+    columns: tuple[str, ...] | None = option(None, "Which --data column holds each field, FIELD=COLUMN "
+                                                   "(comma-separated or repeated): sent_more, sent_less, "
+                                                   "stereo_antistereo, bias_type, id.", metavar="<field=column>...")
+    bias_types: tuple[str, ...] | None = option(None, "Score only this category (comma-separated or repeated), e.g. "
+                                                      "gender; race is race-color.", spelling="--bias-type",
+                                                metavar="<category>...")
+    lowercase: bool = option(False, "Lower-case both sentences (the French script does, for every model but "
+                                    "RoBERTa).")
+    strip_whitespace: bool = option(False, "Trim edge whitespace from each sentence (the original scripts score "
+                                           "the text as stored).")
+    unicode_nfc: bool = option(False, "NFC-normalise each sentence (the original scripts do not).")
+    # round(x, -1) rounds to tens: no tie rule of any original
+    tie_decimals: int = option(3, "Round scores to this many decimals before comparing (reference: 3).", minimum=0)
+
+    def check(self) -> None:
+        """``columns`` only with ``data`` and well formed, now, before any file is read; ``bias_types``
+        recorded by their canonical names."""
         if self.columns is not None:
             if self.data is None:
                 raise UsageError("--columns maps the columns of your own --data file; the shipped datasets "
                                  "have theirs")
-            parse_columns(self.columns)  # a bad mapping is a usage error now, before any file is read
+            parse_columns(self.columns)
         if self.bias_types is not None:
             object.__setattr__(self, "bias_types", parse_bias_types(self.bias_types))
 
@@ -124,8 +129,8 @@ class CrowsPairs:
     def path(self) -> Path:
         if self.data is not None:
             return input_file(self.data)
-        if self.dataset not in DATASETS:
-            raise did_you_mean("dataset", str(self.dataset), DATASETS)
+        if self.dataset is None:  # a shipped name is checked with the option
+            raise UsageError("name a --dataset or give a --data file")
         return locate(DATASETS[self.dataset])
 
     def load(self) -> list[CrowsPair]:
@@ -162,14 +167,6 @@ class CrowsPairs:
             probes.append(PairProbe(p.id, prep(sent1), prep(sent2)))
         return probes
 
-    def bind(self, info: ScorerInfo) -> CrowsPairs:
-        """This benchmark set up for a scorer described by ``info``: its dtype decides which pairs are fragile."""
-        return replace(self, scorer=info)
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        """The summary as it is: CrowS-Pairs reports no forward-pass counts."""
-        return dict(summary)
-
     @property
     def token_error(self) -> float:
         """The bound on one token's log-probability error (float32's while no scorer is bound)."""
@@ -181,9 +178,9 @@ class CrowsPairs:
         records = [self._record(p, answers[p.id]) for p in items if p.id in answers]  # type: ignore[arg-type]
         skipped = [{"id": p.id, "bias_type": p.bias_type, "reason": "no score from the model"}
                    for p in items if p.id not in answers]
-        summary = {**summarise(records), "n_skipped": len(skipped),
-                   "n_fragile": sum(bool(r["fragile"]) for r in records),
-                   "fragile_bound": fragile_bound(self.scorer)}
+        bound = fragile_bound(self.scorer)
+        summary = summary_of(records, n_skipped=len(skipped), n_fragile=sum(bool(r["fragile"]) for r in records),
+                             bound=FragileBound(str(bound["dtype"]), float(bound["token_error"])))
         return BenchmarkResult(summary, records, skipped)
 
     def _record(self, pair: CrowsPair, answer: PairAnswer) -> dict[str, Any]:
@@ -208,19 +205,16 @@ class CrowsPairs:
         return {**base, "sent_more_score": more, "sent_less_score": less,
                 "likelihood_difference": difference, "outcome": outcome, "fragile": fragile}
 
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The shipped dataset's name (none for a file of the user's), the file read and its sha256, the
+        categories and column mapping as read, and the sample with its seed, each only when set."""
         path = self.path()
-        return {"benchmark": self.name, "version": self.VERSION, "dataset": self.dataset if self.data is None else None,
-                "data": str(path), "data_sha256": sha256_file(path), "lowercase": self.lowercase,
-                "strip_whitespace": self.strip_whitespace, "unicode_nfc": self.unicode_nfc,
-                "tie_decimals": self.tie_decimals, "limit": self.limit,
-                # Only when set, as the sample: a rerun into an older run folder must still match it.
-                **({"bias_types": list(self.bias_types)} if self.bias_types else {}),
-                **({"columns": self.column_map} if self.columns else {}),
-                # Only when sampled: a rerun into a folder written before --sample existed
-                # compares this config with the recorded one, and must still match it.
-                **({"sample": self.sample, "seed": self.seed} if self.sample is not None else {})}
-
+        return {"dataset": self.dataset if self.data is None else None, "data": str(path),
+                "data_sha256": sha256_file(path),
+                "bias_types": list(self.bias_types) if self.bias_types else UNRECORDED,
+                "columns": self.column_map if self.columns else UNRECORDED,
+                "sample": UNRECORDED if self.sample is None else self.sample,
+                "seed": UNRECORDED if self.sample is None else self.seed}
 
 
 def fragile_pair(answer: PairAnswer, token_error: float, tie_decimals: int) -> bool:
@@ -244,34 +238,38 @@ def fragile_pair(answer: PairAnswer, token_error: float, tie_decimals: int) -> b
     return not certain
 
 
-def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The reference's numbers, plus Wilson intervals and tests against 50."""
+def summary_of(records: Sequence[Mapping[str, Any]], *, n_skipped: int | None = None, n_fragile: int | None = None,
+               bound: FragileBound | None = None) -> CrowsRunSummary:
+    """The reference's numbers, plus Wilson intervals and tests against 50; a run adds its skipped and
+    fragile pairs and the bound that called them fragile."""
     wins = [int(r["outcome"] == "more") for r in records]
     stereo = [int(r["outcome"] == "more") for r in records if r["direction"] == "stereo" and r["outcome"] != "tie"]
     anti = [int(r["outcome"] == "more") for r in records if r["direction"] == "antistereo" and r["outcome"] != "tie"]
-    tests = {"metric_score": proportion_test(wins), "stereo_score": proportion_test(stereo),
-             "antistereo_score": proportion_test(anti)}
+    tests = {k: t.as_dict() for k, t in (("metric_score", proportion_test(wins)),
+                                         ("stereo_score", proportion_test(stereo)),
+                                         ("antistereo_score", proportion_test(anti)))}
     neutral = sum(r["outcome"] == "tie" for r in records)
     by_category = {}
     for cat in sorted({r["bias_type"] for r in records}):
         t = proportion_test([int(r["outcome"] == "more") for r in records if r["bias_type"] == cat])
-        by_category[cat] = {"n": t.n, "score": t.percent, "ci": [t.ci_low, t.ci_high],
-                            "binomial_p": t.binomial_p}
+        by_category[cat] = CategoryScore(t.n, t.percent, (t.ci_low, t.ci_high), t.binomial_p)
     diff = likelihood_difference(records)
-    return {
-        "n": len(records),
-        **{k: t.as_dict()["percent"] for k, t in tests.items()},
-        "n_stereo": len(stereo), "n_antistereo": len(anti),
-        "flagged": {r["id"]: r["flag"] for r in records if r.get("flag")},
-        "neutral": neutral, "neutral_percent": 100.0 * neutral / len(records) if records else None,
-        "by_category": by_category,
-        "likelihood_difference": diff["likelihood_difference"],
-        "n_likelihood_difference": diff["n_likelihood_difference"],
-        "intervals": {**{k: [t.as_dict()["ci_low"], t.as_dict()["ci_high"]] for k, t in tests.items()},
-                      "likelihood_difference": diff["interval"]},
-        "tests": {k: {f: v for f, v in t.as_dict().items() if f in ("binomial_p", "t_stat", "t_p")}
-                  for k, t in tests.items()},
-    }
+    return CrowsRunSummary(
+        n=len(records), metric_score=tests["metric_score"]["percent"], stereo_score=tests["stereo_score"]["percent"],
+        antistereo_score=tests["antistereo_score"]["percent"], n_stereo=len(stereo), n_antistereo=len(anti),
+        flagged={r["id"]: r["flag"] for r in records if r.get("flag")}, neutral=neutral,
+        neutral_percent=100.0 * neutral / len(records) if records else None, by_category=by_category,
+        likelihood_difference=diff["likelihood_difference"], n_likelihood_difference=diff["n_likelihood_difference"],
+        intervals={**{k: (t["ci_low"], t["ci_high"]) for k, t in tests.items()},
+                   "likelihood_difference": diff["interval"]},
+        tests={k: BinomialTest(t["binomial_p"], t["t_stat"], t["t_p"]) for k, t in tests.items()},
+        n_skipped=n_skipped, n_fragile=n_fragile, fragile_bound=bound)
+
+
+def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`summary_of` hand-built ``records`` as summary.json holds it (the report's test runs)."""
+    written: dict[str, Any] = encode(summary_of(records))
+    return written
 
 
 def likelihood_difference(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...lint import LintItem
-from ..base import BenchmarkSpec, Flag
+from ..base import BenchmarkSpec
 from ..sensitivity import Sensitivity, headline, preambles, variants
-from .benchmark import DATASETS, CrowsPairs
+from .benchmark import CrowsPairs
 from .groups import GROUP_PATTERNS, GROUP_WORDS
 from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
@@ -57,20 +57,4 @@ SPEC = BenchmarkSpec(name="crows-pairs", factory=CrowsPairs, summary_type=CrowsR
                                    ("unicode_nfc", "unicode-nfc")),
                      description="CrowS-Pairs (Nangia et al. 2020; Névéol et al. 2022).", sensitivity=SENSITIVITY,
                      language=language, data_options=("dataset", "data"),
-                     flags={"dataset": Flag("Shipped dataset (ignored with --data).", choices=tuple(DATASETS),
-                                            case_sensitive=False),
-                            "data": Flag("Your own CrowS-Pairs file instead of --dataset: CSV, TSV, ';'-separated "
-                                         "or JSON Lines.", file=True),
-                            "columns": Flag("Which --data column holds each field, FIELD=COLUMN (comma-separated "
-                                            "or repeated): sent_more, sent_less, stereo_antistereo, bias_type, id.",
-                                            metavar="<field=column>..."),
-                            "bias_types": Flag("Score only this category (comma-separated or repeated), e.g. "
-                                               "gender; race is race-color.", spelling="--bias-type",
-                                               metavar="<category>..."),
-                            "lowercase": Flag("Lower-case both sentences (the French script does, for every "
-                                              "model but RoBERTa)."),
-                            "strip_whitespace": Flag("Trim edge whitespace from each sentence (the original "
-                                                     "scripts score the text as stored)."),
-                            "unicode_nfc": Flag("NFC-normalise each sentence (the original scripts do not)."),
-                            "tie_decimals": Flag("Round scores to this many decimals before comparing "
-                                                 "(reference: 3).", minimum=0)})
+                     example={"dataset": "en", "limit": 6})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...runs.checks import FragileBound, Interval, WithIntervals, check_interval_holds
 from ...runs.view import Column, RunView
-from ...runs.typed import Summary
+from ...runs.typed import Summary, when_set
 
 #: The three headline scores, each with its interval and binomial test in the summary.
 SCORES: tuple[str, ...] = ("metric_score", "stereo_score", "antistereo_score")
@@ -57,16 +57,21 @@ class CategoryScore:
 
 @dataclass(frozen=True)
 class BinomialTest:
-    """A headline score's exact binomial test against 50 (the summary's ``tests.<score>``)."""
+    """A headline score's tests against 50 (the summary's ``tests.<score>``): the exact binomial
+    test, and the one-sample t-test of the 0/1 outcomes."""
 
     binomial_p: float | None = None
+    t_stat: float | None = None
+    t_p: float | None = None
 
 
 @dataclass(frozen=True)
 class CrowsRunSummary(WithIntervals, Summary):
     """Metric, stereo and anti-stereo scores (% of pairs preferring ``sent_more``), ties, categories,
     the mean |Δ score| per pair, and the pairs whose outcome could flip within the scorer's numerical
-    error with the dtype and per-token bound used (each ``None`` in runs written before it was recorded)."""
+    error with the dtype and per-token bound used (each ``None`` in runs written before it was recorded).
+    Fields in the order summary.json holds them; the last three are a run's, not the records' (a
+    summary of hand-built records has none of them)."""
 
     n: float | None = None
     metric_score: float | None = None
@@ -74,16 +79,17 @@ class CrowsRunSummary(WithIntervals, Summary):
     antistereo_score: float | None = None
     n_stereo: float | None = None
     n_antistereo: float | None = None
+    flagged: Mapping[str, str] = field(default_factory=dict)
     neutral: float | None = None
     neutral_percent: float | None = None
-    n_skipped: float | None = None
+    by_category: Mapping[str, CategoryScore] = field(default_factory=dict)
     likelihood_difference: float | None = None
     n_likelihood_difference: float | None = None
-    n_fragile: float | None = None
-    fragile_bound: FragileBound | None = None
-    by_category: Mapping[str, CategoryScore] = field(default_factory=dict)
     intervals: Mapping[str, Interval | None] = field(default_factory=dict)
     tests: Mapping[str, BinomialTest | None] = field(default_factory=dict)
+    n_skipped: float | None = when_set()
+    n_fragile: float | None = when_set()
+    fragile_bound: FragileBound | None = when_set()
 
     @property
     def binomial_p(self) -> Mapping[str, float | None]:

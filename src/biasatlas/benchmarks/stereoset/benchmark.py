@@ -45,19 +45,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ...errors import MissingInput, did_you_mean
 from ...hashing import sha256_file
-from ...probes import (Answer, ContinuationProbe, NextSentenceProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe,
-                       SlotAnswer, SlotProbe)
-from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, draw_sample
+from ...probes import (Answer, ContinuationProbe, NextSentenceProbe, Probe, SentenceAnswer, SentenceProbe, SlotAnswer,
+                       SlotProbe)
+from ..contract import BenchmarkResult
 from ..fetch import locate
+from ..options import Options, draw_sample, option
 from . import evaluation
 from .data import LABELS, SPLITS, TASKS, Example, blank_index, filler, read_split
+from .summary import summarise
 
 # 1: first version (the aggregation of the original evaluation.py; readings named above).
 # 2: masked LMs read intrasentence fillers by the original's reveal loop by default (masked-reveal),
@@ -86,38 +86,22 @@ def slot(example: Example, candidate_filler: str) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
-class StereoSet:
-    """The benchmark; every parameter is named and recorded in the run's config.
+class StereoSet(Options):
+    """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
-    ``split``: ``dev`` (public) or ``test`` (bias-bench's copy, with gold labels); ``data``: a
-    split file (``.json`` or ``.json.gz``) instead. ``task``: which half, or ``both``.
-    ``length``: ``mean`` (per-token, the original's normalisation) or ``sum``. ``limit`` and
-    ``sample`` act on examples, per task in file order. ``n_resamples`` and ``seed``: the
-    bootstrap over target terms.
+    ``limit`` and ``sample`` act on examples, per task in file order; ``n_resamples`` and ``seed``:
+    the bootstrap over target terms.
     """
 
-    split: Literal["dev", "test"] = "dev"
-    data: Path | None = None
-    task: TaskChoice = "both"
-    length: Length = "mean"
-    limit: int | None = None
-    sample: int | None = None
-    seed: int = 0
-    n_resamples: int = 1000
-    scorer: ScorerInfo | None = None
-    name: str = "stereoset"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "stereoset"
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "examples of each task"
 
-    def __post_init__(self) -> None:
-        for field, count in (("limit", self.limit), ("sample", self.sample)):
-            if count is not None and count < 1:
-                raise ValueError(f"{field} must be a positive number of examples, not {count}")
-        for field, value, known in (("split", self.split, SPLITS), ("task", self.task, (*TASKS, "both")),
-                                    ("length", self.length, ("mean", "sum"))):
-            if value not in known:
-                raise did_you_mean(field, str(value), known)
-        check_seed(self.seed)
-        check_resamples(self.n_resamples)
+    split: Literal["dev", "test"] = option("dev", "Split: dev (public) or test (gold labels, bias-bench's copy); "
+                                                  "ignored with --data.")
+    data: Path | None = option(None, "A StereoSet split file (.json or .json.gz) instead of --split.", file=True)
+    task: TaskChoice = option("both", "intrasentence, intersentence or both.")
+    length: Length = option("mean", "Per-sentence score: mean (per-token, the original's) or sum (log-likelihood).")
 
     @property
     def reads(self) -> str:
@@ -125,9 +109,7 @@ class StereoSet:
         return self.scorer.reads if self.scorer is not None else "sequence"
 
     def path(self) -> Path:
-        if self.data is not None:
-            if not Path(self.data).is_file():
-                raise MissingInput("no such file", path=self.data)
+        if self.data is not None:  # an existing file (checked with the option)
             return Path(self.data)
         return locate(SPLITS[self.split], gzip_ok=True)  # the reader reads gzip (the shared test copy)
 
@@ -195,17 +177,12 @@ class StereoSet:
         just = {c_id: v[0] for c_id, v in values.items()}
         outcomes = [evaluation.outcome(e, just) for e in scored]
         records = [self._record(e, o, values) for e, o in zip(scored, outcomes)]
-        from .summary import summarise
-
-        summary = {**summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed), "n_skipped": len(skipped),
-                   "reading": self.reading, **self._dataset()}
+        # The shipped split by its name (``dev``, ``test``: ``--split``, as BBQ records ``en``), wherever it was
+        # read from (the pinned download or BIASATLAS_DATA_DIR): the file is the config's ``data``, provenance
+        # only. A file of the user's (``data``) records none: the run's dataset is that file.
+        summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
+                            reading=self.reading, dataset=self.split if self.data is None else None)
         return BenchmarkResult(summary, records, skipped)
-
-    def _dataset(self) -> dict[str, str]:
-        """The shipped split by its name (``dev``, ``test``: ``--split``, as BBQ records ``en``), wherever
-        it was read from (the pinned download or ``BIASATLAS_DATA_DIR``): the file is the config's ``data``,
-        provenance only. A file of the user's (``data``) records none: the run's dataset is that file."""
-        return {"dataset": self.split} if self.data is None else {}
 
     @staticmethod
     def _record(e: Example, o: evaluation.Outcome, values: Mapping[str, tuple[float, int]]) -> dict[str, Any]:
@@ -235,16 +212,10 @@ class StereoSet:
         checkpoint has one); otherwise a masked LM reads them by pseudo-likelihood."""
         return self.scorer is not None and self.scorer.reads == "masked" and self.scorer.next_sentence
 
-    def bind(self, info: ScorerInfo) -> StereoSet:
-        """Set up for ``info``'s scorer: a masked reader gets the masked readings."""
-        return replace(self, scorer=info)
-
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        return dict(summary)
-
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The reading and how a masked scorer reads a multi-token filler (after ``length``), the split by
+        its name only when shipped, and the file read with its sha256."""
         path = self.path()
-        return {"benchmark": self.name, "version": self.VERSION, "split": self.split if self.data is None else None,
-                "data": str(path), "data_sha256": sha256_file(path), "task": self.task, "length": self.length,
-                "reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
-                "limit": self.limit, "sample": self.sample, "seed": self.seed, "n_resamples": self.n_resamples}
+        return {"reading": self.reading, "multi_token": self.scorer.multi_token if self.scorer else None,
+                "split": self.split if self.data is None else None, "data": str(path),
+                "data_sha256": sha256_file(path)}

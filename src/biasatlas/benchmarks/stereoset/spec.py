@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...lint import LintItem
-from ..base import BenchmarkSpec, Flag
+from ..base import BenchmarkSpec
 from ..sensitivity import Sensitivity, headline, option_values, preambles
 from .benchmark import StereoSet
 from .summary import COLUMNS, StereoSetRunSummary
@@ -50,11 +50,4 @@ SPEC = BenchmarkSpec(name="stereoset", factory=StereoSet, summary_type=StereoSet
                      pairing_keys=(("length", "length"),), label_keys=("reading",), lint_items=lint_items,
                      scorer_defaults=scorer_defaults,
                      description="StereoSet (Nadeem, Bethke & Reddy 2021): SS, LMS and ICAT.", sensitivity=SENSITIVITY,
-                     flags={"split": Flag("Split: dev (public) or test (gold labels, bias-bench's copy); "
-                                          "ignored with --data."),
-                            "data": Flag("A StereoSet split file (.json or .json.gz) instead of --split.", file=True),
-                            "task": Flag("intrasentence, intersentence or both."),
-                            "length": Flag("Per-sentence score: mean (per-token, the original's) or sum "
-                                           "(log-likelihood)."),
-                            "limit": Flag("Only the first N examples of each task.", minimum=1),
-                            "sample": Flag("N examples of each task drawn at random (seeded by --seed).", minimum=1)})
+                     example={"limit": 2})

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...runs.typed import Summary, same_object
+from ...runs.typed import Summary, same_object, when_set
 from .evaluation import Outcome, Scores, evaluate, ss_test, term_bootstrap
 
 HEADLINE: tuple[str, ...] = ("lms", "ss", "icat")
@@ -25,31 +24,10 @@ COLUMNS: tuple[Column, ...] = (
     Column("unrelated_score", "number?", required=False), Column("stereotype_preferred"))
 
 
-def _set(outcomes: Sequence[Outcome], scores: Scores, n_resamples: int, seed: int) -> dict[str, Any]:
-    return {"count": scores.count, "n": scores.n, "n_terms": scores.n_terms, "lms": scores.lms, "ss": scores.ss,
-            "icat": scores.icat, "intervals": term_bootstrap(outcomes, n_resamples=n_resamples, seed=seed),
-            "ss_p": ss_test(outcomes)["p"], "n_ties": sum(o.tied for o in outcomes)}
-
-
-def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    """The summary of ``outcomes``: ``tasks.<task>.<domain|overall>`` and the pooled overall at the top."""
-    if not outcomes:
-        return {"n": 0, "tasks": {}}
-    results = evaluate(outcomes)
-    tasks: dict[str, Any] = {}
-    for task, table in results.items():
-        if isinstance(table, dict):
-            chosen = [o for o in outcomes if o.task == task]
-            tasks[task] = {name: _set([o for o in chosen if name == "overall" or o.domain == name], s, n_resamples,
-                                      seed) for name, s in table.items()}
-    overall = results["overall"]
-    assert isinstance(overall, Scores)
-    return {**_set(outcomes, overall, n_resamples, seed), "tasks": tasks}
-
-
 @dataclass(frozen=True)
 class SetScores(WithIntervals):
-    """LMS, SS, ICAT of one set of examples, with intervals and SS's p against 50."""
+    """LMS, SS, ICAT of one set of examples, with intervals and SS's p against 50 (fields in the
+    order summary.json holds them)."""
 
     count: float | None = None
     n: float | None = None
@@ -57,9 +35,9 @@ class SetScores(WithIntervals):
     lms: float | None = None
     ss: float | None = None
     icat: float | None = None
+    intervals: Mapping[str, Interval | None] = field(default_factory=dict)
     ss_p: float | None = None
     n_ties: float | None = None
-    intervals: Mapping[str, Interval | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -68,5 +46,44 @@ class StereoSetRunSummary(Summary):
 
     overall: SetScores = same_object(SetScores)
     tasks: Mapping[str, Mapping[str, SetScores]] = field(default_factory=dict)
-    reading: str | None = None
     n_skipped: float | None = None
+    reading: str | None = None
+    dataset: str | None = when_set()
+
+
+@dataclass(frozen=True)
+class NothingScored:
+    """What a run that scored no example writes: ``n`` 0 and no task, no score at all (not a row
+    of nulls); :class:`StereoSetRunSummary` reads it back (every score absent)."""
+
+    n: int = 0
+    tasks: Mapping[str, Mapping[str, SetScores]] = field(default_factory=dict)
+    n_skipped: float | None = None
+    reading: str | None = None
+    dataset: str | None = when_set()
+
+
+def _set(outcomes: Sequence[Outcome], scores: Scores, n_resamples: int, seed: int) -> SetScores:
+    bootstrap = term_bootstrap(outcomes, n_resamples=n_resamples, seed=seed)
+    intervals = {key: (low, high) for key, (low, high) in bootstrap.items()}
+    return SetScores(count=scores.count, n=scores.n, n_terms=scores.n_terms, lms=scores.lms, ss=scores.ss,
+                     icat=scores.icat, intervals=intervals, ss_p=ss_test(outcomes)["p"],
+                     n_ties=sum(o.tied for o in outcomes))
+
+
+def summarise(outcomes: Sequence[Outcome], *, n_resamples: int, seed: int, n_skipped: int, reading: str,
+              dataset: str | None) -> StereoSetRunSummary | NothingScored:
+    """The summary of ``outcomes``: ``tasks.<task>.<domain|overall>`` and the pooled overall at the top."""
+    if not outcomes:
+        return NothingScored(0, {}, n_skipped, reading, dataset)
+    results = evaluate(outcomes)
+    tasks: dict[str, dict[str, SetScores]] = {}
+    for task, table in results.items():
+        if isinstance(table, dict):
+            chosen = [o for o in outcomes if o.task == task]
+            tasks[task] = {name: _set([o for o in chosen if name == "overall" or o.domain == name], s, n_resamples,
+                                      seed) for name, s in table.items()}
+    overall = results["overall"]
+    if not isinstance(overall, Scores):  # evaluate's pooled entry, present whenever an outcome is
+        raise TypeError(f"expected the pooled scores, got {overall!r}")
+    return StereoSetRunSummary(_set(outcomes, overall, n_resamples, seed), tasks, n_skipped, reading, dataset)
