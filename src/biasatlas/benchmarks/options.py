@@ -33,6 +33,7 @@ from ..stats import check_resamples, check_seed
 
 T = TypeVar("T")
 _FLAG = "biasatlas.flag"
+_WHEN_SET = "biasatlas.recorded_when_set"
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,11 @@ class Flag:
     grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
 
 
-def option(default: Any, help: str, **flag: Any) -> Any:
+def option(default: Any, help: str, *, when_set: bool = False, **flag: Any) -> Any:
     """A benchmark option: a dataclass field with its default and its :class:`Flag` (``help`` and
-    the flag's other settings by keyword)."""
-    return field(default=default, metadata={_FLAG: Flag(help, **flag)})
+    the flag's other settings by keyword). ``when_set``: config.json records it only while it is
+    not None (an option added after run folders were written: their reruns still match)."""
+    return field(default=default, metadata={_FLAG: Flag(help, **flag), _WHEN_SET: when_set})
 
 
 def flag_of(kind: type, name: str) -> Flag | None:
@@ -122,6 +124,9 @@ class Options:
     #: Its summary records the scorer's planned work (:func:`~.contract.with_work`; census).
     COUNTS_WORK: ClassVar[bool] = False
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ()
+    #: The options in config.json's order, where it is not "own options, then the subset" (census
+    #: recorded its subset among its own options before the subset was shared); empty: that order.
+    CONFIG_ORDER: ClassVar[tuple[str, ...]] = ()
 
     # ``{unit}`` in a help reads as the benchmark's UNIT (BenchmarkSpec.flag)
     limit: int | None = option(None, "Only the first N {unit} (for a quick look; not with --sample).", minimum=1)
@@ -202,8 +207,13 @@ class Options:
     def config(self) -> dict[str, Any]:
         """The benchmark's part of config.json: its name and version, every option as set (its own,
         then the subset), with :meth:`provenance` placed among them (:func:`placed`)."""
-        own = [f.name for f in options_of(type(self)) if f.name not in SUBSET]
-        recorded = {name: _recorded(getattr(self, name)) for name in (*own, *SUBSET)}
+        fields = options_of(type(self))
+        own = [f.name for f in fields if f.name not in SUBSET]
+        order = self.CONFIG_ORDER or (*own, *SUBSET)
+        if sorted(order) != sorted(f.name for f in fields):
+            raise TypeError(f"{type(self).__name__}.CONFIG_ORDER must name each of its options once")
+        unset = {f.name for f in fields if f.metadata.get(_WHEN_SET) and getattr(self, f.name) is None}
+        recorded = {name: _recorded(getattr(self, name)) for name in order if name not in unset}
         return {"benchmark": self.name, "version": self.VERSION, **placed(recorded, self.provenance(), own[-1:])}
 
 
@@ -244,9 +254,8 @@ def options_of(kind: type) -> tuple[dataclasses.Field[Any], ...]:
 
 
 def _literal_values(kind: type, name: str) -> tuple[Any, ...]:
-    """The values of a ``Literal`` option (of ``X | None`` too); empty for any other type."""
+    """The values of a ``Literal`` option (of ``X | None`` too, and of a union of ``Literal`` s:
+    census's ``Auto | Normalisation`` takes ``auto``, ``none`` and ``template``); empty for any other type."""
     hint = _hints(kind.__qualname__, kind).get(name)
-    for arm in (hint, *typing.get_args(hint)):
-        if typing.get_origin(arm) is Literal:
-            return typing.get_args(arm)
-    return ()
+    return tuple(value for arm in (hint, *typing.get_args(hint)) if typing.get_origin(arm) is Literal
+                 for value in typing.get_args(arm))
