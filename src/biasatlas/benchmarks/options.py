@@ -27,9 +27,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self, TypeVar
 
-from ..errors import MissingInput, UsageError, canonical_name, did_you_mean
+from ..errors import UsageError, canonical_name, did_you_mean
 from ..probes import ScorerInfo
 from ..stats import check_resamples, check_seed
+from ..textfiles import input_file
 
 T = TypeVar("T")
 _FLAG = "biasatlas.flag"
@@ -141,7 +142,8 @@ class Options:
         for option_name in ("limit", "sample"):
             value = getattr(self, option_name)
             if value is not None and value < 1:
-                raise ValueError(f"{option_name} must be a positive number of {self.UNIT}, not {value}")
+                # a UsageError (a ValueError too): the documented error, which the CLI reports as a usage mistake
+                raise UsageError(f"{option_name} must be a positive number of {self.UNIT}, not {value}")
         check_subset(self.limit, self.sample)
         check_seed(self.seed)
         check_resamples(self.n_resamples)
@@ -167,8 +169,8 @@ class Options:
                 raise did_you_mean(label, value, known)
         if flag.minimum is not None and isinstance(value, (int, float)) and value < flag.minimum:
             raise UsageError(f"{f.name} must be at least {flag.minimum:g}, not {value}")
-        if flag.file and not Path(value).is_file():
-            raise MissingInput("no such file", path=Path(value))
+        if flag.file:
+            input_file(value)  # missing, a folder or a device: each said as such
 
     def _choices(self, name: str, flag: Flag) -> tuple[tuple[str, ...], str]:
         """The values ``name`` may take (its group's, where grouped) and how an error names it."""
