@@ -47,8 +47,8 @@ from .diagnostics import Baseline, baseline, baseline_plan
 from .gebnlp import build_gebnlp_probes, compute_gebnlp_metrics
 from .metrics import Aggregation, TemplateProbs, female_share, share_class
 from .scoring import CensusResult, Normalisation, compute_metrics, template_probabilities
-from .summary import Association, BaselineShare, GebnlpAgreement, PaperReading
 from .settings import Auto, CausalReading, CensusItem, CensusSettings, Method
+from .summary import Association, BaselineShare, GebnlpAgreement, PaperReading
 from .table import CensusTable
 from .templates import CensusPlan, conditional_plan
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...errors import UnknownName
 from ..sensitivity import Perturbation
-from .language import language_folder
+from .language import language_folder, read_predicates
 from .settings import CensusSettings
 
 PREFIX, SUFFIX = "predicates_", ".csv"
@@ -64,7 +64,5 @@ def paraphrases(census: CensusSettings, scorer: str) -> tuple[Perturbation, ...]
 
 def _first_wording(census: CensusSettings, name: str) -> str:
     """The set's first predicate as text ("is employed as a"), for the table's caption."""
-    from .language import read_predicates
-
     first = read_predicates(predicates_source(census.template_language, name))[0]
     return first.text.split("{", 1)[0].strip()
