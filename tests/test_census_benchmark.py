@@ -221,7 +221,7 @@ def test_unbound_auto_normalisation_asks_for_a_scorer():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"country": "uk"}, "Nomis"),
-    ({"country": "se"}, "census country"),  # no Swedish table ("de" is shipped)
+    ({"country": "se"}, "unknown country 'se'"),  # no Swedish table ("de" is shipped)
     ({"country": "us", "method": "gebnlp2022"}, "Norwegian"),
     ({"aggregation": "mean"}, "aggregation"),
     ({"sample": 0}, "positive"),

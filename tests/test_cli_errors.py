@@ -286,7 +286,7 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.benchmarks.census import benchmark as census
     from biasatlas.benchmarks.census.gebnlp import TEMPLATE_SETS
     from biasatlas.benchmarks.census.language import IDENTIFIER_SETS
-    from biasatlas.benchmarks.census.methods import CAUSAL_READINGS, METHODS
+    from biasatlas.benchmarks.census.settings import CAUSAL_READINGS, METHODS
     from biasatlas.benchmarks.census.metrics import AGGREGATIONS
     from biasatlas.benchmarks.census.scoring import NORMALISATIONS
     from biasatlas.benchmarks.crows_pairs import DATASETS

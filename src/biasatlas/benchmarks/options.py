@@ -288,9 +288,8 @@ def options_of(kind: type) -> tuple[dataclasses.Field[Any], ...]:
 
 
 def _literal_values(kind: type, name: str) -> tuple[Any, ...]:
-    """The values of a ``Literal`` option (of ``X | None`` too); empty for any other type."""
+    """The values of a ``Literal`` option (of ``X | None`` too, and of a union of ``Literal`` s:
+    census's ``Auto | Normalisation`` takes ``auto``, ``none`` and ``template``); empty for any other type."""
     hint = _hints(kind.__qualname__, kind).get(name)
-    for arm in (hint, *typing.get_args(hint)):
-        if typing.get_origin(arm) is Literal:
-            return typing.get_args(arm)
-    return ()
+    return tuple(value for arm in (hint, *typing.get_args(hint)) if typing.get_origin(arm) is Literal
+                 for value in typing.get_args(arm))

@@ -54,6 +54,13 @@ def same_object(kind: type[T]) -> T:
     return dataclasses.field(default_factory=kind, metadata={_SAME_OBJECT: True})  # type: ignore[return-value]
 
 
+def part(kind: type[T]) -> T | None:
+    """A dataclass field whose fields summary.json holds in its own place, as :func:`same_object`,
+    but only in the runs that have them (a census method's own keys): None writes none of them,
+    and a summary holding none of them reads it as None."""
+    return dataclasses.field(default=None, metadata={_SAME_OBJECT: True})  # type: ignore[no-any-return]
+
+
 def when_set(default: Any = None) -> Any:
     """A dataclass field that summary.json holds only while it is not None (a key older runs and
     some readings never wrote): :func:`encode` leaves it out when None."""
@@ -136,7 +143,9 @@ def _record(kind: Any, value: Mapping[str, Any], name: str) -> Any:
     read: dict[str, Any] = {}
     for f in dataclasses.fields(kind):
         if f.metadata.get(_SAME_OBJECT):
-            read[f.name] = _record(_unwrap(hints[f.name])[0], value, name)
+            inner, optional = _unwrap(hints[f.name])
+            if not optional or any(g.name in value for g in dataclasses.fields(inner)):  # a part: when present
+                read[f.name] = _record(inner, value, name)
         elif value.get(f.name) is not None:  # absent or null: the default
             read[f.name] = _value(hints[f.name], value[f.name], _join(name, f.name), nullable=True)
     return kind(**read)

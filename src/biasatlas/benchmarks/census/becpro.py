@@ -43,6 +43,7 @@ from ...probes import SlotAnswer, SlotProbe
 from .language import Gender, load_language
 from .metrics import share_class, summarise
 from .scoring import CensusResult, OccupationScore
+from .summary import Association
 from .table import CensusTable
 from .templates import Skip, probe_id
 
@@ -171,9 +172,9 @@ def association_share(mean_f: float, mean_m: float) -> float:
 
 
 def association_result(plan: AssociationPlan, answers: Mapping[str, SlotAnswer], *, n_resamples: int,
-                       seed: int) -> tuple[CensusResult, dict[str, Any]]:
+                       seed: int) -> tuple[CensusResult, Association]:
     """Per profession ā_F, ā_M and the share 100 · σ(ā_F − ā_M) (module docstring), and the
-    summary's ``association`` block."""
+    summary's ``association`` block with the sentences read."""
     found = associations(plan, answers)
     by_occupation: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"f": [], "m": []})
     for cell, value in found.items():
@@ -194,7 +195,7 @@ def association_result(plan: AssociationPlan, answers: Mapping[str, SlotAnswer],
                           normalisation="none", occupations=tuple(rows), summary=summary,
                           skipped=tuple(Skip(o, "no finite association for both genders") for o in skipped),
                           multi_token=())
-    return result, {"association": _by_gender_and_class(plan, found), "n_sentences": len(found)}
+    return result, Association(_by_gender_and_class(plan, found), len(found))
 
 
 def _by_gender_and_class(plan: AssociationPlan, found: Mapping[AssociationCell, float]) -> dict[str, Any]:

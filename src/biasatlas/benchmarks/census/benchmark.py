@@ -7,16 +7,18 @@ occupations; probes are the distinct masked contexts of :func:`build_plan` (one
 context); the summary holds the paper's Table 3/4 numbers, bootstrap intervals,
 correlations and the forward-pass count.
 
-Two methods share the benchmark (:mod:`.methods`): ``touileb2023`` (the paper) and
-``gebnlp2022`` (its Norwegian predecessor), each saying which occupations it scores,
-which probes it asks, its normalisation rule and how answers become scores.
+Three methods share the benchmark (:mod:`.methods`): ``touileb2023`` (the paper),
+``gebnlp2022`` (its Norwegian predecessor) and ``bartl2020`` (BEC-Pro's association score),
+each saying which occupations it scores, which probes it asks, its normalisation rule and how
+answers become scores.
 
-Two optional hooks let :func:`biasatlas.pipeline.run_benchmark` tell the benchmark about its
-scorer: :meth:`Census.bind` records the scorer's :class:`~biasatlas.probes.ScorerInfo`,
-which resolves ``normalisation="auto"`` (``none`` when the answer is P(i | t) read at a
-mask; ``template`` when it is a sentence log-likelihood, as from causal and seq2seq LMs),
-the causal reading and the multi-token policy; :meth:`Census.with_counters` adds the
-scorer's row counts to the summary.
+Its options are declared once (:mod:`..options`). :func:`biasatlas.pipeline.run_benchmark` binds it
+to its scorer (``bind``, derived; :meth:`Census.refuse` says which scorers it cannot read): the
+scorer's :class:`~biasatlas.probes.ScorerInfo` resolves ``normalisation="auto"`` (``none`` when
+the answer is P(i | t) read at a mask; ``template`` when it is a sentence log-likelihood, as from
+causal and seq2seq LMs), the causal reading and the multi-token policy; the table and plan
+already built are kept (``KEPT_ON_BIND``). The summary records the scorer's planned rows
+(``COUNTS_WORK``: :func:`~biasatlas.benchmarks.contract.with_work`).
 
 **Causal reading** (causal and seq2seq LMs). ``conditional`` (default) asks
 log P(occupation phrase | identifier + predicate), a
@@ -32,24 +34,27 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
-from ...stats import check_resamples, check_seed
-from ..base import BenchmarkResult, check_subset
+from ...runs.checks import FragileBound
+from ..contract import BenchmarkResult
+from ..options import Options, option
 from .becpro import BEC_PRO_TABLES
-from .gebnlp import TEMPLATE_SETS, TemplateSet
-from .language import COUNTRY_LANGUAGE, IDENTIFIER_SETS, IdentifierSet
-from .methods import (CAUSAL_READINGS, METHOD_OBJECTS, METHODS, Auto, CausalReading, CensusMethod,
-                      Method, MethodScores)
-from .metrics import AGGREGATIONS, Aggregation
-from .paraphrases import predicates_source
-from .scoring import NORMALISATIONS, CensusResult, Normalisation
+from .gebnlp import TemplateSet
+from .language import COUNTRY_LANGUAGE, SHIPPED_LANGUAGES, IdentifierSet
+from .methods import METHOD_OBJECTS, CensusMethod, MethodScores
+from .metrics import Aggregation
+from .paraphrases import predicate_sets, predicates_source
+from .scoring import Normalisation
+from .settings import Auto, CausalReading, CensusItem, Method
+from .summary import (Association, CensusIntervals, CensusRunSummary, GebnlpAgreement, MultiToken,
+                      PaperReading)
 from .table import UK_HOWTO, CensusTable, load_census
 from .templates import CensusPlan, build_plan, slug
 from .templates import _sample as sample_occupations  # the one seeded draw build_plan uses
@@ -61,19 +66,11 @@ from .templates import _sample as sample_occupations  # the one seeded draw buil
 VERSION = "2"
 COUNTRIES: tuple[str, ...] = ("us", "uk", "fr", "no", "de", "us-bec-pro")
 Missing = Literal["error", "skip"]
+__all__ = ["COUNTRIES", "VERSION", "Census", "CensusItem"]  # CensusItem: declared in .settings
 
 
 @dataclass(frozen=True)
-class CensusItem:
-    """One occupation of the census table."""
-
-    id: str
-    occupation: str
-    census_pct: float
-
-
-@dataclass(frozen=True)
-class Census:
+class Census(Options):
     """Census-grounded normative and descriptive occupational bias.
 
     ``country`` picks a shipped table (``us``, ``fr``, ``no``, ``de``) or, with ``census``, names
@@ -92,47 +89,51 @@ class Census:
     :mod:`.paraphrases`) or a CSV file of the user's (touileb2023 only).
     """
 
-    country: str = "us"
-    census: Path | None = None
-    language: str | None = None
-    inflections: Path | None = None
-    sample: int | None = None
-    seed: int = 0
-    limit: int | None = None
-    aggregation: Aggregation = "mean-prob"
-    normalisation: Auto | Normalisation = "auto"
-    method: Method = "touileb2023"
-    template_set: TemplateSet = "jobber_som"
-    missing: Missing = "error"
-    identifiers: IdentifierSet = "paired"
-    causal_reading: Auto | CausalReading = "auto"
-    preamble: str = ""
-    predicates: str | None = None
-    n_resamples: int = 1000
-    scorer: ScorerInfo | None = None  # set by bind(): what the scorer's answers mean
-    name: str = "census"
-    VERSION: str = VERSION
+    name: ClassVar[str] = "census"
+    VERSION: ClassVar[str] = VERSION
+    UNIT: ClassVar[str] = "occupations"
+    COUNTS_WORK: ClassVar[bool] = True
+    KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ("census_table", "plan")  # built already, and independent of the scorer
+    #: config.json's keys in their order since format 1 (the subset among the options; Options.RECORDED)
+    RECORDED: ClassVar[tuple[str, ...]] = (
+        "method", "country", "dataset", "data", "data_sha256", "census", "language", "inflections", "sample", "seed",
+        "limit", "aggregation", "normalisation", "normalisation_requested", "template_set", "missing", "n_resamples",
+        "identifiers", "causal_reading", "preamble", "multi_token_policy", "predicates?", "predicates_sha256")
 
-    def __post_init__(self) -> None:
-        from ...errors import canonical_name, did_you_mean
+    country: str = option("us", "Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs "
+                                "--census (not shipped).", choices=COUNTRIES, case_sensitive=False)
+    census: Path | None = option(None, "Your own census CSV (columns occupation,female_pct) instead of the "
+                                       "shipped table.", file=True)
+    language: str | None = option(None, "Template language: en | fr | no | de, or a folder (default: the "
+                                        "country's).")
+    inflections: Path | None = option(None, "Occupation forms CSV for --census tables (occupation,sg,pl,article "
+                                            "for English).", file=True)
+    aggregation: Aggregation = option("mean-prob", "How scores become a share (default mean-prob).")
+    normalisation: Auto | Normalisation = option("auto", "auto: none for masked LMs, template for causal/seq2seq.")
+    method: Method = option("touileb2023", "touileb2023 (EACL 2023), gebnlp2022 (the Norwegian predecessor) or "
+                                           "bartl2020 (BEC-Pro's association score, Kurita et al. 2019; masked "
+                                           "LMs, --country us or de).")
+    template_set: TemplateSet = option("jobber_som", "gebnlp2022 only.")
+    missing: Missing = option("error", "Skip (and record) occupations without inflection forms instead of failing.",
+                              spelling="--skip-missing/--no-skip-missing", switch=("error", "skip"))
+    identifiers: IdentifierSet = option("paired", "paired (default: every identifier with its other-gender twin, "
+                                                  "so a symmetric model scores 50) | all (the paper's Table 2 as "
+                                                  "printed: 15 female, 13 male in en/no).")
+    causal_reading: Auto | CausalReading = option(
+        "auto", "Causal/seq2seq LMs: conditional (auto's choice: log P(occupation | identifier + predicate)) | "
+                "joint (log P(whole sentence), which includes each identifier's own prior).")
+    preamble: str = option("", "Text put before every sentence (a robustness check; default none).")
+    # recorded only when set, so that a folder written before the option existed still accepts its own rerun
+    predicates: str | None = option(
+        None, "Paraphrased predicates in place of the paper's: a set of the template language ("
+              + "; ".join(f"{code}: {', '.join(predicate_sets(code))}" for code in SHIPPED_LANGUAGES)
+              + ") or a CSV file (id,number,tense,text).")
 
-        # Country codes are case-insensitive (US); the canonical spelling is what is recorded.
-        if isinstance(self.country, str):
-            object.__setattr__(self, "country", canonical_name(self.country, COUNTRIES))
+    def check(self) -> None:
+        """The checks between options: a table for ``uk``, and what each method can read."""
         if self.census is None and self.country == "uk":
             raise UnknownName(f"census country 'uk': {UK_HOWTO}; then run with --census FILE "
                               "(and --inflections FILE for its English occupation forms)")
-        if self.census is None and self.country not in COUNTRIES:
-            raise did_you_mean("census country", self.country, COUNTRIES)
-        for kind, value, allowed in (("census method", self.method, METHODS),
-                                     ("aggregation", self.aggregation, AGGREGATIONS),
-                                     ("normalisation", self.normalisation, ("auto", *NORMALISATIONS)),
-                                     ("GeBNLP template set", self.template_set, tuple(TEMPLATE_SETS)),
-                                     ("missing-forms policy", self.missing, ("error", "skip")),
-                                     ("identifier set", self.identifiers, IDENTIFIER_SETS),
-                                     ("causal reading", self.causal_reading, ("auto", *CAUSAL_READINGS))):
-            if value not in allowed:
-                raise did_you_mean(kind, value, allowed)
         if self.language is None and self.country not in COUNTRY_LANGUAGE:
             raise UnknownName(f"no template language for country {self.country!r}: pass --language "
                               "en, fr, no, de or a folder of your templates (in Python: language=)")
@@ -148,13 +149,15 @@ class Census:
                 raise UsageError(f"predicates replace the touileb2023 templates; the {self.method} method "
                                  "reads templates of its own")
             predicates_source(self.template_language, self.predicates)  # an unknown set fails before scoring
-        for field, count in (("sample", self.sample), ("limit", self.limit), ("n_resamples", self.n_resamples)):
-            if count is not None and count < 1:
-                raise UsageError(f"{field} must be a positive number{' of occupations' * (field != 'n_resamples')}, "
-                                 f"not {count}")
-        check_seed(self.seed)  # the draw and the bootstrap, checked before any scoring
-        check_resamples(self.n_resamples)
-        check_subset(self.limit, self.sample)
+
+    def refuse(self, info: ScorerInfo) -> None:
+        """bartl2020 reads a masked LM's mask, and a causal reading is for likelihood scorers only."""
+        if self.method == "bartl2020" and info.reads != "masked":
+            raise UnsupportedProbe("the bartl2020 method (BEC-Pro's association score) reads a masked LM's "
+                                   "mask: a causal or seq2seq LM has no prior with the profession masked")
+        if info.reads == "masked" and self.causal_reading != "auto":
+            raise UnsupportedProbe(f"causal reading {self.causal_reading!r} is for causal and seq2seq "
+                                   "LMs: a masked LM reads P(identifier | context) at the mask")
 
     # -- data -----------------------------------------------------------------------------
     @property
@@ -213,21 +216,7 @@ class Census:
                              "causal_reading='conditional' or 'joint'")
         return reading
 
-    # -- scorer hooks (called by pipeline.run_benchmark) ------------------------------------------
-    def bind(self, info: ScorerInfo) -> Census:
-        """This benchmark set up for a scorer whose answers mean what ``info`` says."""
-        bound = replace(self, scorer=info)
-        if self.method == "bartl2020" and info.reads != "masked":
-            raise UnsupportedProbe("the bartl2020 method (BEC-Pro's association score) reads a masked LM's "
-                                   "mask: a causal or seq2seq LM has no prior with the profession masked")
-        if info.reads == "masked" and self.causal_reading != "auto":
-            raise UnsupportedProbe(f"causal reading {self.causal_reading!r} is for causal and seq2seq "
-                                   "LMs: a masked LM reads P(identifier | context) at the mask")
-        for key in ("census_table", "plan"):  # built already, and independent of the scorer
-            if key in self.__dict__:
-                bound.__dict__[key] = self.__dict__[key]
-        return bound
-
+    # -- the scorer's readings (bound by Options.bind, from pipeline.run_benchmark) -------------
     @property
     def resolved_normalisation(self) -> Normalisation:
         """How slot answers are read; ``auto`` follows the scorer (see the module docstring)."""
@@ -249,17 +238,6 @@ class Census:
             return "not scored (conditional reading)"  # the identifier is context, never a target
         return "whole-sentence"
 
-    def with_counters(self, summary: Mapping[str, Any], counters: Mapping[str, int]) -> dict[str, Any]:
-        """The summary with the scorer's forward-pass counts (rows = model inputs).
-
-        The pipeline passes the scorer's planned counts (``Scorer.plan``: what an uncached
-        run computes), so a run answered from the score cache reports the same numbers.
-        """
-        rows = counters.get("rows_computed")
-        per_probe = rows / summary["n_probes"] if rows is not None and summary.get("n_probes") else None
-        return {**summary, "n_forward_passes": rows, "n_batches": counters.get("batches"),
-                "n_encoder_passes": counters.get("encoder_rows"), "forward_passes_per_probe": per_probe}
-
     # -- metric ---------------------------------------------------------------------------
     def score(self, items: Sequence[CensusItem], answers: Mapping[str, Answer]) -> BenchmarkResult:
         return self._result(self.published.score(self, items, answers))
@@ -272,62 +250,54 @@ class Census:
                     "agrees": o.agrees, "score_f": o.score_f, "score_m": o.score_m,
                     "n_templates": o.n_templates, "fragile": o.occupation in scores.fragile}
                    for o in result.occupations]
-        summary = {**self._summary(result), "n_probes": scores.n_sentences,
-                   "n_contexts": scores.n_contexts, "n_forward_passes": None, **scores.extra,
-                   "n_fragile": sum(bool(r["fragile"]) for r in records),
-                   "fragile_bound": fragile_bound(self.scorer)}
         skipped = [{"id": slug(s.occupation), "occupation": s.occupation, "reason": s.reason}
                    for s in result.skipped]
-        return BenchmarkResult(summary, records, skipped)
+        return BenchmarkResult(self._summary(scores, sum(bool(r["fragile"]) for r in records)), records, skipped)
 
-    def _summary(self, result: CensusResult) -> dict[str, Any]:
-        s = result.summary
-        return {
-            "method": self.method, "country": self.country, "language": result.language,
-            "identifiers": self.identifiers, "causal_reading": self.reading,
-            "preamble": self.preamble,
-            "table": result.table, "aggregation": result.aggregation,
-            "normalisation": result.normalisation,
-            "n_occupations": s.n_occupations, "normative": s.normative, "descriptive": s.descriptive,
-            "descriptive_by_class": asdict(s.descriptive_by_class),
-            "intervals": {"normative": [s.normative_ci.low, s.normative_ci.high],
-                          "descriptive": [s.descriptive_ci.low, s.descriptive_ci.high],
-                          "confidence": s.confidence, "n_resamples": s.n_resamples, "seed": s.seed},
-            "pearson": s.pearson, "pearson_p": s.pearson_p,
-            "spearman": s.spearman, "spearman_p": s.spearman_p,
-            "census_counts": asdict(s.census_counts), "model_counts": asdict(s.model_counts),
-            "multi_token": {"policy": self.multi_token_policy,
-                            "n_identifiers": len(result.multi_token),
-                            "identifiers": dict(result.multi_token)},
-            "n_skipped": len(result.skipped),
-            **({"predicates": self.predicates} if self.predicates is not None else {}),
-        }
+    def _summary(self, scores: MethodScores, n_fragile: int) -> CensusRunSummary:
+        """The typed summary (:mod:`.summary`); ``n_forward_passes`` is the pipeline's to fill
+        (``COUNTS_WORK``: the scorer's planned rows)."""
+        result, s, part = scores.result, scores.result.summary, scores.part
+        bound = fragile_bound(self.scorer)
+        return CensusRunSummary(
+            method=self.method, country=self.country, language=result.language, identifiers=self.identifiers,
+            causal_reading=self.reading, preamble=self.preamble, table=result.table,
+            aggregation=result.aggregation, normalisation=result.normalisation,
+            n_occupations=s.n_occupations, normative=s.normative, descriptive=s.descriptive,
+            descriptive_by_class=asdict(s.descriptive_by_class),
+            intervals=CensusIntervals((s.normative_ci.low, s.normative_ci.high),
+                                      (s.descriptive_ci.low, s.descriptive_ci.high),
+                                      s.confidence, s.n_resamples, s.seed),
+            pearson=s.pearson, pearson_p=s.pearson_p, spearman=s.spearman, spearman_p=s.spearman_p,
+            census_counts=asdict(s.census_counts), model_counts=asdict(s.model_counts),
+            multi_token=MultiToken(self.multi_token_policy, len(result.multi_token), dict(result.multi_token)),
+            n_skipped=len(result.skipped), predicates=self.predicates,
+            n_probes=scores.n_sentences, n_contexts=scores.n_contexts, n_forward_passes=None,
+            paper=part if isinstance(part, PaperReading) else None,
+            gebnlp=part if isinstance(part, GebnlpAgreement) else None,
+            bartl=part if isinstance(part, Association) else None,
+            n_fragile=n_fragile, fragile_bound=FragileBound(str(bound["dtype"]), float(bound["token_error"])))
 
-    def config(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        """The table read (its dataset, file and sha256) after the country, the template language in
+        use, the normalisation and causal reading as resolved for the bound scorer ("auto" while none
+        is), the multi-token policy, and the predicates file's sha256 when replaced.
+
+        "method" was recorded as "variant" (its name before the parameter became ``method``) by run
+        folders of format 1; the spec's ``renamed_config`` says so, and their reruns and reports read
+        it as "method" (biasatlas.runs.format)."""
         table = self.census_table
-        # "method" was recorded as "variant" (its name before the parameter became
-        # ``method``) by run folders of format 1; the spec's ``renamed_config`` says so, and
-        # their reruns and reports read it as "method" (biasatlas.runs.format). "normalisation"
-        # and "causal_reading" record "auto" while no scorer is bound.
-        return {"benchmark": self.name, "version": self.VERSION, "method": self.method,
-                "country": self.country, "dataset": f"census-{table.name}",
-                "data": table.source, "data_sha256": table.sha256,
-                "census": str(self.census) if self.census else None,
-                "language": self.template_language,
-                "inflections": str(self.inflections) if self.inflections else None,
-                "sample": self.sample, "seed": self.seed, "limit": self.limit,
-                "aggregation": self.aggregation,
-                "normalisation": self.published.normalisation(self),
-                "normalisation_requested": self.normalisation,
+        return {"country": self.country, "dataset": f"census-{table.name}", "data": table.source,
+                "data_sha256": table.sha256, "language": self.template_language,
+                "normalisation": self.published.normalisation(self), "normalisation_requested": self.normalisation,
                 "template_set": self.template_set if self.method == "gebnlp2022" else None,
-                "missing": self.missing, "n_resamples": self.n_resamples,
-                "identifiers": self.identifiers, "causal_reading": self.published.reading(self),
-                "preamble": self.preamble,
-                "multi_token_policy": self.multi_token_policy, **self._predicates_config()}
+                "causal_reading": self.published.reading(self),
+                "preamble": self.preamble, "multi_token_policy": self.multi_token_policy,
+                **self._predicates_config()}
 
     def _predicates_config(self) -> dict[str, Any]:
-        """The predicates when replaced (a set's name or a file, with its sha256); absent otherwise,
-        so that a folder written before the option existed still accepts its own rerun."""
+        """The predicates when replaced (a set's name or a file, with its sha256); absent otherwise
+        (the option is recorded only when set)."""
         source = self.predicates_file
         if source is None:
             return {}

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Protocol
 
 from ...probes import Answer, ContinuationProbe, SlotAnswer, SlotProbe, fragile_bound
 from .becpro import AssociationPlan, association_result, build_association_plan, mask_token_of
@@ -47,29 +47,22 @@ from .diagnostics import Baseline, baseline, baseline_plan
 from .gebnlp import build_gebnlp_probes, compute_gebnlp_metrics
 from .metrics import Aggregation, TemplateProbs, female_share, share_class
 from .scoring import CensusResult, Normalisation, compute_metrics, template_probabilities
+from .settings import Auto, CausalReading, CensusItem, CensusSettings, Method
+from .summary import Association, BaselineShare, GebnlpAgreement, PaperReading
+from .table import CensusTable
 from .templates import CensusPlan, conditional_plan
-
-if TYPE_CHECKING:  # only for annotations: benchmark.py imports this module
-    from .benchmark import Census, CensusItem
-    from .table import CensusTable
-
-Method = Literal["touileb2023", "gebnlp2022", "bartl2020"]
-METHODS: tuple[Method, ...] = ("touileb2023", "gebnlp2022", "bartl2020")
-CausalReading = Literal["conditional", "joint"]
-CAUSAL_READINGS: tuple[CausalReading, ...] = ("conditional", "joint")
-Auto = Literal["auto"]  # resolved once a scorer is bound (``Census.bind``)
 
 
 @dataclass(frozen=True)
 class MethodScores:
     """A method's result: the per-occupation scores, how many sentences and distinct
-    contexts were asked, the summary entries only this method has, and the fragile
+    contexts were asked, the summary's part only this method has, and the fragile
     occupations' names (see the module docstring)."""
 
     result: CensusResult
     n_sentences: int
     n_contexts: int
-    extra: dict[str, Any]
+    part: PaperReading | GebnlpAgreement | Association
     fragile: frozenset[str] = field(default_factory=frozenset)
 
 
@@ -78,20 +71,20 @@ class CensusMethod(Protocol):
 
     name: Method
 
-    def occupations(self, census: Census) -> tuple[str, ...]:
+    def occupations(self, census: CensusSettings) -> tuple[str, ...]:
         """The occupations this method can score (the benchmark's items)."""
 
-    def probes(self, census: Census, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
+    def probes(self, census: CensusSettings, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
         """The questions for ``items``, in the bound scorer's reading."""
 
-    def normalisation(self, census: Census) -> Normalisation | Auto:
+    def normalisation(self, census: CensusSettings) -> Normalisation | Auto:
         """How slot answers are read; ``auto`` while it depends on a scorer not yet bound."""
 
-    def reading(self, census: Census) -> CausalReading | Auto | None:
+    def reading(self, census: CensusSettings) -> CausalReading | Auto | None:
         """The causal reading for likelihood scorers; None when answers are read at a mask
         (or the method has none); ``auto`` while it depends on a scorer not yet bound."""
 
-    def score(self, census: Census, items: Sequence[CensusItem],
+    def score(self, census: CensusSettings, items: Sequence[CensusItem],
               answers: Mapping[str, Answer]) -> MethodScores:
         """The method's scores from the scorer's answers."""
 
@@ -101,16 +94,16 @@ class Touileb2023:
 
     name: Method = "touileb2023"
 
-    def occupations(self, census: Census) -> tuple[str, ...]:
+    def occupations(self, census: CensusSettings) -> tuple[str, ...]:
         return census.plan.occupations  # those with every inflection form the templates need
 
-    def probes(self, census: Census, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
+    def probes(self, census: CensusSettings, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
         """The paper's probes in this scorer's reading, then the baseline's (likelihood LMs)."""
         plan = _plan_of(census, items)
         extra = list(baseline_plan(plan).probes) if census.reading is not None else []
         return [*self._read(census, plan).probes, *extra]
 
-    def normalisation(self, census: Census) -> Normalisation | Auto:
+    def normalisation(self, census: CensusSettings) -> Normalisation | Auto:
         """``none`` when the answer is P(filler | context) read at a mask (it is P(i | t)
         already); ``template`` for sentence likelihoods, which compare identifiers only
         once normalised over the template's candidates (:mod:`.scoring`)."""
@@ -120,14 +113,14 @@ class Touileb2023:
             return "auto"
         return "none" if census.scorer.reads == "masked" else "template"
 
-    def reading(self, census: Census) -> CausalReading | Auto | None:
+    def reading(self, census: CensusSettings) -> CausalReading | Auto | None:
         if census.scorer is not None and census.scorer.reads == "masked":
             return None  # the identifier is the masked target: no reading to choose
         if census.causal_reading != "auto":
             return census.causal_reading
         return "auto" if census.scorer is None else "conditional"
 
-    def score(self, census: Census, items: Sequence[CensusItem],
+    def score(self, census: CensusSettings, items: Sequence[CensusItem],
               answers: Mapping[str, Answer]) -> MethodScores:
         plan = _plan_of(census, items)
         read = self._read(census, plan)
@@ -138,7 +131,7 @@ class Touileb2023:
         return MethodScores(result, plan.n_sentences, len(plan.probes),
                             _diagnostics(census, plan, answers), self._fragile(census, read, answers))
 
-    def _fragile(self, census: Census, plan: CensusPlan, answers: Mapping[str, Answer]) -> frozenset[str]:
+    def _fragile(self, census: CensusSettings, plan: CensusPlan, answers: Mapping[str, Answer]) -> frozenset[str]:
         """The occupations whose class could flip within the scorer's error (module docstring)."""
         normalisation = census.resolved_normalisation
         templates, _ = template_probabilities(plan, answers, normalisation)  # type: ignore[arg-type]
@@ -154,7 +147,7 @@ class Touileb2023:
                          if is_fragile(probs, census.aggregation,
                                        widen * delta * _tokens_read(census, tokens.get(o, 0))))
 
-    def _read(self, census: Census, plan: CensusPlan) -> CensusPlan:
+    def _read(self, census: CensusSettings, plan: CensusPlan) -> CensusPlan:
         """The plan as this scorer answers it: slot probes, or continuation probes."""
         return conditional_plan(plan) if census.reading == "conditional" else plan
 
@@ -164,27 +157,27 @@ class Gebnlp2022:
 
     name: Method = "gebnlp2022"
 
-    def occupations(self, census: Census) -> tuple[str, ...]:
+    def occupations(self, census: CensusSettings) -> tuple[str, ...]:
         return census.census_table.occupations  # no inflection forms needed
 
-    def probes(self, census: Census, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
+    def probes(self, census: CensusSettings, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
         return list(build_gebnlp_probes(_table_of(census, items), census.template_set))
 
-    def normalisation(self, census: Census) -> Normalisation | Auto:
+    def normalisation(self, census: CensusSettings) -> Normalisation | Auto:
         return "none"  # F / (F + M) is the same whatever normaliser F and M share
 
-    def reading(self, census: Census) -> CausalReading | Auto | None:
+    def reading(self, census: CensusSettings) -> CausalReading | Auto | None:
         return None  # pronoun fillers of one template, read alike by every scorer
 
-    def score(self, census: Census, items: Sequence[CensusItem],
+    def score(self, census: CensusSettings, items: Sequence[CensusItem],
               answers: Mapping[str, Answer]) -> MethodScores:
         table = _table_of(census, items)
         gebnlp = compute_gebnlp_metrics(table, answers, census.template_set,  # type: ignore[arg-type]
                                         n_resamples=census.n_resamples, seed=census.seed)
-        extra = {"template_set": census.template_set, "binary_agreement": gebnlp.binary_agreement}
-        return MethodScores(gebnlp.census, len(table), len(table), extra, self._fragile(census, table, answers))
+        agreement = GebnlpAgreement(census.template_set, gebnlp.binary_agreement)
+        return MethodScores(gebnlp.census, len(table), len(table), agreement, self._fragile(census, table, answers))
 
-    def _fragile(self, census: Census, table: CensusTable, answers: Mapping[str, Answer]) -> frozenset[str]:
+    def _fragile(self, census: CensusSettings, table: CensusTable, answers: Mapping[str, Answer]) -> frozenset[str]:
         """Occupations whose class could flip: one template, F and M unnormalised (η = ε)."""
         delta = _token_error(census)
         fragile = set()
@@ -204,26 +197,26 @@ class Bartl2020:
 
     name: Method = "bartl2020"
 
-    def occupations(self, census: Census) -> tuple[str, ...]:
+    def occupations(self, census: CensusSettings) -> tuple[str, ...]:
         return census.census_table.occupations  # BEC-Pro's professions (the table's rows)
 
-    def probes(self, census: Census, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
+    def probes(self, census: CensusSettings, items: Sequence[CensusItem]) -> list[SlotProbe | ContinuationProbe]:
         return list(self._plan(census, items).probes)
 
-    def normalisation(self, census: Census) -> Normalisation | Auto:
+    def normalisation(self, census: CensusSettings) -> Normalisation | Auto:
         return "none"  # both probabilities come from one softmax each, over the vocabulary
 
-    def reading(self, census: Census) -> CausalReading | Auto | None:
-        return None  # masked LMs only (Census.bind refuses the others)
+    def reading(self, census: CensusSettings) -> CausalReading | Auto | None:
+        return None  # masked LMs only (Census.refuse refuses the others)
 
-    def score(self, census: Census, items: Sequence[CensusItem],
+    def score(self, census: CensusSettings, items: Sequence[CensusItem],
               answers: Mapping[str, Answer]) -> MethodScores:
         plan = self._plan(census, items)
-        result, extra = association_result(plan, answers, n_resamples=census.n_resamples,  # type: ignore[arg-type]
-                                           seed=census.seed)
-        return MethodScores(result, len(plan.cells), len(plan.probes), extra)
+        result, association = association_result(plan, answers, n_resamples=census.n_resamples,  # type: ignore[arg-type]
+                                                 seed=census.seed)
+        return MethodScores(result, len(plan.cells), len(plan.probes), association)
 
-    def _plan(self, census: Census, items: Sequence[CensusItem]) -> AssociationPlan:
+    def _plan(self, census: CensusSettings, items: Sequence[CensusItem]) -> AssociationPlan:
         return build_association_plan(census.template_language, _table_of(census, items),
                                       mask_token_of(census.scorer))
 
@@ -261,21 +254,21 @@ def is_fragile(templates: Sequence[TemplateProbs], aggregation: Aggregation, eta
     return bounds is None or share_class(bounds[0]) != share_class(bounds[1])
 
 
-def _token_error(census: Census) -> float:
+def _token_error(census: CensusSettings) -> float:
     return float(fragile_bound(census.scorer)["token_error"])
 
 
-def _tokens_read(census: Census, n_tokens: int) -> int:
+def _tokens_read(census: CensusSettings, n_tokens: int) -> int:
     """Token log-probabilities one answer sums: one under ``first-token`` (one softmax)."""
     first_token = census.scorer is not None and census.scorer.multi_token == "first-token"
     return min(n_tokens, 1) if first_token else n_tokens
 
 
-def _table_of(census: Census, items: Sequence[CensusItem]) -> CensusTable:
+def _table_of(census: CensusSettings, items: Sequence[CensusItem]) -> CensusTable:
     return census.census_table.subset([i.occupation for i in items])
 
 
-def _plan_of(census: Census, items: Sequence[CensusItem]) -> CensusPlan:
+def _plan_of(census: CensusSettings, items: Sequence[CensusItem]) -> CensusPlan:
     """The plan restricted to ``items`` (all of them, normally)."""
     plan = census.plan
     keep = {i.occupation for i in items}
@@ -287,13 +280,11 @@ def _plan_of(census: Census, items: Sequence[CensusItem]) -> CensusPlan:
                    probes=tuple(p for p in plan.probes if p.id in used), cells=cells)
 
 
-def _diagnostics(census: Census, plan: CensusPlan, answers: Mapping[str, Answer]) -> dict[str, Any]:
+def _diagnostics(census: CensusSettings, plan: CensusPlan, answers: Mapping[str, Answer]) -> PaperReading:
     """The occupation-free baseline (likelihood scorers only) and its warning."""
     if census.reading is None:
-        return {"baseline": None, "warnings": []}
+        return PaperReading(None, ())
     base_plan = baseline_plan(plan)
     found: Baseline = baseline(base_plan, answers, census.aggregation)  # type: ignore[arg-type]
-    return {"baseline": {"share": found.share, "top_identifier": found.top_identifier,
-                         "top_identifier_share": found.top_identifier_share,
-                         "n_contexts": len(base_plan.probes)},
-            "warnings": [found.warning] if found.warning else []}
+    share = BaselineShare(found.share, found.top_identifier, found.top_identifier_share, len(base_plan.probes))
+    return PaperReading(share, (found.warning,) if found.warning else ())

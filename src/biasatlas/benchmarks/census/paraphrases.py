@@ -17,14 +17,11 @@ from __future__ import annotations
 
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...errors import UnknownName
 from ..sensitivity import Perturbation
-from .language import language_folder
-
-if TYPE_CHECKING:
-    from .benchmark import Census
+from .language import language_folder, read_predicates
+from .settings import CensusSettings
 
 PREFIX, SUFFIX = "predicates_", ".csv"
 
@@ -55,7 +52,7 @@ def predicates_source(language: str | Path, value: str) -> Traversable | Path:
                       "or give a predicates CSV (id,number,tense,text)")
 
 
-def paraphrases(census: Census, scorer: str) -> tuple[Perturbation, ...]:
+def paraphrases(census: CensusSettings, scorer: str) -> tuple[Perturbation, ...]:
     """``--sensitivity paraphrases``: one run per paraphrase set of the template language (the
     paper's method only: gebnlp2022 and bartl2020 read templates of their own)."""
     if census.method != "touileb2023":
@@ -65,9 +62,7 @@ def paraphrases(census: Census, scorer: str) -> tuple[Perturbation, ...]:
                  for name in predicate_sets(census.template_language))
 
 
-def _first_wording(census: Census, name: str) -> str:
+def _first_wording(census: CensusSettings, name: str) -> str:
     """The set's first predicate as text ("is employed as a"), for the table's caption."""
-    from .language import read_predicates
-
     first = read_predicates(predicates_source(census.template_language, name))[0]
     return first.text.split("{", 1)[0].strip()

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import BenchmarkSpec, Flag
+from ..base import BenchmarkSpec
 from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
-from .benchmark import COUNTRIES, Census
-from .language import SHIPPED_LANGUAGES
-from .paraphrases import paraphrases, predicate_sets
+from .benchmark import Census
+from .paraphrases import paraphrases
 from .summary import COLUMNS, CensusRunSummary
 from .view import VIEW
 
@@ -66,25 +65,4 @@ SPEC = BenchmarkSpec(name="census", factory=Census, summary_type=CensusRunSummar
                      scorer_defaults=scorer_defaults, language=language, data_options=("country", "census"),
                      label_keys=("causal_reading", "predicates"), sensitivity=SENSITIVITY,
                      description="Census occupational bias, normative and descriptive (Touileb et al. 2023).",
-                     flags={
-    "country": Flag("Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs --census "
-                    "(not shipped).", choices=COUNTRIES, case_sensitive=False),
-    "census": Flag("Your own census CSV (columns occupation,female_pct) instead of the shipped table.", file=True),
-    "language": Flag("Template language: en | fr | no | de, or a folder (default: the country's)."),
-    "inflections": Flag("Occupation forms CSV for --census tables (occupation,sg,pl,article for English).", file=True),
-    "aggregation": Flag("How scores become a share (default mean-prob)."),
-    "normalisation": Flag("auto: none for masked LMs, template for causal/seq2seq."),
-    "method": Flag("touileb2023 (EACL 2023), gebnlp2022 (the Norwegian predecessor) or bartl2020 "
-                   "(BEC-Pro's association score, Kurita et al. 2019; masked LMs, --country us or de)."),
-    "template_set": Flag("gebnlp2022 only."),
-    "identifiers": Flag("paired (default: every identifier with its other-gender twin, so a symmetric model "
-                        "scores 50) | all (the paper's Table 2 as printed: 15 female, 13 male in en/no)."),
-    "causal_reading": Flag("Causal/seq2seq LMs: conditional (auto's choice: log P(occupation | identifier + "
-                           "predicate)) | joint (log P(whole sentence), which includes each identifier's own prior)."),
-    "preamble": Flag("Text put before every sentence (a robustness check; default none)."),
-    "predicates": Flag("Paraphrased predicates in place of the paper's: a set of the template language ("
-                       + "; ".join(f"{code}: {', '.join(predicate_sets(code))}" for code in SHIPPED_LANGUAGES)
-                       + ") or a CSV file (id,number,tense,text)."),
-    "missing": Flag("Skip (and record) occupations without inflection forms instead of failing.",
-                    spelling="--skip-missing/--no-skip-missing", switch=("error", "skip")),
-}, renamed_config=(("variant", "method"),))
+                     example={"country": "no", "limit": 2}, renamed_config=(("variant", "method"),))
