@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from biasatlas.benchmarks.base import draw_sample
+from biasatlas.benchmarks.options import draw_sample
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.benchmarks.census.metrics import bootstrap_interval as census_bootstrap
 from biasatlas.benchmarks.crows_pairs.benchmark import CrowsPairs

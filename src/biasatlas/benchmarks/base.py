@@ -27,20 +27,10 @@ from ..display.tables import Metric, Table
 from ..lint import LintItem
 from ..probes import ScorerInfo
 from .contract import Benchmark, BenchmarkResult
-from .options import Flag, Options, check_subset, draw_sample, flag_of
+from .options import Flag, Options, flag_of
 from .sensitivity import Sensitivity
 
-# check_subset and draw_sample: MIGRATION ONLY (issue 35), until every benchmark imports them from .options
-__all__ = ["Benchmark", "BenchmarkResult", "BenchmarkSpec", "BenchmarkView", "Flag", "PairedMethod", "TypedSummary",
-           "check_subset", "draw_sample"]
-
-
-def check_counts(limit: int | None, sample: int | None, seed: int, n_resamples: int, unit: str) -> None:
-    """MIGRATION ONLY (issue 35): the subset checks of a benchmark not yet built on Options."""
-    for option, count in (("limit", limit), ("sample", sample)):
-        if count is not None and count < 1:
-            raise ValueError(f"{option} must be a positive number of {unit}, not {count}")
-    check_subset(limit, sample)
+__all__ = ["Benchmark", "BenchmarkResult", "BenchmarkSpec", "BenchmarkView", "Flag", "PairedMethod", "TypedSummary"]
 
 
 def reading_of(scorer: ScorerInfo | None) -> str:
@@ -174,7 +164,6 @@ class BenchmarkSpec:
     pairing_keys: tuple[tuple[str, str], ...] = ()
     scorer_defaults: Callable[[Any], Mapping[str, Any]] = _no_scorer_defaults
     description: str = ""
-    flags: Mapping[str, Flag] = field(default_factory=dict)  # MIGRATION ONLY (issue 35): declared with the option
     example: Mapping[str, Any] = field(default_factory=dict)
     language: Callable[[Any], str | None] = _unknown_language
     data_options: tuple[str, ...] = ()
@@ -188,7 +177,7 @@ class BenchmarkSpec:
         flag, without help (tests/test_contract.py requires the help of every option)."""
         declared = flag_of(self.factory, option) if isinstance(self.factory, type) and hasattr(
             self.factory, "__dataclass_fields__") else None
-        flag = declared or self.flags.get(option) or flag_of(Options, option) or Flag("")
+        flag = declared or flag_of(Options, option) or Flag("")
         unit = getattr(self.factory, "UNIT", "items")
         return replace(flag, help=flag.help.replace("{unit}", unit)) if "{unit}" in flag.help else flag
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from ...errors import DataError
-from ..base import draw_sample
+from ..options import draw_sample
 from ...probes import ContinuationProbe, SlotProbe
 from .language import (PLACEHOLDER, Gender, Identifier, IdentifierSet, Inflection, LanguageSpec,
                        Predicate, load_language, select_identifiers)
