@@ -19,7 +19,7 @@ from biasatlas.errors import UsageError
 from biasatlas.probes import PairProbe, SentenceProbe, SlotProbe
 from biasatlas.scorers import base as base_module
 from biasatlas.scorers import batching
-from biasatlas.scorers.base import DEFAULT_BATCH_SIZE, batch_size_request, largest_fitting
+from biasatlas.scorers.batch_size import DEFAULT_BATCH_SIZE, batch_size_request, largest_fitting
 from biasatlas.scorers.batching import (Picks, Row, batch_limits, launch_target_sums, read_targets,
                                         token_batches)
 from biasatlas.scorers.causal_lm import CausalLMScorer

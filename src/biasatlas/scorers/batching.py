@@ -24,7 +24,8 @@ from functools import partial
 from typing import Any, TypeVar
 
 from ..probes import Answer, SlotAnswer
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, largest_fitting
+from .batch_size import DEFAULT_BATCH_SIZE, BatchSize, largest_fitting
+from .job import Job
 from .resume import EVERY_ROW, Watch, launched
 
 T = TypeVar("T")

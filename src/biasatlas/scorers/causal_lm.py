@@ -45,7 +45,9 @@ from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInf
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from .base import ModelScorer
+from .batch_size import DEFAULT_BATCH_SIZE, BatchSize, batch_size_request
+from .job import Job
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets,
                        to_device, token_batches, token_limits, unpadded)

@@ -30,7 +30,8 @@ from typing import Any
 
 from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Hook, Progress, Scorer
+from .base import Hook, Progress, Scorer
+from .batch_size import DEFAULT_BATCH_SIZE, BatchSize
 from .resume import Interrupted
 from .inmemory import InMemoryModel
 from .loading import check_tokenizer, model_provenance, resolve, torch_dtype

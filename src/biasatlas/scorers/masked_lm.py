@@ -43,7 +43,9 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairA
                       ScorerInfo, SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, Progress, batch_size_request
+from .base import ModelScorer, Progress
+from .batch_size import DEFAULT_BATCH_SIZE, BatchSize, batch_size_request
+from .job import Job
 from .resume import EVERY_ROW, Interrupted, Stopped, Watch
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
                        launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,

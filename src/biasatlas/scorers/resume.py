@@ -26,12 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..probes import Answer
-
-if TYPE_CHECKING:
-    from .base import Job
+from .job import Job
 
 B = TypeVar("B")
 Reader = Callable[[], list[float]]

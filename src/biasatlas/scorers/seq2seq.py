@@ -48,7 +48,9 @@ from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
 from .inmemory import InMemoryModel
-from .base import DEFAULT_BATCH_SIZE, BatchSize, Job, ModelScorer, batch_size_request
+from .base import ModelScorer
+from .batch_size import DEFAULT_BATCH_SIZE, BatchSize, batch_size_request
+from .job import Job
 from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
 from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve

@@ -40,7 +40,9 @@ from typing import Any
 from ..errors import UnsupportedProbe, UsageError, did_you_mean
 from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotAnswer, SlotProbe)
-from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
+from .base import ModelScorer, Progress
+from .batch_size import DEFAULT_BATCH_SIZE
+from .job import Job
 from .batching import chunks
 from .resume import EVERY_ROW, Stopped, Watch
 from .served_checks import CANARY, Canary, checked_canary, same_model
