@@ -23,34 +23,19 @@ request. The suite's report reads each sensitivity cell's unperturbed run, and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .sensitivity import SENSITIVITY_FILE, UNPERTURBED, Planned, plan, report
+from .suite_cell import Cell, CellRun
 
 if TYPE_CHECKING:
     from .request import RunRequest
-    from .suite import Cell
 
 #: The keys a ``[[benchmark]]`` table may set that are not its factory's options.
 CELL_KEYS: tuple[str, ...] = ("sensitivity", "exclude_flagged")
 #: The suite-level files the ranking over the sensitivity cells is written to.
 STABILITY_FILES: tuple[str, ...] = ("sensitivity.md", "sensitivity.html")
-
-
-@dataclass(frozen=True)
-class CellRun:
-    """How a cell runs its request: under a sensitivity ``kind`` (None: once) and on the clean subset."""
-
-    sensitivity: str | None = None
-    exclude_flagged: bool = False
-
-    @property
-    def suffix(self) -> str:
-        """What a cell's default folder name adds, so that a plain and a sensitivity cell of one
-        benchmark do not share a folder (``census-no-paraphrases``, ``crows-pairs-en-clean``)."""
-        return (f"-{self.sensitivity}" if self.sensitivity else "") + ("-clean" if self.exclude_flagged else "")
 
 
 def cell_run(entry: Mapping[str, Any]) -> tuple[CellRun, str | None, str | None]:
@@ -113,12 +98,3 @@ def write_stability(folder: Path, cells: Sequence[Cell]) -> tuple[Any, ...]:
         atomic_write(folder / name, report(folders, fmt))
     rows = ranking_stability([read(f) for f in folders])
     return (stability_table(rows),) if rows else ()
-
-
-def plan_lines(cell: Cell) -> list[str]:
-    """What ``suite --dry-run`` adds for a cell run under a sensitivity kind or on its clean subset."""
-    lines = ["  only the items the data lint finds nothing on (exclude_flagged)"] if cell.run.exclude_flagged else []
-    runs = cell.planned
-    if runs:
-        lines.append(f"  sensitivity {cell.run.sensitivity}: {len(runs)} runs ({', '.join(p.name for p in runs)})")
-    return lines
