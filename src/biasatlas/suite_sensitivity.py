@@ -17,7 +17,7 @@ folder per planned run (``CELL/unperturbed``, ``CELL/<perturbation>``) and ``sen
 it is finished when that file is there and every planned run folder holds a finished run of its
 request. The suite's report reads each sensitivity cell's unperturbed run, and
 ``sensitivity.md``/``sensitivity.html`` rank the models per perturbation (Kendall's τ,
-:func:`biasatlas.sensitivity.ranking_stability`).
+:func:`biasatlas.sensitivity_report.ranking_stability`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .sensitivity import SENSITIVITY_FILE, UNPERTURBED, Planned, plan, report
+from .atomic import atomic_write
+from .sensitivity import UNPERTURBED, Planned, plan
+from .sensitivity_report import SENSITIVITY_FILE, ranking_stability, read, report, stability_table
+from .suite_folder import finished_cell
 from .suite_cell import Cell, CellRun
 
 if TYPE_CHECKING:
@@ -69,8 +72,6 @@ def claims(cells: Sequence[Cell]) -> list[tuple[str, Mapping[str, Any]]]:
 def finished(folder: Path, cell: Cell) -> bool:
     """Whether the cell's folder holds its finished run, or, for a sensitivity cell, its
     sensitivity.json and a finished run of every planned request."""
-    from .suite_folder import finished_cell
-
     runs = cell.planned
     if not runs:
         return finished_cell(folder / cell.folder, cell.request.recorded())
@@ -88,9 +89,6 @@ def write_stability(folder: Path, cells: Sequence[Cell]) -> tuple[Any, ...]:
     """sensitivity.md and sensitivity.html over the suite's sensitivity cells (each cell's tables,
     then Kendall's τ of the models' ranking per perturbation); returns the τ table (none if no
     cell is a sensitivity cell, or no ranking has two models)."""
-    from .atomic import atomic_write
-    from .sensitivity import ranking_stability, read, stability_table
-
     folders = [folder / c.folder for c in cells if c.run.sensitivity is not None]
     if not folders:
         return ()

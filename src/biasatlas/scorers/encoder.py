@@ -190,7 +190,7 @@ def _load(resolved: Any, revision: str | None, trust_remote_code: bool, dtype: s
         model, tokenizer = getattr(resolved.held.model, "base_model", resolved.held.model), resolved.held.tokenizer
     else:
         from .loading import _no_load_report
-        from .packaged import no_progress_bars
+        from .progress_bars import no_progress_bars
 
         try:
             with no_progress_bars(), _no_load_report():

@@ -261,7 +261,7 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
                                "ignore_mismatched_sizes": True}
     if device_map is not None:
         options["device_map"] = device_map
-    from .packaged import no_progress_bars
+    from .progress_bars import no_progress_bars
 
     try:
         with no_progress_bars(), _no_load_report():
