@@ -47,9 +47,9 @@ from .base import ModelScorer, Progress
 from .batch_size import DEFAULT_BATCH_SIZE, BatchSize, batch_size_request
 from .job import Job
 from .resume import EVERY_ROW, Interrupted, Stopped, Watch
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
-                       launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
-                       token_batches, token_limits, unpadded)
+from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, pad_rows,
+                       slot_jobs, to_device, token_batches, token_limits, unpadded)
+from .head_reading import head_chunk_rows, on_cpu, read_targets
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .nsp import NextSentenceHead, has_nsp_head
 from .reveal import reveal_jobs, reveal_requests
