@@ -21,6 +21,7 @@ the models) live in :mod:`biasatlas.sensitivity_report`, re-exported here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -30,7 +31,10 @@ from typing import TYPE_CHECKING, Any
 from .benchmarks.sensitivity import UNPERTURBED, Perturbation, Perturbed, Sensitivity
 from .errors import UsageError
 from .outputs import check_output
+from .registry import VARIANTS, benchmark_spec, find_spec, renamed_config
 from .request import GivenModel, RunRequest
+from .runs.folder import check_run_folder
+from .runs.view import RunView
 from .sensitivity_report import FORMAT, SENSITIVITY_FILE, write
 from .sensitivity_report import TABLE_FILE as TABLE_FILE
 from .sensitivity_report import read as read
@@ -70,8 +74,6 @@ class Planned:
 def plan(request: RunRequest, kind: str) -> list[Planned]:
     """The unperturbed run, then one run per perturbation of ``kind`` that differs from it (a
     rule equal to the request's own, e.g. ``sentence-ll`` when it is the variant, is left out)."""
-    from .registry import benchmark_spec
-
     spec = benchmark_spec(request.bench.name)
     sens = declaration(spec, kind)
     scorer = request.model.kind()
@@ -111,8 +113,6 @@ def _with_options(bench: Any, options: Mapping[str, Any]) -> Any:
 def _same_run(a: RunRequest, b: RunRequest, scorer: str) -> bool:
     """Whether two requests would score alike: the benchmark set up for the scorer records the
     same config (census resolves ``auto`` readings there), under the same effective variant."""
-    from .registry import VARIANTS
-
     def effective(request: RunRequest) -> tuple[Any, Any]:
         bench = request.scorer_options.bound(request.bench, scorer)
         variant = request.scorer_options.variant or next(iter(VARIANTS.get(scorer, ())), None)
@@ -129,8 +129,6 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
     ``out`` is given) with one score cache, then the comparison (:func:`compare`), written to
     ``out`` as sensitivity.json and sensitivity.md. Returns sensitivity.json's content."""
     from .api import _cache, execute
-    from .errors import UsageError
-    from .registry import benchmark_spec
 
     if request.model.predictions is not None:  # the file answered its own prompts once, by id
         raise UsageError("--sensitivity perturbs what a model is asked; a predictions file holds answers to its "
@@ -161,9 +159,6 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
 def _check_folders(out: Path, planned: Sequence[Planned], force: bool) -> None:
     """Refuse ``out`` and every planned run's folder in it before the first run starts (as a suite
     checks its cells): a refusal at the third run must not come after two have run."""
-    from .registry import renamed_config
-    from .runs.folder import check_run_folder
-
     check_output(out, "sensitivity", writes=(SENSITIVITY_FILE, TABLE_FILE))
     for p in planned:
         check_run_folder(out / p.name, p.request.recorded(), force=force, renamed=renamed_config(p.request.bench.name))
@@ -190,9 +185,6 @@ def compare(sens: Sensitivity, kind: str, planned: Sequence[Planned], runs: Sequ
 def _labels(run: EvaluationRun, names: Sequence[str]) -> dict[str, str]:
     """Each headline's name as the benchmark's tables spell it (``metric_score`` → ``metric``), for
     the tables (a sensitivity.json written before this lacks them: the names are shown)."""
-    from .registry import find_spec
-    from .runs.view import RunView
-
     spec = find_spec(run.benchmark)
     if spec is None:
         return {}
@@ -206,10 +198,6 @@ def setting(config: Mapping[str, Any]) -> str:
     A key its benchmark renamed since run folders of format 1 (``renamed_config``: census's
     ``method``, once ``variant``) is hashed under its old name: sensitivity.json files written
     before the rename keep ranking with today's."""
-    import hashlib
-
-    from .registry import renamed_config
-
     recorded = config.get("benchmark") or {}
     was = {new: old for old, new in renamed_config(str(recorded.get("benchmark")))}
     bench = {was.get(k, k): v for k, v in recorded.items() if k not in ("data", "data_files")}

@@ -44,12 +44,19 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .errors import BiasAtlasError, DataError, did_you_mean
+from .atomic import atomic_write
+from .cache import ScoreCache, default_cache_path
+from .display.tables import to_markdown
+from .errors import BiasAtlasError, DataError, MissingInput, did_you_mean
+from .registry import BENCHMARKS, benchmark_spec, load_benchmark
+from .report import build_report, leaderboard, load_runs, render_html
 from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label
-from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
+from .sensitivity import run as sensitivity_run
 from .suite_cell import Cell, CellRun
+from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
 from .suite_sensitivity import CELL_KEYS, cell_run, claims, finished, planned, report_folder, write_stability
 from .suite_values import Mismatch, coerce, relative_to
+from .textfiles import read_text
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "grid_suite", "read_suite", "run_suite"]
 
@@ -177,9 +184,6 @@ def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOp
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    from .errors import MissingInput
-    from .textfiles import read_text
-
     if not path.is_file():
         raise MissingInput("no such suite file", path=path)
     try:
@@ -220,8 +224,6 @@ def _out(path: Path, value: Any) -> Path | None:
 def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tuple[str, Any, CellRun]:
     """The folder prefix, the built, loaded benchmark of ``[[benchmark]] index`` and how its cells
     run (:class:`~.suite_cell.CellRun`)."""
-    from .registry import BENCHMARKS, benchmark_spec, load_benchmark
-
     name = entry.get("name")
     where = f"[[benchmark]] {index}"
     if not isinstance(name, str):
@@ -323,9 +325,6 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     so an interrupted cell resumes. ``force`` replaces cell folders holding other runs.
     """
     from .api import execute
-    from .cache import ScoreCache, default_cache_path
-    from .atomic import atomic_write
-    from .sensitivity import run as sensitivity_run
 
     folder = Path(out) if out is not None else suite.out
     if folder is None:
@@ -371,10 +370,6 @@ def _by_model(cells: Sequence[Cell]) -> list[Cell]:
 def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:
     """``report.html`` and ``leaderboard.md`` over the cells' run folders (:mod:`biasatlas.report`);
     returns their paths and the leaderboard tables."""
-    from .display.tables import to_markdown
-    from .atomic import atomic_write
-    from .report import build_report, leaderboard, load_runs, render_html
-
     views = load_runs([folder / c for c in cells])
     tables = tuple(leaderboard(views))
     report_path, board_path = folder / REPORT_FILE, folder / LEADERBOARD_FILE

@@ -40,6 +40,7 @@ from filelock import FileLock
 
 from biasatlas.errors import ModelError, UnknownName
 from biasatlas.hashing import sha256_file
+from biasatlas.paths import models_dir
 
 from .progress_bars import quiet_progress
 
@@ -191,8 +192,6 @@ def packaged_model(name: str) -> PackagedModel:
 
 def default_models_dir() -> Path:
     """``$BIASATLAS_CACHE_DIR/models``, else the user cache dir's ``biasatlas/models``."""
-    from ..paths import models_dir
-
     return models_dir()
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 from ..errors import ModelError, ModelNotFound, UsageError, did_you_mean
 from .packaged import PACKAGED_MODELS, check_installed, is_packaged_model
+from .encoder import PACKAGED_ENCODERS, encoder_install_state
 
 #: The weights' dtypes a run may ask for (float32 by default; bfloat16/float16 on a GPU).
 Dtype = Literal["float32", "float16", "bfloat16"]
@@ -95,8 +96,6 @@ def check_model_reachable(name: str, revision: str | None = None) -> None:
     once (its own contents are checked when it loads). A hub id passes when its ``config.json``
     is cached (the hub is then not asked) or the hub endpoint answers.
     """
-    from .encoder import PACKAGED_ENCODERS, encoder_install_state
-
     if is_packaged_model(name):
         check_installed(name)
         return
