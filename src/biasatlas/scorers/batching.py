@@ -2,7 +2,7 @@
 
 A *row* is one model input (token ids, masks already placed) and the positions whose
 log-softmax we read. Scorers turn probes into ``(row, targets)`` requests, grouped into
-:class:`~biasatlas.scorers.base.Job` s (:func:`slot_jobs`, :func:`option_jobs`); this module
+:class:`~biasatlas.scorers.job.Job` s (:func:`slot_jobs`, :func:`option_jobs`); this module
 computes each distinct row once, in length-sorted batches, and hands back one summed
 log-probability per request, in request order.
 
@@ -88,14 +88,14 @@ class BatchLimits:
 
 def batch_limits(requested: BatchSize, device: str, tokens: int, probe: Callable[[int], None],
                  key: tuple[Any, ...], *, by_tokens: bool = True) -> BatchLimits:
-    """Resolve ``batch_size`` (:func:`~biasatlas.scorers.base.batch_size_request`).
+    """Resolve ``batch_size`` (:func:`~biasatlas.scorers.batch_size.batch_size_request`).
 
     ``tokens`` is the token budget without ``"auto"``; ``probe(n)`` runs ``n`` rows of
     :data:`AUTO_PROBE_WIDTH` tokens as the engine does and waits for them. On CUDA,
-    ``"auto"`` is the largest ``n`` that fits (:func:`~biasatlas.scorers.base.largest_fitting`,
+    ``"auto"`` is the largest ``n`` that fits (:func:`~biasatlas.scorers.batch_size.largest_fitting`,
     found once per ``key`` in a process); a token-budgeted engine (``by_tokens``) may then
     fill a batch with that many tokens in rows of any length. Elsewhere ``"auto"`` is
-    :data:`~biasatlas.scorers.base.DEFAULT_BATCH_SIZE` rows.
+    :data:`~biasatlas.scorers.batch_size.DEFAULT_BATCH_SIZE` rows.
     """
     import torch
 

@@ -27,7 +27,7 @@ model's device to its target's log-softmax, so one number per token, not a
 vocabulary-sized row, reaches the host, in one copy per engine call
 (:func:`.batching.launch_target_sums`). Architectures whose head we have not checked get
 the model's own full forward and the same on-device reduction. On a CPU the head's logits
-go to one reused buffer (:class:`.batching.Scratch`: 44 → 51 % of the matmul peak on 12
+go to one reused buffer (:class:`.head_reading.Scratch`: 44 → 51 % of the matmul peak on 12
 CrowS-Pairs pairs with Gemma-3-270m, bench/bench_cpu_fraction.py); on a GPU the weights
 load in ``dtype`` with SDPA attention, inputs are copied without waiting
 (:func:`.batching.to_device`), and ``batch_size="auto"`` sizes batches to the device.
@@ -72,7 +72,7 @@ GPU_BATCH_TOKENS, GPU_FORWARD_OVERHEAD = 16384, 2048
 # each (256 MiB apiece for Gemma's V = 262,144). Each chunk streams the whole head weight;
 # on 2 CPU cores, head + log-softmax ran at 98/128/162/168/182 GFLOP/s for 16/64/128/256/
 # 512 rows on Gemma-3-270m and 105/155/191/189/168 on SmolLM2-135M. On a GPU: 1 GiB of
-# float32 logits per chunk (batching.head_chunk_rows).
+# float32 logits per chunk (head_reading.head_chunk_rows).
 HEAD_CHUNK_ROWS = 256
 
 

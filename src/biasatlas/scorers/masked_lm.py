@@ -293,7 +293,7 @@ class MaskedLMScorer(ModelScorer):
     def _target_logprobs(self, rows: list[Row], picks: Picks) -> Any:
         """``[M]`` log-probabilities of the picks' targets, on the model's device: the
         encoder over the rows, the head at the masked positions only, float32 log-softmax
-        and gather there (:func:`.batching.read_targets`)."""
+        and gather there (:func:`.head_reading.read_targets`)."""
         import torch
 
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
