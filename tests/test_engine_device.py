@@ -19,9 +19,9 @@ from biasatlas.errors import UsageError
 from biasatlas.probes import PairProbe, SentenceProbe, SlotProbe
 from biasatlas.scorers import base as base_module
 from biasatlas.scorers import batching
-from biasatlas.scorers.base import DEFAULT_BATCH_SIZE, largest_fitting
-from biasatlas.scorers.batching import (Picks, Row, batch_limits, launch_target_sums, read_targets,
-                                        token_batches)
+from biasatlas.scorers.batch_size import DEFAULT_BATCH_SIZE, largest_fitting
+from biasatlas.scorers.batching import Picks, Row, batch_limits, launch_target_sums, token_batches
+from biasatlas.scorers.head_reading import read_targets
 from biasatlas.scorers.causal_lm import CausalLMScorer
 from biasatlas.scorers.loading import _with_sdpa
 from biasatlas.scorers.masked_lm import MaskedLMScorer
@@ -184,12 +184,12 @@ def test_read_targets_upcasts_and_reads_in_chunks():
 @pytest.mark.parametrize("softcap", [None, 2.0])
 def test_reused_head_buffer_gives_the_same_bits(softcap):
     """The CPU head writes logits into one reused buffer and log-softmaxes them in place."""
-    from biasatlas.scorers.batching import Scratch
-    from biasatlas.scorers.causal_lm import _Head
+    from biasatlas.scorers.head_reading import Scratch
+    from biasatlas.scorers.causal_head import Head
 
     torch.manual_seed(1)
     projection = torch.nn.Linear(8, 50, bias=False)
-    head = _Head(None, projection, softcap)
+    head = Head(None, projection, softcap)
     states, targets = torch.randn(9, 8), torch.randint(0, 50, (9,))
     scratch = Scratch()
     with torch.inference_mode():

@@ -23,7 +23,8 @@ from biasatlas.pipeline import chunked, run_benchmark
 from biasatlas.probes import PairAnswer, ScorerInfo
 from biasatlas.registry import load_scorer
 from biasatlas.runs.folder import write_run
-from biasatlas.scorers.base import Job, ModelScorer
+from biasatlas.scorers.base import ModelScorer
+from biasatlas.scorers.job import Job
 from biasatlas.scorers.batching import Row, chunks, launch_target_sums
 from biasatlas.scorers.resume import EVERY_ROW
 

@@ -130,7 +130,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
 def _say_language(log: Log | None, request: RunRequest) -> None:
     """A note when a packaged model reads data in a language it was not trained for (SmolLM2 on French)."""
     from .registry import find_spec
-    from .scorers.packaged import language_note
+    from .scorers.model_languages import language_note
 
     spec = find_spec(request.bench.name)
     note = language_note(request.model.model, spec.language(request.bench) if spec is not None else None)

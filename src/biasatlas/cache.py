@@ -52,6 +52,7 @@ from .errors import BiasAtlasError
 from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, NextSentenceProbe, PairAnswer,
                      PairProbe, Probe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .scorers.base import _finite  # one definition of a usable number, shared with scorers
+from .paths import scores_path
 
 TABLE = "answers_v2"
 _SCHEMA = f"""
@@ -390,6 +391,4 @@ def _code(exc: sqlite3.Error) -> int:
 
 
 def default_cache_path() -> Path:
-    from .paths import scores_path
-
     return scores_path()

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
-from .errors import did_you_mean
+from .errors import ModelError, UsageError, did_you_mean
+from .scorers.fake import FakeScorer
+from .scorers.loading import read_config, resolve
+from .scorers.packaged import is_packaged_model
+from .scorers.preflight import check_device, check_model_reachable
+from .scorers.served_http import is_endpoint
+from .values import canonical_dtype
 
 if TYPE_CHECKING:
     from .benchmarks.base import BenchmarkSpec
@@ -27,8 +33,6 @@ def lookup(kind: str, table: dict[str, Any], name: str) -> Any:
 
 
 def _fake(model: str = "fake", variant: str | None = None, **_: Any) -> Any:
-    from .scorers.fake import FakeScorer
-
     return FakeScorer(variant=variant or "hash")
 
 
@@ -95,12 +99,6 @@ def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | 
     ``trust_remote_code`` is passed explicitly: left unset, transformers would ask on a
     terminal whether to run a folder's own config code, and a "y" would run it.
     """
-    from .scorers.loading import read_config, resolve
-    from .scorers.preflight import check_model_reachable
-
-    from .scorers.packaged import is_packaged_model
-    from .scorers.served_http import is_endpoint
-
     if model == "fake":
         return "fake"
     if is_endpoint(model):  # a server's URL: the served causal scorer (docs/serving.md)
@@ -126,7 +124,6 @@ def kind_of_architectures(model: str, archs: list[str]) -> str:
             return "causal-lm"
         if arch.endswith("ForConditionalGeneration"):
             return "seq2seq"
-    from .errors import ModelError
 
     raise ModelError(f"cannot tell which scorer suits {model} (architectures: {archs}); "
                      "pass --scorer masked-lm|causal-lm|seq2seq")
@@ -150,7 +147,6 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
         lookup("scorer", SCORERS, scorer)
     preflight(kw)
     if kw.get("dtype") is not None:  # an alias (bf16) reaches the scorer by its torch name
-        from .values import canonical_dtype
 
         kw["dtype"] = canonical_dtype(kw["dtype"])
     if scorer == "auto":
@@ -158,7 +154,6 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
     else:
         kind = scorer
         if kind in _HUB_SCORERS and isinstance(model, str):  # a model in memory has nothing to reach
-            from .scorers.preflight import check_model_reachable
 
             check_model_reachable(model, kw.get("revision"))
     check_variant(kind, kw.get("variant"))
@@ -170,9 +165,6 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
 
 def preflight(options: dict[str, Any]) -> None:
     """Check the device and dtype options (when given) before anything loads."""
-    from .scorers.preflight import check_device
-    from .values import canonical_dtype
-
     if options.get("device") is not None:
         check_device(options["device"])
     if options.get("dtype") is not None:
@@ -237,8 +229,6 @@ def register_benchmark(name: str, module: str) -> None:
 def benchmark_spec(name: str) -> BenchmarkSpec:
     """The spec registered as ``name``; :class:`~biasatlas.errors.UnknownName` says what is available."""
     if name not in BENCHMARKS and not any(module.startswith("biasatlas.") for module in BENCHMARKS.values()):
-        from .errors import UsageError
-
         raise UsageError(f"unknown benchmark {name!r}: not even biasatlas's own are registered, so its "
                          f"installed metadata (the {ENTRY_POINTS!r} entry points) is missing; install it "
                          "(pip install -e . in a source tree)")

@@ -37,20 +37,26 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-import types
 import typing
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from .errors import BiasAtlasError, DataError, UsageError, did_you_mean
-from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label, literal_values
-from .sensitivity import Planned
+from .atomic import atomic_write
+from .cache import ScoreCache, default_cache_path
+from .display.tables import to_markdown
+from .errors import BiasAtlasError, DataError, MissingInput, UsageError, did_you_mean
+from .registry import BENCHMARKS, benchmark_spec, load_benchmark
+from .report import build_report, leaderboard, load_runs, render_html
+from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label
+from .sensitivity import run as sensitivity_run
+from .suite_cell import Cell, CellRun
 from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
-from .suite_sensitivity import (CELL_KEYS, CellRun, cell_run, claims, finished, plan_lines, planned, report_folder,
-                                write_stability)
+from .suite_sensitivity import CELL_KEYS, cell_run, claims, finished, planned, report_folder, write_stability
+from .suite_values import Mismatch, coerce, relative_to
+from .textfiles import read_text
 from .values import CHECKS
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "grid_suite", "read_suite", "run_suite"]
@@ -76,53 +82,6 @@ class SuiteError(DataError):
     def __init__(self, path: Path, where: str, message: str) -> None:
         super().__init__(f"{path}: {where}: {message}" if where else f"{path}: {message}")
         self.path, self.where = path, where
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One run of the grid, into ``folder``: its request (the benchmark built and loaded)."""
-
-    folder: str
-    request: RunRequest
-    kind: str = ""  # the scorer kind its model's architecture calls for, found by the check
-    label: str | None = None  # its [[model]]'s label: the run's name in reports
-    #: How it runs (:mod:`.suite_sensitivity`: under a sensitivity kind, on the clean subset) and,
-    #: for a sensitivity cell, the runs it plans; the defaults are a plain cell.
-    run: CellRun = CellRun()
-    planned: tuple[Planned, ...] = ()
-
-    def plan(self) -> list[str]:
-        """What ``suite --dry-run`` shows of the cell: the options it sets (those not at their
-        defaults), the model's and the scorer kind, and the work: items and probes as the bound
-        benchmark builds them (forward passes are planned once the tokenizer loads)."""
-        from .registry import find_spec
-        from .request import benchmark_options
-
-        bench, model = self.request.bench, self.request.model
-        spec = find_spec(bench.name)
-        defaults = {k: p.default for k, p in benchmark_options(spec.factory).items()} if spec else {}
-        set_here = [f"{k}={getattr(bench, k)!r}" for k, d in defaults.items() if getattr(bench, k, d) != d]
-        model_set = [f"{f.name}={getattr(model, f.name)!r}" for f in fields(ModelOptions)
-                     if f.name != "model" and getattr(model, f.name) != f.default]
-        engine = self.request.engine
-        model_set += [f"{f.name}={getattr(engine, f.name)!r}" for f in fields(EngineOptions)
-                      if getattr(engine, f.name) != f.default]
-        scored = self.request.scored_benchmark if self.run.exclude_flagged else bench
-        bound = self.request.scorer_options.bound(scored, self.kind) if self.kind else scored
-        items = bound.load()
-        probes = bound.probes(items)
-        return [self.folder, f"  {bench.name}: " + (", ".join(set_here) or "defaults"),
-                f"  model {model.model} ({self.kind or 'scorer from its architecture'})"
-                + (": " + ", ".join(model_set) if model_set else ""),
-                f"  {len(items):,} items, {len(probes):,} probes", *plan_lines(self)]
-
-    @property
-    def benchmark(self) -> Any:
-        return self.request.bench
-
-    @property
-    def model(self) -> ModelOptions:
-        return self.request.model
 
 
 @dataclass(frozen=True)
@@ -226,9 +185,6 @@ def _cell(path: Path, folder: str, bench: Any, run: tuple[ModelOptions, EngineOp
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    from .errors import MissingInput
-    from .textfiles import read_text
-
     if not path.is_file():
         raise MissingInput("no such suite file", path=path)
     try:
@@ -263,20 +219,12 @@ def _out(path: Path, value: Any) -> Path | None:
         return None
     if not isinstance(value, str) or not value:
         raise SuiteError(path, "key 'out'", "expected a folder name (a string)")
-    return _relative_to(path.parent, value)
-
-
-def _relative_to(base: Path, value: str) -> Path:
-    """A path written in the suite file: relative to the file's folder, ``~`` expanded."""
-    written = Path(value).expanduser()
-    return Path(os.path.abspath(written if written.is_absolute() else base / written))
+    return relative_to(path.parent, value)
 
 
 def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tuple[str, Any, CellRun]:
     """The folder prefix, the built, loaded benchmark of ``[[benchmark]] index`` and how its cells
-    run (:class:`~.suite_sensitivity.CellRun`)."""
-    from .registry import BENCHMARKS, benchmark_spec, load_benchmark
-
+    run (:class:`~.suite_cell.CellRun`)."""
     name = entry.get("name")
     where = f"[[benchmark]] {index}"
     if not isinstance(name, str):
@@ -295,8 +243,8 @@ def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tup
         if key not in known:
             raise SuiteError(path, where, str(did_you_mean(f"{name} option", key, [*known, "label", *CELL_KEYS])))
         try:
-            options[key] = _coerce(value, hints.get(key, Any), base)
-        except _Mismatch as exc:
+            options[key] = coerce(value, hints.get(key, Any), base)
+        except Mismatch as exc:
             raise SuiteError(path, f"{where}, key {key!r}", str(exc)) from None
     try:
         bench = load_benchmark(name, **options)
@@ -335,11 +283,11 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
     settings: dict[str, Any] = {}
     for key, value in {**defaults, **{k: v for k, v in entry.items() if k in RUN_OPTIONS}}.items():
         try:  # batch size, dtype, device: the one check each (biasatlas.values), as the command line's
-            settings[key] = CHECKS[key](value) if key in CHECKS else _coerce(value, hints[key], base)
-        except (_Mismatch, UsageError) as exc:
+            settings[key] = CHECKS[key](value) if key in CHECKS else coerce(value, hints[key], base)
+        except (Mismatch, UsageError) as exc:
             raise SuiteError(path, f"{where if key in entry else '[defaults]'}, key {key!r}", str(exc)) from None
     is_path = model_id.startswith(("./", "../", "~", "/"))
-    model = str(_relative_to(base, model_id)) if is_path else model_id
+    model = str(relative_to(base, model_id)) if is_path else model_id
     engine_keys = {f.name for f in fields(EngineOptions)}
     try:
         model_options = ModelOptions(model=model, **{k: v for k, v in settings.items() if k not in engine_keys})
@@ -349,58 +297,6 @@ def _model(path: Path, index: int, entry: dict[str, Any], defaults: Mapping[str,
     except BiasAtlasError as exc:
         raise SuiteError(path, where, str(exc)) from None
     return _slug(label or (Path(model).name if is_path else model_id)), (model_options, engine, kind, label)
-
-
-class _Mismatch(Exception):
-    """A TOML value that does not fit the option's type; the message says what was expected."""
-
-
-def _coerce(value: Any, hint: Any, base: Path) -> Any:
-    """``value`` as the benchmark option typed ``hint`` takes it: paths relative to the suite
-    file, lists as tuples; a wrong type or a value outside a ``Literal``'s choices raises."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        arms = [a for a in args if a is not type(None)]
-        choices = [c for a in arms for c in literal_values(a)]
-        for arm in (a for a in arms if not literal_values(a)):
-            try:
-                return _coerce(value, arm, base)
-            except _Mismatch:
-                continue
-        if choices and all(literal_values(a) for a in arms):
-            return _coerce(value, Literal[tuple(choices)], base)
-        if value in choices:
-            return value
-        expected = [*(_name(a) for a in arms if not literal_values(a)), *(repr(c) for c in choices)]
-        raise _Mismatch(f"expected {' or '.join(expected)}, got {value!r}")
-    if origin is Literal:
-        if value in args:
-            return value
-        raise _Mismatch(str(did_you_mean("value", str(value), [str(a) for a in args])))
-    if origin is tuple and isinstance(value, list):
-        item = args[0] if args else Any
-        return tuple(_coerce(v, item, base) for v in value)
-    if hint is Any:
-        return tuple(value) if isinstance(value, list) else value
-    if hint is Path and isinstance(value, str):
-        return _relative_to(base, value)
-    if hint is bool and isinstance(value, bool):
-        return value
-    if hint is int and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if hint is str and isinstance(value, str):
-        return value
-    raise _Mismatch(f"expected {_name(hint)}, got {value!r}")
-
-
-def _name(hint: Any) -> str:
-    if hint is Path:
-        return "a path (string)"
-    if typing.get_origin(hint) is tuple:
-        return "a list"
-    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(hint, str(hint))
 
 
 def _slug(text: str) -> str:
@@ -430,9 +326,6 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     so an interrupted cell resumes. ``force`` replaces cell folders holding other runs.
     """
     from .api import execute
-    from .cache import ScoreCache, default_cache_path
-    from .atomic import atomic_write
-    from .sensitivity import run as sensitivity_run
 
     folder = Path(out) if out is not None else suite.out
     if folder is None:
@@ -478,10 +371,6 @@ def _by_model(cells: Sequence[Cell]) -> list[Cell]:
 def write_report(folder: Path, cells: Sequence[str], *, title: str) -> tuple[Path, Path, tuple[Any, ...]]:
     """``report.html`` and ``leaderboard.md`` over the cells' run folders (:mod:`biasatlas.report`);
     returns their paths and the leaderboard tables."""
-    from .display.tables import to_markdown
-    from .atomic import atomic_write
-    from .report import build_report, leaderboard, load_runs, render_html
-
     views = load_runs([folder / c for c in cells])
     tables = tuple(leaderboard(views))
     report_path, board_path = folder / REPORT_FILE, folder / LEADERBOARD_FILE

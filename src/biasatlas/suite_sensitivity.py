@@ -17,40 +17,28 @@ folder per planned run (``CELL/unperturbed``, ``CELL/<perturbation>``) and ``sen
 it is finished when that file is there and every planned run folder holds a finished run of its
 request. The suite's report reads each sensitivity cell's unperturbed run, and
 ``sensitivity.md``/``sensitivity.html`` rank the models per perturbation (Kendall's τ,
-:func:`biasatlas.sensitivity.ranking_stability`).
+:func:`biasatlas.sensitivity_report.ranking_stability`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .sensitivity import SENSITIVITY_FILE, UNPERTURBED, Planned, plan, report
+from .atomic import atomic_write
+from .sensitivity import UNPERTURBED, Planned, plan
+from .sensitivity_report import SENSITIVITY_FILE, ranking_stability, read, report, stability_table
+from .suite_folder import finished_cell
+from .suite_cell import Cell, CellRun
 
 if TYPE_CHECKING:
     from .request import RunRequest
-    from .suite import Cell
 
 #: The keys a ``[[benchmark]]`` table may set that are not its factory's options.
 CELL_KEYS: tuple[str, ...] = ("sensitivity", "exclude_flagged")
 #: The suite-level files the ranking over the sensitivity cells is written to.
 STABILITY_FILES: tuple[str, ...] = ("sensitivity.md", "sensitivity.html")
-
-
-@dataclass(frozen=True)
-class CellRun:
-    """How a cell runs its request: under a sensitivity ``kind`` (None: once) and on the clean subset."""
-
-    sensitivity: str | None = None
-    exclude_flagged: bool = False
-
-    @property
-    def suffix(self) -> str:
-        """What a cell's default folder name adds, so that a plain and a sensitivity cell of one
-        benchmark do not share a folder (``census-no-paraphrases``, ``crows-pairs-en-clean``)."""
-        return (f"-{self.sensitivity}" if self.sensitivity else "") + ("-clean" if self.exclude_flagged else "")
 
 
 def cell_run(entry: Mapping[str, Any]) -> tuple[CellRun, str | None, str | None]:
@@ -84,8 +72,6 @@ def claims(cells: Sequence[Cell]) -> list[tuple[str, Mapping[str, Any]]]:
 def finished(folder: Path, cell: Cell) -> bool:
     """Whether the cell's folder holds its finished run, or, for a sensitivity cell, its
     sensitivity.json and a finished run of every planned request."""
-    from .suite_folder import finished_cell
-
     runs = cell.planned
     if not runs:
         return finished_cell(folder / cell.folder, cell.request.recorded())
@@ -103,9 +89,6 @@ def write_stability(folder: Path, cells: Sequence[Cell]) -> tuple[Any, ...]:
     """sensitivity.md and sensitivity.html over the suite's sensitivity cells (each cell's tables,
     then Kendall's τ of the models' ranking per perturbation); returns the τ table (none if no
     cell is a sensitivity cell, or no ranking has two models)."""
-    from .atomic import atomic_write
-    from .sensitivity import ranking_stability, read, stability_table
-
     folders = [folder / c.folder for c in cells if c.run.sensitivity is not None]
     if not folders:
         return ()
@@ -113,12 +96,3 @@ def write_stability(folder: Path, cells: Sequence[Cell]) -> tuple[Any, ...]:
         atomic_write(folder / name, report(folders, fmt))
     rows = ranking_stability([read(f) for f in folders])
     return (stability_table(rows),) if rows else ()
-
-
-def plan_lines(cell: Cell) -> list[str]:
-    """What ``suite --dry-run`` adds for a cell run under a sensitivity kind or on its clean subset."""
-    lines = ["  only the items the data lint finds nothing on (exclude_flagged)"] if cell.run.exclude_flagged else []
-    runs = cell.planned
-    if runs:
-        lines.append(f"  sensitivity {cell.run.sensitivity}: {len(runs)} runs ({', '.join(p.name for p in runs)})")
-    return lines

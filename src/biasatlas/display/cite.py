@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .tables import latex_text
+
 #: BibTeX key characters (the rest of a model id becomes "-").
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:._-]+")
 
@@ -47,8 +49,6 @@ def bibtex_text(text: object) -> str:
     ``\\textbraceleft{}`` / ``\\textbraceright{}``, whose own braces pair up: every value
     holds balanced braces only, whatever the text.
     """
-    from .tables import latex_text
-
     parts = _BRACE.split(str(text))  # the braces, captured, at the odd places
     return "{" + "".join(_BRACE_COMMAND.get(part) or latex_text(part) for part in parts) + "}"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .tables import Table
+from .table_model import Table
 
 
 def units(columns: Sequence[str]) -> list[list[int]]:

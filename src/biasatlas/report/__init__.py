@@ -24,6 +24,7 @@ from .html import render_html
 from .latex import to_latex_doc
 from ..runs.load import load_run, load_runs
 from .tables import leaderboard, metric_rows
+from ..errors import did_you_mean
 
 __all__ = ["FORMATS", "Comparison", "PairedTest", "Report", "RunView", "Table", "build_report",
            "compare_runs", "holm", "leaderboard", "load_run", "load_runs", "mcnemar_table", "mcnemar_test",
@@ -39,8 +40,6 @@ def to_bibtex_doc(report: Report) -> str:
 def render(report: Report, fmt: str = "html") -> str:
     """The report in one of :data:`FORMATS`."""
     if fmt not in FORMATS:
-        from ..errors import did_you_mean
-
         raise did_you_mean("report format", fmt, FORMATS)
     renderers = {"html": render_html, "md": to_markdown_doc, "csv": to_csv_doc, "json": to_json_doc,
                  "latex": to_latex_doc, "bibtex": to_bibtex_doc}

@@ -15,9 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..display.style import cjk_font, style
+from ..display.svg import to_svg
 from ..display.tables import Table, cell_text
 from ..registry import benchmark_specs, find_spec
+from ..version import __version__
 from .document import Report, RunReport, title_of
+from .across import across_models_plots
+from .agreement import agreement_plot, measures
+from .cite import report_references, to_bibtex
+from .sections import run_plots
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -41,9 +48,6 @@ def run_figures(rr: RunReport) -> list[FigureBlock]:
     """Draw and serialise the run's plots (ids prefixed with the run's anchor)."""
     from markupsafe import Markup
 
-    from ..display.style import style
-    from ..display.svg import to_svg
-    from .sections import run_plots
 
     with style():
         plots = run_plots(rr.run)
@@ -56,9 +60,6 @@ def agreement_figures(report: Report) -> tuple[FigureBlock, ...]:
     measures share enough models for a correlation (the table says so, row by row)."""
     from markupsafe import Markup
 
-    from ..display.style import style
-    from ..display.svg import to_svg
-    from .agreement import agreement_plot, measures
 
     if all(a.spearman is None for a in report.agreement):
         return ()
@@ -73,9 +74,6 @@ def across_figures(report: Report) -> tuple[FigureBlock, ...]:
     """Per benchmark with two runs or more, its models' headlines with intervals (:mod:`.across`)."""
     from markupsafe import Markup
 
-    from ..display.style import style
-    from ..display.svg import to_svg
-    from .across import across_models_plots
 
     with style():
         return tuple(FigureBlock(Markup(to_svg(p, f"across-f{i}")), p.caption)  # noqa: S704 - built by ElementTree
@@ -113,8 +111,6 @@ def compare_note() -> str:
 
 
 def render_html(report: Report, title: str = "biasatlas report") -> str:
-    from ..display.style import cjk_font
-
     blocks = [Block("leaderboard", "Leaderboard", report.leaderboard,
                     figures=across_figures(report))] if report.leaderboard else []
     if report.comparisons or report.notes:
@@ -131,8 +127,6 @@ def render_html(report: Report, title: str = "biasatlas report") -> str:
 
 def _cite(report: Report) -> str:
     """The report's BibTeX (the same text as ``--format bibtex``), for its "Cite" section."""
-    from .cite import report_references, to_bibtex
-
     refs = report_references([rr.run for rr in report.runs], report.version)
     return to_bibtex(refs, report.version) if refs else ""
 
@@ -144,8 +138,6 @@ def render_tables_page(tables: Sequence[Table], title: str, warnings: Sequence[s
 
 def _page(title: str, blocks: Sequence[Block], runs: Sequence[RunReport], figures: dict[str, Any],
           missing_font: bool, bibtex: str = "") -> str:
-    from ..version import __version__
-
     return _environment().get_template("report.html.j2").render(
         title=title, blocks=blocks, runs=runs, figures=figures, title_of=title_of,
         missing_font=missing_font, version=__version__, bibtex=bibtex)

@@ -14,6 +14,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import BiasAtlasError
+from ..registry import find_spec
+from ..report.sections import run_terminal
+from .load import load_run as read_view
+from .view import RunView, with_labels
+
 __all__ = ["EvaluationRun", "as_saved", "load_run"]
 
 
@@ -42,8 +48,6 @@ class EvaluationRun:
            skipped: list[dict[str, Any]], config: Mapping[str, Any], timing: Mapping[str, Any], *,
            path: Path | None) -> EvaluationRun:
         """A run from the pipeline's values, each as its run-folder file would read back."""
-        from ..registry import find_spec
-
         saved = as_saved(summary)
         spec = find_spec(benchmark)
         typed = spec.summary_type.read(saved, (path or Path(".")) / "summary.json") if spec else saved
@@ -65,8 +69,6 @@ class EvaluationRun:
         try:
             import pandas as pd  # type: ignore[import-untyped]  # the optional `pandas` extra
         except ImportError:
-            from ..errors import BiasAtlasError
-
             raise BiasAtlasError("run.items needs pandas: pip install 'biasatlas[pandas]' "
                                  "(run.records holds the same rows as dicts)") from None
         if self.records:
@@ -75,9 +77,6 @@ class EvaluationRun:
 
     def headlines(self) -> tuple[Any, ...]:
         """The run's headline numbers with their controls (:class:`~biasatlas.display.controls.Headline`)."""
-        from .view import RunView
-        from ..registry import find_spec
-
         spec = find_spec(self.benchmark)
         view = RunView(self.path or Path("."), self.config, self.summary_dict, self.records, tuple(self.skipped))
         return spec.view.headlines(view) if spec is not None else ()
@@ -86,10 +85,6 @@ class EvaluationRun:
         """What ``biasatlas run`` prints: the tables the report shows for this run, then its
         notices, each table fitted to the console that prints it (a rich renderable:
         ``rich.print(run.table())``; :func:`biasatlas.report.sections.run_terminal`)."""
-        from .view import RunView, with_labels
-        from ..registry import find_spec
-        from ..report.sections import run_terminal
-
         spec = find_spec(self.benchmark)
         view = RunView(self.path or Path("."), self.config, self.summary_dict, self.records, tuple(self.skipped),
                        typed_summary=self.summary)
@@ -106,8 +101,6 @@ def as_saved(value: Any) -> Any:
 
 
 def _columns(benchmark: str) -> tuple[Any, ...]:
-    from ..registry import find_spec
-
     spec = find_spec(benchmark)
     return spec.columns if spec is not None else ()
 
@@ -117,8 +110,6 @@ def load_run(path: Path | str) -> EvaluationRun:
     """A finished run folder, read and checked by the report's reader
     (:func:`biasatlas.report.load_run`: a damaged file is one DataError naming file, line and
     field), as the same :class:`EvaluationRun` :func:`evaluate` returns."""
-    from .load import load_run as read_view
-
     view = read_view(path)
     timing = _timing(view.path / "timing.json")
     return EvaluationRun.of(view.benchmark, view.summary, [dict(r) for r in view.records],

@@ -14,7 +14,8 @@ Model scorers (:class:`ModelScorer`) build their work as :class:`Job` s, each a 
 requests (model rows) that one engine call runs, and how the values become answers.
 :meth:`ModelScorer.plan` counts the distinct rows of those jobs without running them.
 Every model scorer takes the same ``batch_size`` (:data:`DEFAULT_BATCH_SIZE` rows, or
-``"auto"``: :func:`biasatlas.values.check_batch_size`, :func:`largest_fitting`).
+``"auto"``: :func:`biasatlas.values.check_batch_size`, :func:`largest_fitting`, in :mod:`.batch_size`,
+re-exported here); a job is a :class:`~.job.Job`, re-exported here too.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ import gc
 import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
 from ..errors import UnscorableProbe, UnsupportedProbe
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, NextSentenceProbe, PairProbe, Probe, Scored,
                       ScorerInfo, SentenceProbe, SlotProbe)
+from .batch_size import DEFAULT_BATCH_SIZE as DEFAULT_BATCH_SIZE
+from .batch_size import largest_fitting as largest_fitting
+from .job import Job as Job
 from .resume import EVERY_ROW, Interrupted, Watch, batches_needed, run_jobs
 
 Progress = Callable[[int], None]
@@ -40,9 +43,6 @@ probes it completed), so a CLI can draw a progress bar."""
 Hook = Callable[[list[Any], Progress], Sequence[Answer]]
 P = TypeVar("P", bound=Probe)
 
-#: Rows per forward pass unless the user says otherwise: the same for every model scorer,
-#: in the Python API and on the command line.
-DEFAULT_BATCH_SIZE = 64
 #: Fingerprint keys that change how scores are computed, not what they are: rows per
 #: batch, the device, how attention is computed (SDPA or eager), where layers are placed; a
 #: served model's requests in flight, its key's variable and its timeout; and how many of a
@@ -224,23 +224,6 @@ def _answering(hook: Hook, tick: Progress, into: dict[str, Answer]) -> Callable[
     return attempt
 
 
-@dataclass(frozen=True)
-class Job:
-    """One call of a model scorer's engine: the requests it runs together (rows and the
-    targets to read), and how their summed log-probabilities become answers.
-
-    ``answers(values)`` gets one value per request, in request order; ``n_probes`` is
-    how many probes the job answers (for the progress bar). ``spans`` (each of its probes'
-    id and number of requests, in request order) lets the job's probes finish one by
-    one (:class:`~.resume.JobTrack`); a job without them finishes whole.
-    """
-
-    requests: Sequence[Any]
-    answers: Callable[[list[float]], Sequence[Answer]]
-    n_probes: int
-    spans: Sequence[tuple[str, int]] = ()
-
-
 class ModelScorer(Scorer):
     """A scorer whose answers come from model rows: it builds :class:`Job` s per probe
     kind (``_pair_jobs`` …) and runs their requests with :meth:`logprob_sums`.
@@ -394,40 +377,3 @@ def _recording(build: Callable[[list[Any]], Iterable[Job]],
             calls.append(job)
 
     return attempt
-
-
-def largest_fitting(run: Callable[[int], None], limit: int) -> int:
-    """The largest ``n`` of 1, 2, 4 … ≤ ``limit`` for which ``run(n)`` did not run out of
-    device memory (0 if even 1 does not fit).
-
-    ``run`` does a batch of ``n`` rows the way the engine does, and waits for it. A batch
-    that runs out of memory raises ``torch.cuda.OutOfMemoryError`` when it allocates (or a
-    cuBLAS/cuDNN error saying it could not allocate its workspace); its memory is freed when
-    the error is dropped, and the allocator's cache is emptied after the search so the
-    scores that follow start from a clean device.
-    """
-    import torch
-
-    fitted, n = 0, 1
-    try:
-        while n <= limit:
-            try:
-                run(n)
-            except RuntimeError as exc:
-                if not _out_of_memory(exc):
-                    raise
-                break
-            fitted, n = n, 2 * n
-    finally:
-        if torch.cuda.is_available():
-            torch.cuda.empty_cache()
-    return fitted
-
-
-def _out_of_memory(exc: RuntimeError) -> bool:
-    """Whether ``exc`` says the device ran out of memory."""
-    import torch
-
-    text = str(exc)
-    return (isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in text.lower()
-            or "ALLOC_FAILED" in text)

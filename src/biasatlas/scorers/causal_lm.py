@@ -27,7 +27,7 @@ model's device to its target's log-softmax, so one number per token, not a
 vocabulary-sized row, reaches the host, in one copy per engine call
 (:func:`.batching.launch_target_sums`). Architectures whose head we have not checked get
 the model's own full forward and the same on-device reduction. On a CPU the head's logits
-go to one reused buffer (:class:`.batching.Scratch`: 44 → 51 % of the matmul peak on 12
+go to one reused buffer (:class:`.head_reading.Scratch`: 44 → 51 % of the matmul peak on 12
 CrowS-Pairs pairs with Gemma-3-270m, bench/bench_cpu_fraction.py); on a GPU the weights
 load in ``dtype`` with SDPA attention, inputs are copied without waiting
 (:func:`.batching.to_device`), and ``batch_size="auto"`` sizes batches to the device.
@@ -36,7 +36,6 @@ load in ``dtype`` with SDPA attention, inputs are copied without waiting
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -46,10 +45,13 @@ from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInf
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
-from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, Scratch, chunks, head_chunk_rows,
-                       launch_target_sums, long_tensor, on_cpu, option_jobs, pad_rows, read_targets,
-                       to_device, token_batches, token_limits, unpadded)
+from .base import ModelScorer
+from .batch_size import DEFAULT_BATCH_SIZE
+from .job import Job
+from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, option_jobs,
+                       pad_rows, to_device, token_batches, token_limits, unpadded)
+from .causal_head import CHECK_TEXT, checked_head
+from .head_reading import Scratch, head_chunk_rows, on_cpu, read_targets
 from .loading import input_device, load_checked, model_provenance, placement, resolve
 from .resume import EVERY_ROW, Watch
 from .prefix import Group, groups_worth_sharing, prefix_batches, shared_states
@@ -57,16 +59,6 @@ from .spans import continuation_positions, filler_positions, split_continuation
 from .start import DEFAULT_START, Reading, Start, StartToken, check_start_token, leading_tokens
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
-
-# Architectures whose forward is ``logits = head(base(ids)[0])``, soft-capped by
-# ``config.final_logit_softcapping`` when set (Gemma 2 and 3), and nothing else: read from
-# their transformers modeling code. Any other architecture runs its own full forward.
-# Each is also checked numerically once at load (see _checked_head).
-_PLAIN_HEADS = frozenset({
-    "GPT2LMHeadModel", "GPTNeoXForCausalLM", "LlamaForCausalLM", "MistralForCausalLM",
-    "Qwen2ForCausalLM", "Qwen3ForCausalLM", "GemmaForCausalLM", "Gemma2ForCausalLM",
-    "Gemma3ForCausalLM", "Phi3ForCausalLM", "Olmo2ForCausalLM", "SmolLM3ForCausalLM",
-})
 
 # Batch cutting (batching.token_batches): at most this many padded tokens per forward,
 # and a forward's fixed cost counted as this many tokens. Measured on a 2-core CPU with
@@ -81,7 +73,7 @@ GPU_BATCH_TOKENS, GPU_FORWARD_OVERHEAD = 16384, 2048
 # each (256 MiB apiece for Gemma's V = 262,144). Each chunk streams the whole head weight;
 # on 2 CPU cores, head + log-softmax ran at 98/128/162/168/182 GFLOP/s for 16/64/128/256/
 # 512 rows on Gemma-3-270m and 105/155/191/189/168 on SmolLM2-135M. On a GPU: 1 GiB of
-# float32 logits per chunk (batching.head_chunk_rows).
+# float32 logits per chunk (head_reading.head_chunk_rows).
 HEAD_CHUNK_ROWS = 256
 
 
@@ -126,7 +118,7 @@ class CausalLMScorer(ModelScorer):
         self.head_chunk = head_chunk_rows(self.device, self.model.config.vocab_size, HEAD_CHUNK_ROWS)
         # On the host, each head chunk's logits go to one reused buffer (batching.Scratch).
         self._scratch = Scratch() if cpu else None
-        self.head = _checked_head(self.model, [self.prefix_id, *self.encode(_CHECK_TEXT)]) \
+        self.head = checked_head(self.model, [self.prefix_id, *self.encode(CHECK_TEXT)]) \
             if fast_head else None
         self.share_prefixes = bool(share_prefixes) and self.head is not None
         self._first = _start_logprobs(self.model, self.prefix_id) if self.start.mode == "first-only" else None
@@ -358,75 +350,6 @@ def _start_logprobs(model: Any, prefix: int) -> Any:
     with torch.inference_mode():
         logits = model(input_ids=row, use_cache=False).logits[0, -1]  # [V]
     return torch.log_softmax(logits, dim=-1, dtype=torch.float32).cpu()
-
-
-# The load-time check's input: a few ordinary tokens after the prefix.
-_CHECK_TEXT = "The check reads the head at these positions."
-
-
-@dataclass(frozen=True)
-class _Head:
-    """A causal LM split at its vocabulary projection: ``logits(base(ids)[0])`` is the
-    model's own ``.logits``, so the projection can run on the read positions only."""
-
-    base: Any  # the decoder stack, final norm included: ids -> [B, L, H]
-    projection: Any  # the output embeddings: [.., H] -> [.., V]
-    softcap: float | None  # Gemma 2/3's final_logit_softcapping
-
-    def logits(self, states: Any, scratch: Scratch | None = None) -> Any:
-        """Vocabulary logits of ``states`` [m, H]; with ``scratch``, written into its reused
-        buffer (a bias-free linear projection: the same product, the same bits)."""
-        import torch
-
-        weight = getattr(self.projection, "weight", None)
-        if (scratch is not None and isinstance(self.projection, torch.nn.Linear) and self.projection.bias is None
-                and weight is not None and states.dim() == 2):
-            logits = torch.mm(states, weight.t(), out=scratch.take(states.shape[0], weight.shape[0], weight.dtype))
-            if self.softcap is not None:  # the model's three steps, in place
-                logits.div_(self.softcap)
-                torch.tanh(logits, out=logits)
-                logits.mul_(self.softcap)
-            return logits
-        logits = self.projection(states)
-        if self.softcap is not None:  # the same three steps, in the same order, as the model
-            logits = logits / self.softcap
-            logits = torch.tanh(logits)
-            logits = logits * self.softcap
-        return logits
-
-
-def _split_head(model: Any) -> _Head | None:
-    """The model split at its head, for the architectures of :data:`_PLAIN_HEADS`."""
-    if type(model).__name__ not in _PLAIN_HEADS:
-        return None
-    base = getattr(model, getattr(model, "base_model_prefix", ""), None)
-    projection = model.get_output_embeddings()
-    if base is None or projection is None:
-        return None
-    return _Head(base, projection, getattr(model.config, "final_logit_softcapping", None))
-
-
-def _checked_head(model: Any, ids: list[int]) -> _Head | None:
-    """The split head, if it reproduces the model's own logits on ``ids``; else None.
-
-    Guards against a transformers release that adds a step between the decoder and the
-    logits (a scale, a cap): the split would then score silently differently. Both paths
-    get the full sequence here, so they do the same arithmetic and agree to rounding: 1e-3
-    in float32, a few units of the last place of a 16-bit dtype (0.03 in bfloat16), far
-    below what a missing scale or cap changes.
-    """
-    import torch
-
-    head = _split_head(model)
-    if head is None:
-        return None
-    row = torch.tensor([ids], device=next(model.parameters()).device)
-    with torch.inference_mode():
-        native = model(input_ids=row, use_cache=False).logits
-        theirs = native.float()
-        ours = head.logits(head.base(input_ids=row, use_cache=False)[0]).float()
-    tolerance = max(1e-3, 4 * torch.finfo(native.dtype).eps)
-    return head if torch.allclose(ours, theirs, rtol=tolerance, atol=tolerance) else None
 
 
 def _continuation_texts(context: str, continuation: str) -> tuple[str, str]:

@@ -31,7 +31,8 @@ from typing import Any
 from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
 from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
-from .base import DEFAULT_BATCH_SIZE, Hook, Progress, Scorer
+from .base import Hook, Progress, Scorer
+from .batch_size import DEFAULT_BATCH_SIZE
 from .resume import Interrupted
 from .inmemory import InMemoryModel
 from .loading import check_tokenizer, model_provenance, resolve, torch_dtype
@@ -196,7 +197,7 @@ def _load(resolved: Any, revision: str | None, trust_remote_code: bool, dtype: s
         model, tokenizer = getattr(resolved.held.model, "base_model", resolved.held.model), resolved.held.tokenizer
     else:
         from .loading import _no_load_report
-        from .packaged import no_progress_bars
+        from .progress_bars import no_progress_bars
 
         try:
             with no_progress_bars(), _no_load_report():

@@ -30,6 +30,8 @@ from ..errors import ModelError
 from ..hashing import sha256_file
 from ..values import canonical_dtype
 from .inmemory import IN_MEMORY, InMemoryModel
+from .packaged import PACKAGED_MODELS, is_packaged_model, resolve_packaged_model
+from .progress_bars import no_progress_bars
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".model", ".json", ".txt")
 
@@ -48,8 +50,6 @@ class ResolvedModel:
 def resolve(name: str | InMemoryModel) -> ResolvedModel:
     """Map a user's ``--model`` to a local folder or hub id (packaged names are converted once);
     a model in memory stays where it is."""
-    from .packaged import is_packaged_model, resolve_packaged_model
-
     if isinstance(name, InMemoryModel):
         return ResolvedModel(name.name, IN_MEMORY, held=name)
     if is_packaged_model(name):
@@ -227,8 +227,6 @@ def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) 
 def _packaged_record(name: str, record: dict[str, Any]) -> dict[str, Any]:
     """The conversion's record, with what the weights are (base or instruct, 4-bit) filled in
     for folders converted before the record said so."""
-    from .packaged import PACKAGED_MODELS
-
     spec = PACKAGED_MODELS.get(str(record.get("name", name)))
     if spec is None:
         return record
@@ -262,7 +260,6 @@ def load_checked(auto_class: str, resolved: ResolvedModel, *, revision: str | No
                                "ignore_mismatched_sizes": True}
     if device_map is not None:
         options["device_map"] = device_map
-    from .packaged import no_progress_bars
 
     try:
         with no_progress_bars(), _no_load_report():

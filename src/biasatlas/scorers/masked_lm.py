@@ -44,11 +44,13 @@ from ..probes import (MULTI_TOKEN_POLICIES, MultiToken, NextSentenceProbe, PairA
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
-from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
+from .base import ModelScorer, Progress
+from .batch_size import DEFAULT_BATCH_SIZE
+from .job import Job
 from .resume import EVERY_ROW, Interrupted, Stopped, Watch
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, head_chunk_rows,
-                       launch_target_sums, long_tensor, on_cpu, pad_rows, read_targets, slot_jobs, to_device,
-                       token_batches, token_limits, unpadded)
+from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, pad_rows,
+                       slot_jobs, to_device, token_batches, token_limits, unpadded)
+from .head_reading import head_chunk_rows, on_cpu, read_targets
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .nsp import NextSentenceHead, has_nsp_head
 from .reveal import reveal_jobs, reveal_requests
@@ -292,7 +294,7 @@ class MaskedLMScorer(ModelScorer):
     def _target_logprobs(self, rows: list[Row], picks: Picks) -> Any:
         """``[M]`` log-probabilities of the picks' targets, on the model's device: the
         encoder over the rows, the head at the masked positions only, float32 log-softmax
-        and gather there (:func:`.batching.read_targets`)."""
+        and gather there (:func:`.head_reading.read_targets`)."""
         import torch
 
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0

@@ -22,7 +22,6 @@ half-written folder is never used and two processes never convert at once.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import importlib
 import importlib.metadata as metadata
@@ -31,7 +30,7 @@ import os
 import shutil
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +40,9 @@ from filelock import FileLock
 
 from biasatlas.errors import ModelError, UnknownName
 from biasatlas.hashing import sha256_file
+from biasatlas.paths import models_dir
+
+from .progress_bars import quiet_progress
 
 if TYPE_CHECKING:  # torch and transformers are the optional extra, imported on use
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -190,8 +192,6 @@ def packaged_model(name: str) -> PackagedModel:
 
 def default_models_dir() -> Path:
     """``$BIASATLAS_CACHE_DIR/models``, else the user cache dir's ``biasatlas/models``."""
-    from ..paths import models_dir
-
     return models_dir()
 
 
@@ -344,7 +344,7 @@ def _convert(gguf: Path, dest: Path) -> dict[str, object]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:
-        with _quiet_progress():
+        with quiet_progress():
             tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
             source = AutoModelForCausalLM.from_pretrained(
                 gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
@@ -359,32 +359,6 @@ def _convert(gguf: Path, dest: Path) -> dict[str, object]:
     tokenizer.save_pretrained(dest)
     del plain
     return _parity_check(source, tokenizer, dest)
-
-
-@contextlib.contextmanager
-def no_progress_bars() -> Iterator[None]:
-    """Transformers' own progress bars off for the duration ("Loading weights" on every
-    load would otherwise interleave with the run's one scoring bar)."""
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
-
-
-@contextlib.contextmanager
-def _quiet_progress() -> Iterator[None]:
-    """Silence the dequantisation's progress bars (the "converting once" line says it all).
-
-    Transformers' own bars obey its switch; the GGUF reader's tqdm writes straight to
-    stderr, so stderr is swapped for the duration (an exception still propagates).
-    """
-    with no_progress_bars(), open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stderr(sink):
-        yield
 
 
 def _parity_check(source: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
@@ -406,27 +380,3 @@ def _parity_check(source: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
     if not diff <= CHECK_TOLERANCE:  # also catches NaN
         raise ModelError(f"converted model's logits differ from the GGUF's by {diff:g}")
     return {"sentence": CHECK_SENTENCE, "token_ids": ids[0].tolist(), "max_abs_logit_diff": diff}
-
-
-#: How the benchmarks name their data's language (``French``, ``Norwegian templates``, ``ko``) → ISO 639-1.
-_LANGUAGE_CODES = {"english": "en", "french": "fr", "norwegian": "no", "german": "de", "chinese": "zh",
-                   "korean": "ko", "dutch": "nl", "spanish": "es", "turkish": "tr"}
-
-
-def language_note(model: str, language: str | None) -> str | None:
-    """A sentence for a run of the packaged ``model`` on data in ``language`` (a benchmark's own
-    naming) that the model was not trained for (SmolLM2 is English-only); None otherwise, or when
-    the model is no packaged one, is multilingual, or the language is unknown."""
-    spec = PACKAGED_MODELS.get(model)
-    if spec is None or spec.languages is None or not language:
-        return None
-    word = language.split()[0].lower()
-    code = _LANGUAGE_CODES.get(word, word)
-    if code in spec.languages:
-        return None
-    others = [n for n, m in PACKAGED_MODELS.items() if m.languages is None or code in m.languages]
-    names = {c: w.capitalize() for w, c in _LANGUAGE_CODES.items()}
-    trained = ", ".join(names.get(c, c) for c in spec.languages)
-    return (f"note: {model} was trained on {trained} text only, and this run's text is {names.get(code, language)}: "
-            "its scores say little about the model's bias in that language"
-            + (f" ({others[0]} is multilingual)" if others else ""))

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, UsageError, did_you_mean
+from ..errors import DataError, MissingInput, UsageError, did_you_mean
 from ..hashing import sha256_file
 from .lm_eval_files import read_lm_eval
 from .plain_files import read_plain
@@ -92,8 +92,6 @@ def read(path: Path | str, format: str | None = None, field: str | None = None) 
     ``df_bbq.csv``'s ``model``)."""
     path = Path(path)
     if not path.is_file():
-        from ..errors import MissingInput
-
         raise MissingInput("no such predictions file", path=path)
     if format is not None and format not in FORMATS:
         raise did_you_mean("predictions format", format, FORMATS)

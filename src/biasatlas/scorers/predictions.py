@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
-from ..probes import (ContinuationProbe, NextSentenceProbe, PairAnswer, PairProbe, Probe, ScorerInfo, SentenceAnswer,
-                      SentenceProbe, SlotAnswer, SlotProbe)
+from ..probes import (ContinuationProbe, NextSentenceProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo,
+                      SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .base import Progress, Scorer
 from .predicted import Answer, FileAnswers
+from .prediction_files import read
 
 #: How many ids of each list the summary and the terminal show (the run folder lists them all).
 SHOWN = 10
@@ -158,8 +159,6 @@ class PredictionsScorer(Scorer):
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Any = frozenset()) -> Any:
-        from ..probes import Scored
-
         out, unscorable = {}, {}
         for probe in probes:
             answer, why = self._answer(probe)
@@ -222,7 +221,5 @@ def from_file(model: Any = None, *, predictions: Any, predictions_format: str | 
               **_: Any) -> PredictionsScorer:
     """The scorer of ``--predictions FILE`` (the registry's ``predictions`` factory; ``model`` and
     a model's other options are not read)."""
-    from .prediction_files import read
-
     return PredictionsScorer(read(predictions, predictions_format, predictions_field), max_missing=max_missing,
                              max_extra=max_extra)

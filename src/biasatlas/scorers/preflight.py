@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import ModelError, ModelNotFound, UsageError
 from ..values import check_device_name
 from .packaged import PACKAGED_MODELS, check_installed, is_packaged_model
+from .encoder import PACKAGED_ENCODERS, encoder_install_state
 
 #: How long the hub may take to answer before it counts as unreachable (seconds).
 HUB_TIMEOUT = 3.0
@@ -69,8 +70,6 @@ def check_model_reachable(name: str, revision: str | None = None) -> None:
     once (its own contents are checked when it loads). A hub id passes when its ``config.json``
     is cached (the hub is then not asked) or the hub endpoint answers.
     """
-    from .encoder import PACKAGED_ENCODERS, encoder_install_state
-
     if is_packaged_model(name):
         check_installed(name)
         return

@@ -26,12 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..probes import Answer
-
-if TYPE_CHECKING:
-    from .base import Job
+from .job import Job
 
 B = TypeVar("B")
 Reader = Callable[[], list[float]]
@@ -96,7 +94,7 @@ def launched(plan: Iterable[list[B]], compute: Callable[[list[B]], Any], watch: 
 class JobTrack:
     """One job's probes that are still to answer: the rows each reads, and which have run.
 
-    A job with :attr:`~.base.Job.spans` (each probe's id and number of requests) is tracked
+    A job with :attr:`~.job.Job.spans` (each probe's id and number of requests) is tracked
     probe by probe: a probe is complete when every distinct row of its requests has run, and
     ``tick`` hears of it then. A job without spans is one unit: all its rows, one tick of
     ``n_probes``, answers only when all of them ran.

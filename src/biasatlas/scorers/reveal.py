@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import UnscorableProbe
 from ..probes import SlotAnswer, SlotProbe
-from .base import Job
+from .job import Job
 from .batching import Request, Row, chunks
 
 

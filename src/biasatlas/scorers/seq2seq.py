@@ -49,7 +49,9 @@ from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, 
                       SlotAnswer, SlotProbe)
 from .inmemory import InMemoryModel
 from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
-from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer
+from .base import ModelScorer
+from .batch_size import DEFAULT_BATCH_SIZE
+from .job import Job
 from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
 from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve

@@ -41,7 +41,9 @@ from ..errors import UnsupportedProbe, UsageError, did_you_mean
 from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotAnswer, SlotProbe)
 from ..values import canonical_dtype, check_batch_size
-from .base import DEFAULT_BATCH_SIZE, Job, ModelScorer, Progress
+from .base import ModelScorer, Progress
+from .batch_size import DEFAULT_BATCH_SIZE
+from .job import Job
 from .batching import chunks
 from .resume import EVERY_ROW, Stopped, Watch
 from .served_checks import CANARY, Canary, checked_canary, same_model

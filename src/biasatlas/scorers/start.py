@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import UnscorableProbe
+from ..errors import UnscorableProbe, did_you_mean
 from .batching import Request, Row
 
 StartToken = Literal["always", "empty-context", "first-only"]
@@ -104,8 +104,6 @@ def leading_tokens(tokenizer: object, sample: str = "a") -> tuple[int, ...]:
 
 def check_start_token(value: object) -> StartToken:
     """``value`` if it names a convention, else a "did you mean" error listing them."""
-    from ..errors import did_you_mean
-
     if value not in START_TOKENS:
         raise did_you_mean("start token convention", str(value), START_TOKENS)
     return value  # type: ignore[return-value]
