@@ -52,3 +52,16 @@ def causal_sentence_ll(model, tokenizer, sentence: str) -> float:
     with torch.no_grad():
         logp = torch.log_softmax(model(torch.tensor([ids])).logits[0], dim=-1)
     return sum(float(logp[t - 1, ids[t]]) for t in range(1, len(ids)))
+
+
+def masked_span_logprob(model, tok, s) -> float:
+    """log P(the pronoun's pieces | the sentence with them masked), one forward: Winogender's and
+    WinoBias's masked reading written plainly (``s`` has ``left``, ``pronoun`` and ``text``)."""
+    start, end = len(s.left), len(s.left) + len(s.pronoun)
+    enc = tok(s.text, return_offsets_mapping=True)
+    ids = list(enc["input_ids"])
+    at = [i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+    masked = [tok.mask_token_id if i in at else t for i, t in enumerate(ids)]
+    with torch.no_grad():
+        logp = torch.log_softmax(model(torch.tensor([masked])).logits[0].float(), dim=-1)
+    return sum(float(logp[i, ids[i]]) for i in at)

@@ -18,7 +18,7 @@ from biasatlas.benchmarks.winobias import WinoBias  # noqa: E402
 from biasatlas.benchmarks.winogender.data import Slotted  # noqa: E402
 from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.registry import load_scorer  # noqa: E402
-from test_winogender_readings import _masked_reference  # noqa: E402
+from reference_impls import masked_span_logprob  # noqa: E402
 
 
 def _run(model: Path, scorer: str, shared_data: Path):
@@ -36,7 +36,7 @@ def test_masked_reading_is_the_pronoun_probability_at_the_slot(tiny_roberta: Pat
         assert slot is not None
         left, pro, anti, right = slot
         for version, pronoun in (("pro", pro), ("anti", anti)):
-            reference = _masked_reference(model, tok, Slotted(r["id"], left, pronoun, right))
+            reference = masked_span_logprob(model, tok, Slotted(r["id"], left, pronoun, right))
             assert r[f"logprob_{version}"] == pytest.approx(reference, abs=2e-4)
 
 

@@ -17,9 +17,9 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from biasatlas.benchmarks.winogender import Winogender  # noqa: E402
-from biasatlas.benchmarks.winogender.data import Slotted  # noqa: E402
 from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.registry import load_scorer  # noqa: E402
+from reference_impls import masked_span_logprob  # noqa: E402
 
 # the first 26 contexts hold NOM, POSS (from the 5th) and ACC (the 25th) slots, and two neutral
 # contexts ("they were", the 19th and 20th) that differ from the gendered ones
@@ -29,18 +29,6 @@ LIMIT = 26
 def _run(model: Path, scorer: str, shared_data: Path):
     bench = Winogender(data=shared_data / "winogender", limit=LIMIT, n_resamples=20)
     return run_benchmark(bench, load_scorer(str(model), scorer)), bench.load()
-
-
-def _masked_reference(model, tok, s: Slotted) -> float:
-    """log P(pronoun pieces | the sentence with them masked), one forward."""
-    start, end = len(s.left), len(s.left) + len(s.pronoun)
-    enc = tok(s.text, return_offsets_mapping=True)
-    ids = list(enc["input_ids"])
-    at = [i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
-    masked = [tok.mask_token_id if i in at else t for i, t in enumerate(ids)]
-    with torch.no_grad():
-        logp = torch.log_softmax(model(torch.tensor([masked])).logits[0].float(), dim=-1)
-    return sum(float(logp[i, ids[i]]) for i in at)
 
 
 @pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_roberta"])
@@ -54,10 +42,10 @@ def test_masked_reading_is_the_pronoun_probability_at_the_slot(fixture: str, req
     assert len(records) == LIMIT
     for c in contexts:
         r = records[c.id]
-        f, m = (_masked_reference(model, tok, c.sentences[g]) for g in ("female", "male"))
+        f, m = (masked_span_logprob(model, tok, c.sentences[g]) for g in ("female", "male"))
         assert r["logprob_female"] == pytest.approx(f, abs=2e-4) and r["logprob_male"] == pytest.approx(m, abs=2e-4)
         assert r["female_share"] == pytest.approx(100 / (1 + math.exp(m - f)), abs=1e-3)
-        assert r["logprob_neutral"] == pytest.approx(_masked_reference(model, tok, c.sentences["neutral"]), abs=2e-4)
+        assert r["logprob_neutral"] == pytest.approx(masked_span_logprob(model, tok, c.sentences["neutral"]), abs=2e-4)
     assert {c.slot for c in contexts} == {"nom", "poss", "acc"} and sum(not c.shared for c in contexts) == 2
 
 
