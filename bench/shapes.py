@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CROWS_EN = Path("crows-pairs-en") / "crows_pairs_anonymized.csv"
 
 #: Gemma 3 270M as packaged (``gemma-3-270m``, src/biasatlas/scorers/packaged.py): the shape
-#: fields of the converted folder's config.json. tests/test_bench_scripts.py checks them
+#: fields of the converted folder's config.json. tests/cli/test_bench_scripts.py checks them
 #: against the cached folder when it is there.
 GEMMA_3_270M = {
     "vocab_size": 262144, "hidden_size": 640, "intermediate_size": 2048, "num_hidden_layers": 18,

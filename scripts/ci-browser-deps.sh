@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the report's browser test (tests/test_report_browser.py) needs on a fresh
+# Install what the report's browser test (tests/report/test_report_browser.py) needs on a fresh
 # Debian machine: Debian's own chromium (Playwright's browser download is not used), a
 # CJK font so matplotlib can draw Chinese labels, and the Python Playwright client that
 # drives /usr/bin/chromium through executable_path.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install what the LaTeX and BibTeX tests (tests/test_report_latex.py,
-# tests/test_report_hostile_tex.py) run on a fresh Debian machine: pdflatex and bibtex
+# Install what the LaTeX and BibTeX tests (tests/report/test_report_latex.py,
+# tests/report/test_report_hostile_tex.py) run on a fresh Debian machine: pdflatex and bibtex
 # (texlive-latex-base, which brings texlive-binaries) and booktabs, which the report's
 # tables need (texlive-latex-recommended). About 150 MB installed; recommends are not
 # pulled in (they would add the full font and documentation sets).

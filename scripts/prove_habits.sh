@@ -5,7 +5,7 @@
 #
 # For each tool, a fresh copy of the working tree (tracked and untracked, not ignored
 # files) gets one planted violation, then both the tool and its test in
-# tests/test_habits.py run on the copy. The tool must exit non-zero and name the planted
+# tests/core/test_habits.py run on the copy. The tool must exit non-zero and name the planted
 # site, and the test must fail (pytest exit 1). One line per tool; the script exits
 # non-zero if any proof does not hold. Each line also gives the tool's exit on the copy
 # before planting: 0 there means the planted violation alone made it fail. Nothing in the
@@ -42,7 +42,7 @@ prove() {
   out=$(cd "$dir" && PYTHONPATH="$dir/src" "$@" 2>&1)
   rc=$?
   (cd "$dir" && PYTHONPATH="$dir/src" "$PY" -m pytest -q -p no:cacheprovider \
-      "tests/test_habits.py::$test" >/dev/null 2>&1)
+      "tests/core/test_habits.py::$test" >/dev/null 2>&1)
   test_rc=$?
   if [ "$rc" -ne 0 ] && grep -q -- "$marker" <<<"$out" && [ "$test_rc" -eq 1 ]; then
     echo "PROVED  $name: exit $base_rc on the copy as it is, exit $rc with the violation planted, reported as" \

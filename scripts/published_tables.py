@@ -6,7 +6,7 @@ Each row is a run of ``biasatlas.evaluate(..., predictions=FILE)`` (the path ``b
 --predictions FILE`` takes). StereoSet: the authors' ``predictions_<model>.json`` on dev, against
 their ``evaluation.py`` output (``predictions.json``). BBQ: the authors' UnifiedQA-11B answers
 (RACE and ARC input formats), against Parrish et al. (2022) Figure 3 (bias) and Figure 5 (accuracy),
-as METHODS-MORE.md §2 transcribes them. tests/test_published.py checks every row.
+as METHODS-MORE.md §2 transcribes them. tests/benchmarks/test_published.py checks every row.
 """
 
 from __future__ import annotations

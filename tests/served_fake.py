@@ -128,7 +128,8 @@ class FakeServer:
             tokens, values, offsets = [" and"], [-1.0], [at]
         logprobs: dict[str, Any] = {"tokens": tokens, "token_logprobs": values, "text_offset": offsets,
                                     "top_logprobs": [None] * len(tokens)}
-        if self.mode == "llama-content":  # llama-server's newer shape, one entry (see tests/test_served_checks.py)
+        # llama-server's newer shape, one entry (see tests/scorers/test_served_checks.py)
+        if self.mode == "llama-content":
             logprobs = {"content": [{"id": 323, "token": " and", "bytes": [32, 97, 110, 100], "logprob": -1.0,
                                      "top_logprobs": []}]}
         return {"index": index, "text": text + " and" * generated, "logprobs": logprobs, "finish_reason": "length"}

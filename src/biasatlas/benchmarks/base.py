@@ -174,7 +174,7 @@ class BenchmarkSpec:
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its
-        flag, without help (tests/test_contract.py requires the help of every option)."""
+        flag, without help (tests/benchmarks/test_contract.py requires the help of every option)."""
         declared = flag_of(self.factory, option) if isinstance(self.factory, type) and hasattr(
             self.factory, "__dataclass_fields__") else None
         flag = declared or flag_of(Options, option) or Flag("")

@@ -48,7 +48,7 @@ def toward(ideal: float) -> Direction:
 def direction_of(metric: str, directions: Mapping[str, Direction]) -> Direction | None:
     """``metric``'s declared direction: by its name, else by its family (the part up to its first
     colon, with the colon); None for a metric its benchmark does not declare (the outputs leave
-    both fields empty; tests/test_contract.py holds every registered benchmark to declaring all)."""
+    both fields empty; tests/benchmarks/test_contract.py holds every registered benchmark to declaring all)."""
     if metric in directions:
         return directions[metric]
     return directions.get(metric.split(":", 1)[0] + ":") if ":" in metric else None

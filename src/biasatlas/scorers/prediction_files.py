@@ -22,7 +22,7 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
 - ``plain``: CSV or JSON Lines of ``id`` and ``answer`` (an option's index) or option scores
   (CSV: ``score_0``, ``score_1``, …; JSON: ``"scores": [...]``, optionally ``"texts"``).
 
-The readers are ``tests/test_prediction_files.py``'s subject; :mod:`.predictions` joins the
+The readers are ``tests/scorers/test_prediction_files.py``'s subject; :mod:`.predictions` joins the
 answers to a run's probes.
 """
 

@@ -56,7 +56,7 @@ _ALL_CATEGORIES = tuple(dict.fromkeys(c for cs in CATEGORIES.values() for c in c
 CONTENT_FREE = "N/A"
 #: lm-eval's ten unknown strings, in its order: ``UNKNOWN_RESPONSES`` of ``lm_eval/tasks/bbq/utils.py`` in the
 #: release we test against, lm-eval 0.4.13 (the same list since its commit 150a18521, 2025-03-14, which moved
-#: "Unknown" from last to first; 262d1a9 had it last). tests/test_bbq_metric.py reads the installed list.
+#: "Unknown" from last to first; 262d1a9 had it last). tests/benchmarks/bbq/test_bbq_metric.py reads the installed list.
 LM_EVAL_UNKNOWNS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
                                      "Can't answer", "Not known", "Not enough info", "Not enough information",
                                      "Not answerable", "Undetermined")

@@ -157,7 +157,7 @@ def test_bibtex_titles_and_venues_match_the_papers_records():
     from biasatlas.benchmarks.crows_pairs.view import NANGIA_2020, NEVEOL_2022
     from biasatlas.benchmarks.zh_neutral.view import ZHAO_2021
 
-    docs = Path(__file__).parent.parent / "docs" / "benchmarks"
+    docs = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
     papers = shared_data_dir().parent / "papers"  # the papers' texts beside the shared data
     french = (papers / "french-crows-pairs-summary.txt").read_text(encoding="utf-8")
     record = dict(re.findall(r'^\s+(\w+) = "(.*)",?$', french.split("@inproceedings{neveol-etal-2022-french,")[1],

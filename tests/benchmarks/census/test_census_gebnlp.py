@@ -11,7 +11,7 @@ from biasatlas.benchmarks.census import build_gebnlp_probes, compute_gebnlp_metr
 from biasatlas.benchmarks.census.gebnlp import gebnlp_sentence
 from biasatlas.probes import SlotAnswer
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "census-occupations"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "census-occupations"
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="shared data copies not present")

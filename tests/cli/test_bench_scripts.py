@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 # huggingface-hub's command-line tool pulls these in; transformers itself needs none of them.
 CLI_ONLY = {"typer", "click", "rich", "shellingham", "pygments", "markdown-it-py", "mdurl"}

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from biasatlas.request import ModelOptions
 from biasatlas.suite import SuiteError, read_suite
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
 FAKE_SUITE = """\

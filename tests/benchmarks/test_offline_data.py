@@ -55,7 +55,7 @@ def test_a_copy_nested_deeper_is_found(offline, tmp_path):
 
 
 def test_the_readme_says_so():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "`BIASATLAS_DATA_DIR=../shared/data` serves every benchmark" in readme
 
 

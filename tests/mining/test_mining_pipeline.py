@@ -16,7 +16,7 @@ from biasatlas.mining.names import detect_person_name
 from biasatlas.mining.records import Segmented
 from biasatlas.mining.split import split_sentences
 
-GOLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "zh-peoples-daily-ner-sample" / "example.dev.txt"
+GOLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "zh-peoples-daily-ner-sample" / "example.dev.txt"
 KEYWORDS = Lexicon(DEFAULT_PAIRS).keywords
 
 

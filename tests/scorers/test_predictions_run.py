@@ -126,7 +126,7 @@ def test_sensitivity_is_refused(tmp_path: Path) -> None:
         sensitivity.run(request, "preambles", cache=False, progress=False)
 
 
-LM_EVAL = Path(__file__).parent / "fixtures" / "lm_eval"
+LM_EVAL = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval"
 
 
 def test_lm_eval_crows_pairs_outcomes_are_the_harness_own(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from shared_data import shared_data_dir
 DATA = shared_data_dir()
 STEREOSET = DATA / "stereoset" / "published-predictions" / "predictions_gpt2-medium_ModelNSP_GPT2LM.json"
 UNIFIEDQA = DATA / "bbq" / "published-predictions" / "UnifiedQA"
-FIXTURES = Path(__file__).parent / "fixtures" / "lm_eval"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval"
 
 
 def _only(folder: str, pattern: str) -> Path:

@@ -22,9 +22,9 @@ import pytest
 
 from biasatlas import registry
 
-TOY = Path(__file__).with_name("toy_benchmark.py")
+TOY = Path(__file__).resolve().parents[1] / "toy_benchmark.py"
 NAME = "ext-pronouns"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _declared_in_pyproject() -> dict[str, str]:

@@ -19,7 +19,7 @@ import pytest
 
 from biasatlas.mining import MiningConfig, run_pipeline
 
-GOLD = Path(__file__).resolve().parents[2] / "shared" / "data" / "zh-peoples-daily-ner-sample" / "example.dev.txt"
+GOLD = Path(__file__).resolve().parents[3] / "shared" / "data" / "zh-peoples-daily-ner-sample" / "example.dev.txt"
 SHARD_BYTES = 20_000  # the sample's 325 kB of text → 17 shards, so both workers are busy
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")

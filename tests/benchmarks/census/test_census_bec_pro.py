@@ -27,7 +27,7 @@ from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import ScorerInfo, SlotAnswer, SlotProbe
 from biasatlas.scorers.base import Scorer
 
-BEC_PRO = Path(__file__).resolve().parents[2] / "shared" / "data" / "bec-pro"
+BEC_PRO = Path(__file__).resolve().parents[4] / "shared" / "data" / "bec-pro"
 needs_bec_pro = pytest.mark.skipif(not BEC_PRO.is_dir(), reason="shared BEC-Pro copy not present")
 FILES = {"en": ("us", "BEC-Pro_EN.tsv"), "de": ("de", "BEC-Pro_DE.tsv")}
 

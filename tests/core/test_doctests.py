@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "biasatlas"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "biasatlas"
 
 
 def _modules_with_examples() -> list[str]:

@@ -266,7 +266,7 @@ def test_every_registered_benchmark_has_a_card_a_command_and_an_example(name):
     from biasatlas.cli.run import build_command
 
     spec = registry.benchmark_spec(name)
-    assert (Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / f"{name}.md").is_file(), "no card"
+    assert (Path(__file__).resolve().parents[2] / "docs" / "benchmarks" / f"{name}.md").is_file(), "no card"
     assert spec.example, "no example: the options of a tiny run, which this contract test runs"
     assert set(spec.example) <= set(benchmark_options(spec.factory)), "the example sets what is no option"
     assert spec.description, "no line for 'biasatlas run --help'"

@@ -1,5 +1,5 @@
 """Ctrl-C keeps finished work (issue 22 item 5): every finished chunk is in the score cache, a
-small run is cut in tenths so it has finished chunks to keep (tests/test_ray_engine.py checks
+small run is cut in tenths so it has finished chunks to keep (tests/scorers/test_ray_engine.py checks
 the cut), the run says how much it kept,
 and the rerun resumes there and ends with the answers an uninterrupted run gives."""
 

@@ -265,7 +265,7 @@ def test_the_terminal_prints_each_headline_beside_its_controls(isolated_run: Pat
 def test_every_card_has_its_controls_line() -> None:
     from biasatlas.registry import benchmark_specs
 
-    docs = Path(__file__).resolve().parents[1] / "docs"
+    docs = Path(__file__).resolve().parents[2] / "docs"
     for spec in benchmark_specs():
         assert "**Controls.**" in (docs / "benchmarks" / f"{spec.name}.md").read_text(encoding="utf-8"), spec.name
     assert "MIN_DECIDED" in (docs / "defensible.md").read_text(encoding="utf-8")

@@ -53,7 +53,7 @@ def test_causal_intrasentence_is_the_generative_score(tiny_gpt2: Path, shared_da
     # the scorer's own convention (start_token "always": every token after <|endoftext|>); score =
     # 2 ** mean(log2 p) of the sentence field, tokenized without special tokens. The original's split
     # reading (first token after the start token alone, the rest without it), a StereoSet run's
-    # default, is tests/test_start_token.py's
+    # default, is tests/scorers/test_start_token.py's
     run, items = _run(tiny_gpt2, "causal-lm", "intrasentence", shared_data)
     model, tok = _causal(tiny_gpt2)
     assert tok.bos_token == "<|endoftext|>"

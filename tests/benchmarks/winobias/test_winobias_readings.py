@@ -1,6 +1,6 @@
 """WinoBias's two readings against straightforward references, on tiny models.
 
-The masked reference is Winogender's (tests/test_winogender_readings.py): the pronoun's pieces,
+The masked reference is Winogender's (tests/benchmarks/winogender/test_winogender_readings.py): the pronoun's pieces,
 found by their character offsets in the filled-in sentence, masked together in one forward. The
 causal reference is the sentence's Σ log P(token | tokens before) after the start token.
 """

@@ -12,7 +12,7 @@ from biasatlas.benchmarks.census import load_census
 from biasatlas.benchmarks.census.table import US_CATCH_ALL_PATTERN
 from biasatlas.errors import DataError, UnknownName
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "census-occupations"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "census-occupations"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="shared data copies not present")
 TABLES = resources.files("biasatlas.benchmarks.census").joinpath("tables")
 

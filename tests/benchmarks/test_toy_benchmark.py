@@ -126,7 +126,7 @@ def test_a_damaged_toy_summary_is_one_error_naming_the_field(two_runs):
                                    "test_every_option_with_a_closed_set_refuses_a_value_outside_it",
                                    "test_every_benchmark_refuses_a_subset_no_run_can_mean"])
 def test_the_toy_meets_the_contract_every_registered_benchmark_meets(check, toy, isolated_run):
-    """tests/test_contract.py's checks, on a benchmark registered from outside (its spec's example)."""
+    """tests/benchmarks/test_contract.py's checks, on a benchmark registered from outside (its spec's example)."""
     import inspect
 
     import test_contract
