@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from .options import Force
+from .parameters import ENGINE_PANEL, MODEL_PANEL, RUN_PANEL, click_command, parameter, record_parameter
 
 GRID_HELP = ("Run each of these comma-separated benchmarks, at their default options, on each --model (a comma-"
              "separated list) into one folder, as a suite (docs/suites.md): one run folder per benchmark × model, "
@@ -26,7 +27,6 @@ def build_grid_command(names: str) -> Any:
     (required) and ``--force``."""
     from ..registry import BENCHMARKS
     from ..request import EngineOptions, ModelOptions
-    from .run import ENGINE_PANEL, MODEL_PANEL, RUN_PANEL, _parameter, _record_parameter, click_command
 
     benchmarks = [n.strip() for n in names.split(",") if n.strip()]
     unknown = [n for n in benchmarks if n not in BENCHMARKS]
@@ -35,9 +35,9 @@ def build_grid_command(names: str) -> Any:
 
         raise did_you_mean("benchmark", unknown[0], BENCHMARKS)
     out = Annotated[Path, typer.Option("--out", "-o", help="Folder of the grid's run folders.", metavar="<folder>")]
-    parameters = [*(_record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
-                  *(_record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
-                  _parameter("out", out, ..., RUN_PANEL), _parameter("force", Force, False, RUN_PANEL)]
+    parameters = [*(record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
+                  *(record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
+                  parameter("out", out, ..., RUN_PANEL), parameter("force", Force, False, RUN_PANEL)]
 
     def command(**values: Any) -> None:
         _run(benchmarks, values)

@@ -15,7 +15,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from .run import _Commands, benchmark_parameters, benchmark_values, click_command
+from .parameters import click_command
+from .run import _Commands, benchmark_parameters, benchmark_values
 
 
 class LintGroup(TyperGroup):

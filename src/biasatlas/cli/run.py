@@ -15,23 +15,18 @@ so a benchmark an installed package declares gets its command with nothing added
 from __future__ import annotations
 
 import inspect
-import types
 import typing
 from collections.abc import Iterator, Mapping
-from copy import copy
-from dataclasses import Field, fields
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from dataclasses import fields
+from typing import Any, Literal
 
-import typer
 from typer.core import TyperGroup
 
-from ..scorers.packaged import PACKAGED_MODELS
-from .options import (ExcludeFlagged, Force, Label, NoCache, Out, Refresh, Sensitivity, batch_size, run_and_print,
+from .options import (ExcludeFlagged, Force, Label, NoCache, Out, Refresh, Sensitivity, run_and_print,
                       run_sensitivity_and_print)
+from .parameters import (BENCHMARK_PANEL, ENGINE_PANEL, MODEL_PANEL, RUN_PANEL, click_command, literal_choices,
+                         option_placeholders, parameter, record_parameter, split_optional)
 
-BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
-                                                         "Run options")
 #: Flags of the run itself (not of the request), as every command spells them.
 RUN_FLAGS: tuple[tuple[str, Any, Any], ...] = (("out", Out, None), ("label", Label, None),
                                                ("no_cache", NoCache, False), ("refresh", Refresh, False),
@@ -88,29 +83,16 @@ def build_command(name: str) -> Any:
     from ..request import EngineOptions, ModelOptions
 
     spec = benchmark_spec(name)
-    linted = [] if spec.lint_items is None else [_parameter("exclude_flagged", ExcludeFlagged, False, BENCHMARK_PANEL)]
+    linted = [] if spec.lint_items is None else [parameter("exclude_flagged", ExcludeFlagged, False, BENCHMARK_PANEL)]
     parameters = [*benchmark_parameters(spec), *linted,
-                  *(_record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
-                  *(_record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
-                  *(_parameter(option, annotation, default, RUN_PANEL) for option, annotation, default in RUN_FLAGS)]
+                  *(record_parameter(f, ModelOptions, MODEL_PANEL) for f in fields(ModelOptions)),
+                  *(record_parameter(f, EngineOptions, ENGINE_PANEL) for f in fields(EngineOptions)),
+                  *(parameter(option, annotation, default, RUN_PANEL) for option, annotation, default in RUN_FLAGS)]
 
     def command(**values: Any) -> None:
         _run(spec, values)
 
     return click_command(name, command, parameters, with_default_data(spec))
-
-
-def click_command(name: str, function: Any, parameters: list[inspect.Parameter], doc: str) -> Any:
-    """``function`` as the click command ``name``, its flags the typer ``parameters`` (a
-    signature built at run time), with its help ``doc`` and plain placeholders."""
-    function.__signature__ = inspect.Signature(parameters)  # read by typer
-    function.__doc__ = doc
-    single = typer.Typer(add_completion=False)
-    single.command(name)(function)
-    built = typer.main.get_command(single)
-    built.name = name
-    plain_placeholders(built)
-    return built
 
 
 def benchmark_parameters(spec: Any) -> list[inspect.Parameter]:
@@ -130,33 +112,13 @@ def benchmark_values(spec: Any, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def plain_placeholders(command: Any) -> None:
-    """Give every option of ``command`` (and of its subcommands, but not the lazily built run
-    commands, which call this themselves) a placeholder that names what to type: ``<N>`` for a
-    number, ``<model>`` for a word, nothing for a switch. Typer would show the Python type
-    (``<str>``, ``<int range>``, ``<list[str]>``, and ``<bool>`` even on ``--help``)."""
-    params = [*command.params, command.get_help_option(typer.Context(command))]
-    for param in params:
-        if isinstance(param, typer.core.TyperArgument):  # its name (RUNS...) says it: no type beside it
-            setattr(param, "display_type_rich", lambda ctx: None)  # noqa: B010 (an instance's own, not the class's)
-        elif param is not None and param.metavar is None:
-            param.metavar = _placeholder(param)
+    """Give every option of ``command`` and of its subcommands, but not the lazily built run
+    commands (:func:`.parameters.click_command` does theirs), a placeholder that names what to
+    type (:func:`.parameters.option_placeholders`)."""
+    option_placeholders(command)
     if isinstance(command, TyperGroup) and not isinstance(command.commands, _Commands):
         for sub in command.commands.values():
             plain_placeholders(sub)
-
-
-def _placeholder(param: Any) -> str | None:
-    if getattr(param, "is_flag", False):
-        return ""
-    described = getattr(param, "type_descriptor", None)
-    if described is None:  # a typer built on click: click's own placeholders (TEXT, INTEGER) are words
-        return None
-    if described.is_choice or (described.is_path and not described.is_list):
-        return None  # typer lists the choices (<us|uk|fr|no>) or names the path (<file>): both read well
-    element = typing.get_args(described.annotation)[0] if described.is_list else described.annotation
-    word = ("N" if element in (int, float) else "path" if element is Path
-            else (param.name or "value").replace("_", "-"))
-    return f"<{word}>" + ("..." if described.is_list or param.multiple else "")
 
 
 def option_choices(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
@@ -168,7 +130,7 @@ def option_choices(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
     out = []
     for option in benchmark_options(spec.factory):
         flag = spec.flag(option)
-        choices = flag.choices or _choices(_optional(hints.get(option, str))[1])
+        choices = flag.choices or literal_choices(split_optional(hints.get(option, str))[1])
         spelled = flag.spelling or f"--{option.replace('_', '-')}"
         if flag.grouped is not None:  # each value of the other option with its own choices
             by, groups = flag.grouped
@@ -216,21 +178,9 @@ def _from_flag(value: Any, flag: Any) -> Any:
     return value
 
 
-# -- parameters -------------------------------------------------------------------------------------
-def _parameter(name: str, annotation: Any, default: Any, panel: str, *decls: str, **option: Any) -> inspect.Parameter:
-    if typing.get_origin(annotation) is Annotated:  # a shared alias of .options: only the panel is added
-        base, shared = typing.get_args(annotation)
-        info = copy(shared)
-        info.rich_help_panel = panel
-        annotation = Annotated[base, info]
-    else:
-        annotation = Annotated[annotation, typer.Option(*decls, rich_help_panel=panel, **option)]
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-
-
 def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspect.Parameter:
     """A factory option as a flag: its hint made something typer reads, with the spec's help."""
-    optional, base = _optional(hint)
+    optional, base = split_optional(hint)
     decls = (flag.spelling,) if flag.spelling else ()
     extra: dict[str, Any] = {"help": flag.help}
     if flag.metavar is not None:
@@ -238,8 +188,8 @@ def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspe
     if flag.minimum is not None:
         extra["min"] = flag.minimum
     if flag.switch is not None:
-        return _parameter(name, bool, default == flag.switch[1], BENCHMARK_PANEL, *decls, **extra)
-    choices = flag.choices or _choices(base)
+        return parameter(name, bool, default == flag.switch[1], BENCHMARK_PANEL, *decls, **extra)
+    choices = flag.choices or literal_choices(base)
     if choices:
         base = Literal[tuple(choices)]
         extra["case_sensitive"] = flag.case_sensitive
@@ -247,52 +197,4 @@ def _benchmark_parameter(name: str, hint: Any, default: Any, flag: Any) -> inspe
         base, optional = list[typing.get_args(base)[0]], True  # type: ignore[misc]  # a repeatable flag
     if flag.file:
         extra.update(exists=True, dir_okay=False)
-    return _parameter(name, base | None if optional else base, default, BENCHMARK_PANEL, *decls, **extra)
-
-
-def _record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Parameter:
-    """A field of a request record as a flag: its help from the field's metadata."""
-    from ..registry import SCORERS, VARIANTS
-    from ..values import DTYPE_ALIASES, DTYPES
-
-    hint = typing.get_type_hints(record)[field.name]
-    optional, base = _optional(hint)
-    extra: dict[str, Any] = {"help": field.metadata["help"]}
-    if field.metadata.get("metavar") is not None:
-        extra["metavar"] = field.metadata["metavar"]
-    decls: tuple[str, ...] = ()
-    if field.metadata.get("minimum") is not None:
-        extra["min"] = field.metadata["minimum"]
-    choices = {"scorer": ("auto", *SCORERS), "dtype": (*DTYPES, *DTYPE_ALIASES),
-               "variant": tuple(dict.fromkeys(v for names in VARIANTS.values() for v in names))}.get(field.name)
-    if choices or _choices(base):
-        base = Literal[tuple(choices or _choices(base))]
-    if field.name == "dtype":  # BF16 as bf16: the one dtype check ignores case (biasatlas.values)
-        extra["case_sensitive"] = False
-    if field.name == "model":
-        decls = ("--model", "-m")
-        packaged = ", ".join(f"{name} ({spec.tuning.split(',')[0]})" for name, spec in PACKAGED_MODELS.items())
-        extra["help"] += f" (4-bit quantised, dequantised to float32): {packaged}; more in 'biasatlas list'."
-    elif field.name == "batch_size":
-        base, extra = str, {**extra, "parser": batch_size, "metavar": "N|auto"}
-    elif base is bool:
-        decls = (f"--{field.name.replace('_', '-')}",)  # a switch only: no --no- form
-    default = str(field.default) if field.name == "batch_size" else field.default
-    return _parameter(field.name, base | None if optional else base, default, panel, *decls, **extra)
-
-
-def _optional(hint: Any) -> tuple[bool, Any]:
-    """Whether ``hint`` admits None, and the rest of it (a union of Literals stays one hint)."""
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        arms = [a for a in typing.get_args(hint) if a is not type(None)]
-        rest = arms[0] if len(arms) == 1 else typing.Union[tuple(arms)]  # noqa: UP007 (built at run time)
-        return len(arms) < len(typing.get_args(hint)), rest
-    return False, hint
-
-
-def _choices(hint: Any) -> tuple[Any, ...]:
-    """The values of a ``Literal`` hint, or of a union of nothing but them; () for any other hint."""
-    from ..request import literal_values
-
-    arms = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
-    return literal_values(hint) if all(literal_values(a) for a in arms) else ()
+    return parameter(name, base | None if optional else base, default, BENCHMARK_PANEL, *decls, **extra)

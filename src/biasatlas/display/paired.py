@@ -86,6 +86,16 @@ def difference_interval(a: Sequence[float] | np.ndarray, b: Sequence[float] | np
     return low, high
 
 
+def bootstrap_test(scope: str, quantity: str, va: np.ndarray, vb: np.ndarray, n_resamples: int,
+                   seed: int) -> PairedTest:
+    """One row of a paired bootstrap on per-item values (``va[i]`` and ``vb[i]`` are one item's
+    values in runs A and B): both means, and the p and 95 % interval of mean(vb) − mean(va) from
+    :func:`~biasatlas.stats.paired_bootstrap`, resampling items."""
+    p, low, high = paired_bootstrap(vb - va, n_resamples, seed)
+    return PairedTest(scope, quantity, len(va), float(va.mean()), float(vb.mean()), None, p,
+                      f"paired bootstrap ({n_resamples}, seed {seed})", ci_low=low, ci_high=high)
+
+
 def with_holm(tests: Sequence[PairedTest], family: Callable[[PairedTest], bool]) -> tuple[PairedTest, ...]:
     """The tests with Holm-adjusted p on the rows of one ``family`` (the others unchanged)."""
     members = [i for i, t in enumerate(tests) if family(t)]

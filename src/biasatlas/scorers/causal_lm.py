@@ -44,7 +44,7 @@ from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInf
                       SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
-from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
+from ..values import BatchSize
 from .base import ModelScorer
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
@@ -57,6 +57,7 @@ from .resume import EVERY_ROW, Watch
 from .prefix import Group, groups_worth_sharing, prefix_batches, shared_states
 from .spans import continuation_positions, filler_positions, split_continuation
 from .start import DEFAULT_START, Reading, Start, StartToken, check_start_token, leading_tokens
+from .settings import checked_settings
 
 PAIR_VARIANTS = ("sentence-ll", "shared-ll")
 
@@ -94,10 +95,8 @@ class CausalLMScorer(ModelScorer):
         common prefixes (:mod:`.prefix`). ``dtype`` is the weights' dtype (log-softmaxes
         are float32); ``device_map`` (``"auto"``) spreads a model over several devices.
         ``start_token``: what each text is read after (:mod:`.start`)."""
-        if variant not in PAIR_VARIANTS:
-            raise UnsupportedProbe(f"causal-lm pair variant {variant!r} unknown; "
-                                   f"choose one of {', '.join(PAIR_VARIANTS)}")
-        requested, dtype, device = check_batch_size(batch_size), canonical_dtype(dtype), check_device_name(device)
+        requested, dtype, device = checked_settings("causal-lm pair variant", variant, PAIR_VARIANTS, batch_size,
+                                                    dtype, device)
         self.variant = variant
         self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)

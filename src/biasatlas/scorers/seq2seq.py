@@ -48,7 +48,7 @@ from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import (ContinuationProbe, PairProbe, ScorerInfo, SentenceAnswer, SentenceProbe,
                       SlotAnswer, SlotProbe)
 from .inmemory import InMemoryModel
-from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
+from ..values import BatchSize
 from .base import ModelScorer
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
@@ -56,6 +56,7 @@ from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, optio
 from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
+from .settings import checked_settings
 
 VARIANTS = ("sentence-ll",)
 
@@ -80,10 +81,7 @@ class Seq2SeqScorer(ModelScorer):
         """``batch_size``: decoder rows per forward pass (``"auto"``: the most that fit on a
         CUDA device); ``dtype`` the weights' dtype (log-softmaxes are float32);
         ``device_map`` (``"auto"``) spreads the model over several devices."""
-        if variant not in VARIANTS:
-            raise UnsupportedProbe(f"seq2seq variant {variant!r} unknown; choose one of "
-                                   f"{', '.join(VARIANTS)}")
-        requested, dtype, device = check_batch_size(batch_size), canonical_dtype(dtype), check_device_name(device)
+        requested, dtype, device = checked_settings("seq2seq variant", variant, VARIANTS, batch_size, dtype, device)
         self.variant = variant
         self.dtype, self.revision, self.device_map = dtype, revision, device_map
         self.resolved = resolve(model)

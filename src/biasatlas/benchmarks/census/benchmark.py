@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
@@ -209,23 +209,15 @@ class Census(Options):
     @property
     def reading(self) -> CausalReading | None:
         """``conditional`` or ``joint`` for likelihood scorers; None for masked LMs."""
-        reading = self.published.reading(self)
-        if reading == "auto":
-            raise ValueError("causal_reading='auto' depends on the scorer: run through "
-                             "biasatlas.pipeline.run_benchmark, call bind(scorer.info), or pass "
-                             "causal_reading='conditional' or 'joint'")
-        return reading
+        return cast("CausalReading | None", _bound(self.published.reading(self), "causal_reading",
+                                                   "causal_reading='conditional' or 'joint'"))
 
     # -- the scorer's readings (bound by Options.bind, from pipeline.run_benchmark) -------------
     @property
     def resolved_normalisation(self) -> Normalisation:
         """How slot answers are read; ``auto`` follows the scorer (see the module docstring)."""
-        normalisation = self.published.normalisation(self)
-        if normalisation == "auto":
-            raise ValueError("normalisation='auto' depends on the scorer: run through "
-                             "biasatlas.pipeline.run_benchmark, call bind(scorer.info), or pass "
-                             "normalisation='none' (masked LM) or 'template' (causal/seq2seq)")
-        return normalisation
+        return cast(Normalisation, _bound(self.published.normalisation(self), "normalisation",
+                                          "normalisation='none' (masked LM) or 'template' (causal/seq2seq)"))
 
     @property
     def multi_token_policy(self) -> str:
@@ -306,3 +298,12 @@ class Census(Options):
         except OSError as exc:
             raise DataError(f"cannot read: {exc.strerror or exc}", path=str(source), field="predicates") from None
         return {"predicates": self.predicates, "predicates_sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _bound(value: object, option: str, instead: str) -> object:
+    """A scorer-dependent option once the scorer is known: ``auto`` still unbound is refused,
+    naming the two ways to bind it and the values to pass ``instead``."""
+    if value == "auto":
+        raise ValueError(f"{option}='auto' depends on the scorer: run through "
+                         "biasatlas.pipeline.run_benchmark, call bind(scorer.info), or pass " + instead)
+    return value

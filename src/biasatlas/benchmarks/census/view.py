@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ...display.paired import Paired, PairedTest, pair_items, with_holm
+from ...display.paired import Paired, bootstrap_test, pair_items, with_holm
 from ...runs.view import RunView
 from ...display.cite import Reference
 from ...display.labels import place_labels
@@ -31,7 +31,6 @@ from ...display.style import (DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, NEU
 from ...display.svg import Plot
 from ...display.direction import HIGHER, LOWER, NEITHER
 from ...display.tables import CI, N_EXAMPLES, Metric, Table, fragile_note, leaderboard_table
-from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .controls import headlines
 from .summary import CensusRunSummary, census_summary
@@ -239,11 +238,8 @@ def census_compare(a: RunView, b: RunView, *, n_resamples: int = 2000, seed: int
     tests = []
     for name, (va, vb) in per_item.items():
         va, vb = 100.0 * va.astype(float), 100.0 * vb.astype(float)
-        p, low, high = paired_bootstrap(vb - va, n_resamples, seed)
         scope = name.split(": ")[1] if ": " in name else "all occupations"
-        tests.append(PairedTest(scope, name.split(":")[0], len(va), float(va.mean()), float(vb.mean()),
-                                None, p, f"paired bootstrap ({n_resamples}, seed {seed})",
-                                ci_low=low, ci_high=high))
+        tests.append(bootstrap_test(scope, name.split(":")[0], va, vb, n_resamples, seed))
     return Paired(with_holm(tests, lambda t: t.scope != "all occupations"), len(ra), only_a, only_b)
 
 

@@ -17,13 +17,12 @@ from typing import Any
 import numpy as np
 
 from ...display.cite import Reference
-from ...display.paired import Paired, PairedTest, pair_items
+from ...display.paired import Paired, bootstrap_test, pair_items
 from ...runs.view import RunView
 from ...display.style import FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
 from ...display.direction import toward
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
-from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .controls import headlines
 from .summary import Preference, WinoBiasRunSummary
@@ -103,10 +102,7 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
     for name in sorted({r["set"] for r in ra}):
         va = np.array([100.0 * r["pro_preferred"] for r in ra if r["set"] == name])
         vb = np.array([100.0 * y["pro_preferred"] for x, y in zip(ra, rb) if x["set"] == name])
-        p, low, high = paired_bootstrap(vb - va, n_resamples, seed)
-        tests.append(PairedTest(name, "% pro preferred", len(va), float(va.mean()), float(vb.mean()), None, p,
-                                f"paired bootstrap ({n_resamples}, seed {seed})",
-                                ci_low=low, ci_high=high))
+        tests.append(bootstrap_test(name, "% pro preferred", va, vb, n_resamples, seed))
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 

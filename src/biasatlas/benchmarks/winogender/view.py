@@ -19,13 +19,12 @@ from typing import Any
 import numpy as np
 
 from ...display.cite import Reference
-from ...display.paired import Paired, PairedTest, pair_items
+from ...display.paired import Paired, bootstrap_test, pair_items
 from ...runs.view import RunView
 from ...display.style import DATASET_WIDTH, FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
 from ...display.direction import LOWER, toward
 from ...display.tables import CI, N_EXAMPLES, Metric, PValue, Table, leaderboard_table
-from ...stats import paired_bootstrap
 from ..base import BenchmarkView, PairedMethod
 from .controls import headlines
 from .summary import ShareSet, WinogenderRunSummary
@@ -105,10 +104,7 @@ def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
         scale = 100.0 if key == "took_gotcha" else 1.0
         va = np.array([scale * r[key] for r in ra], dtype=float)
         vb = np.array([scale * r[key] for r in rb], dtype=float)
-        p, low, high = paired_bootstrap(vb - va, n_resamples, seed)
-        tests.append(PairedTest("all contexts", quantity, len(va), float(va.mean()), float(vb.mean()), None, p,
-                                f"paired bootstrap ({n_resamples}, seed {seed})",
-                                ci_low=low, ci_high=high))
+        tests.append(bootstrap_test("all contexts", quantity, va, vb, n_resamples, seed))
     return Paired(tuple(tests), len(ra), only_a, only_b)
 
 
