@@ -40,7 +40,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
+from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError, canonical_name
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ...runs.checks import FragileBound
 from ..contract import BenchmarkResult
@@ -128,6 +128,14 @@ class Census(Options):
         None, "Paraphrased predicates in place of the paper's: a set of the template language ("
               + "; ".join(f"{code}: {', '.join(predicate_sets(code))}" for code in SHIPPED_LANGUAGES)
               + ") or a CSV file (id,number,tense,text).")
+
+    def _check_field(self, f: Any) -> None:
+        """``country`` names a shipped table, except beside a table of one's own (``census``): then it is
+        the user's label for it, any name (as before issue 35), a shipped one still in its canonical spelling."""
+        if f.name == "country" and self.census is not None:
+            object.__setattr__(self, "country", canonical_name(self.country, COUNTRIES))
+            return
+        super()._check_field(f)
 
     def check(self) -> None:
         """The checks between options: a table for ``uk``, and what each method can read."""
