@@ -40,7 +40,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError, canonical_name
+from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ...runs.checks import FragileBound
 from ..contract import BenchmarkResult
@@ -101,7 +101,8 @@ class Census(Options):
         "identifiers", "causal_reading", "preamble", "multi_token_policy", "predicates?", "predicates_sha256")
 
     country: str = option("us", "Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs "
-                                "--census (not shipped).", choices=COUNTRIES, case_sensitive=False)
+                                "--census (not shipped).", choices=COUNTRIES, case_sensitive=False,
+                          any_beside="census")
     census: Path | None = option(None, "Your own census CSV (columns occupation,female_pct) instead of the "
                                        "shipped table.", file=True)
     language: str | None = option(None, "Template language: en | fr | no | de, or a folder (default: the "
@@ -128,14 +129,6 @@ class Census(Options):
         None, "Paraphrased predicates in place of the paper's: a set of the template language ("
               + "; ".join(f"{code}: {', '.join(predicate_sets(code))}" for code in SHIPPED_LANGUAGES)
               + ") or a CSV file (id,number,tense,text).")
-
-    def _check_field(self, f: Any) -> None:
-        """``country`` names a shipped table, except beside a table of one's own (``census``): then it is
-        the user's label for it, any name (as before issue 35), a shipped one still in its canonical spelling."""
-        if f.name == "country" and self.census is not None:
-            object.__setattr__(self, "country", canonical_name(self.country, COUNTRIES))
-            return
-        super()._check_field(f)
 
     def check(self) -> None:
         """The checks between options: a table for ``uk``, and what each method can read."""
