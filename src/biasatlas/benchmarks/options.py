@@ -51,6 +51,9 @@ class Flag:
     ``grouped``: ``choices`` by the value of another option (BBQ's ``--category`` by
     ``--dataset``): (that option, value → its choices), so ``biasatlas list`` shows each
     dataset's own and a value outside its group is refused.
+    ``any_beside``: another option beside which any name is taken, a choice still canonical (census's
+    ``--country`` labels a ``--census`` table of one's own; CrowS-Pairs' ``--dataset`` is ignored
+    beside ``--data``), as before issue 35: a suite's folder name reads it.
     """
 
     help: str
@@ -62,6 +65,7 @@ class Flag:
     minimum: float | None = None
     metavar: str | None = None
     grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
+    any_beside: str | None = None
 
 
 def option(default: Any, help: str, *, keyword_only: bool = False, **flag: Any) -> Any:
@@ -182,7 +186,7 @@ class Options:
             if not flag.case_sensitive:
                 value = canonical_name(value, known)
                 object.__setattr__(self, f.name, value)
-            if value not in known:
+            if value not in known and (flag.any_beside is None or getattr(self, flag.any_beside) is None):
                 raise did_you_mean(label, value, known)
         if flag.minimum is not None and isinstance(value, (int, float)) and value < flag.minimum:
             raise UsageError(f"{f.name} must be at least {flag.minimum:g}, not {value}")

@@ -101,7 +101,8 @@ class Census(Options):
         "identifiers", "causal_reading", "preamble", "multi_token_policy", "predicates?", "predicates_sha256")
 
     country: str = option("us", "Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs "
-                                "--census (not shipped).", choices=COUNTRIES, case_sensitive=False)
+                                "--census (not shipped).", choices=COUNTRIES, case_sensitive=False,
+                          any_beside="census")
     census: Path | None = option(None, "Your own census CSV (columns occupation,female_pct) instead of the "
                                        "shipped table.", file=True)
     language: str | None = option(None, "Template language: en | fr | no | de, or a folder (default: the "

@@ -93,7 +93,7 @@ class CrowsPairs(Options):
                                            "seed")
 
     dataset: str | None = option("fr+210", "Shipped dataset (ignored with --data).", choices=tuple(DATASETS),
-                                 case_sensitive=False)
+                                 case_sensitive=False, any_beside="data")
     data: Path | None = option(None, "Your own CrowS-Pairs file instead of --dataset: CSV, TSV, ';'-separated or "
                                      "JSON Lines.", file=True)
     columns: tuple[str, ...] | None = option(None, "Which --data column holds each field, FIELD=COLUMN "

@@ -35,7 +35,7 @@ from ...probes import Answer, EmbeddingAnswer, EmbeddingProbe, Pooling, Probe, S
 from ...stats import holm
 from ..contract import BenchmarkResult
 from ..fetch import locate
-from ..options import Options, option
+from ..options import UNRECORDED, Options, option
 from . import statistic
 from .data import FILES, ROLES, WEAT_1_10, AssociationTest, read_test
 from .summary import summarise
@@ -218,7 +218,10 @@ class AssociationBenchmark(Options):
         return {"tests": list(names), "data": str(self.data_dir) if self.data_dir is not None else
                 "bias-bench data/seat",
                 "data_sha256": hashlib.sha256("\n".join(f"{k} {v}" for k, v in digests.items()).encode()).hexdigest(),
-                "pooling": self.pooling_used}
+                "pooling": self.pooling_used,
+                # the folder is recorded once, as ``data`` above: config.json had no ``data_dir`` before issue 35,
+                # and a rerun into a folder written then compares the two configs key for key
+                "data_dir": UNRECORDED}
 
 
 @dataclass(frozen=True)
