@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import platform
 import time
+import warnings
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -121,6 +122,7 @@ def run_benchmark(benchmark: Benchmark, scorer: Scorer, *, progress: bool = Fals
     scores = result.written()
     if getattr(benchmark, "COUNTS_WORK", False):
         scores = with_work(scores, planned)
+    scores = _legacy_counters(benchmark, scores, planned)
     if join is not None:
         scores = {**scores, "predictions": join.summary()}
     summary = {"benchmark": benchmark.name, "benchmark_version": benchmark.VERSION,
@@ -132,6 +134,18 @@ def run_benchmark(benchmark: Benchmark, scorer: Scorer, *, progress: bool = Fals
               "counters": counters, "engine": engine.describe()}
     config = {"benchmark": bench_config, "scorer": described}
     return Run(config, summary, result.records, skipped, timing)
+
+
+def _legacy_counters(benchmark: Benchmark, scores: dict[str, Any], planned: Mapping[str, int]) -> dict[str, Any]:
+    """A plugin written to the contract before issue 35 adds its counts through ``with_counters``:
+    still called, with a warning naming its replacement, so its summary loses nothing."""
+    legacy = getattr(benchmark, "with_counters", None)
+    if not callable(legacy):
+        return scores
+    warnings.warn(f"{benchmark.name}: with_counters is the benchmark contract before issue 35; declare "
+                  "COUNTS_WORK = True (biasatlas.benchmarks.options.Options) for the planned-work counts",
+                  DeprecationWarning, stacklevel=2)
+    return dict(legacy(scores, planned))
 
 
 def _skips(from_benchmark: list[dict[str, Any]],
