@@ -143,8 +143,8 @@ class Options:
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ()
     #: LEGACY ORDER (issue 35): config.json's keys in the order a benchmark wrote them before it was
     #: built on Options, where the options' order with :func:`placed` cannot say it (SEAT, zh-neutral,
-    #: CrowS-Pairs), so their run folders stay byte-identical: a key ending in ``?`` is written only when
-    #: not None, a key it does not name follows (:func:`in_order`). Empty: every option, as placed.
+    #: CrowS-Pairs), so their run folders stay byte-identical; a key it does not name follows
+    #: (:func:`in_order`), and a key is left out only by :data:`UNRECORDED`. Empty: every option, as placed.
     #: Drop it with the benchmark's next VERSION bump: then its config.json may change.
     RECORDED: ClassVar[tuple[str, ...]] = ()
 
@@ -241,16 +241,10 @@ class Options:
 
 
 def in_order(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    """``values`` in the order ``keys`` name them (:attr:`Options.RECORDED`), a key ending in ``?``
-    only when its value is not None; a key ``keys`` does not name follows them (nothing recorded is
-    ever left out by a list that forgot it: an option added later is still in config.json)."""
-    out: dict[str, Any] = {}
-    for key in keys:
-        name = key.removesuffix("?")
-        if name in values and not (key.endswith("?") and values[name] is None):
-            out[name] = values[name]
-    named = {key.removesuffix("?") for key in keys}
-    return {**out, **{key: value for key, value in values.items() if key not in named}}
+    """``values`` in the order ``keys`` name them (:attr:`Options.RECORDED`); a key ``keys`` does not
+    name follows them (nothing recorded is ever left out by a list that forgot it: an option added
+    later is still in config.json)."""
+    return {**{key: values[key] for key in keys if key in values}, **values}
 
 
 def placed(options: Mapping[str, Any], provenance: Mapping[str, Any], after: Sequence[str]) -> dict[str, Any]:

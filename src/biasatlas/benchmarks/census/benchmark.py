@@ -44,7 +44,7 @@ from ...errors import DataError, UnknownName, UnsupportedProbe, UsageError
 from ...probes import Answer, ContinuationProbe, ScorerInfo, SlotProbe, fragile_bound
 from ...runs.checks import FragileBound
 from ..contract import BenchmarkResult
-from ..options import Options, option
+from ..options import UNRECORDED, Options, option
 from .becpro import BEC_PRO_TABLES
 from .gebnlp import TemplateSet
 from .language import COUNTRY_LANGUAGE, SHIPPED_LANGUAGES, IdentifierSet
@@ -98,7 +98,7 @@ class Census(Options):
     RECORDED: ClassVar[tuple[str, ...]] = (
         "method", "country", "dataset", "data", "data_sha256", "census", "language", "inflections", "sample", "seed",
         "limit", "aggregation", "normalisation", "normalisation_requested", "template_set", "missing", "n_resamples",
-        "identifiers", "causal_reading", "preamble", "multi_token_policy", "predicates?", "predicates_sha256")
+        "identifiers", "causal_reading", "preamble", "multi_token_policy", "predicates", "predicates_sha256")
 
     country: str = option("us", "Shipped census table (de and us-bec-pro: BEC-Pro's 60 professions); uk needs "
                                 "--census (not shipped).", choices=COUNTRIES, case_sensitive=False,
@@ -293,7 +293,7 @@ class Census(Options):
         (the option is recorded only when set)."""
         source = self.predicates_file
         if source is None:
-            return {}
+            return {"predicates": UNRECORDED} if self.predicates is None else {}
         try:
             data = source.read_bytes()
         except OSError as exc:

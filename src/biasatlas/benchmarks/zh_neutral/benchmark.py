@@ -42,7 +42,7 @@ from ...probes import Answer, SlotAnswer, SlotProbe, fragile_bound, token_error
 from ...runs.checks import FragileBound
 from ...stats import check_resamples, check_seed
 from ..contract import BenchmarkResult
-from ..options import Options, draw_sample, option
+from ..options import UNRECORDED, Options, draw_sample, option
 from ...hashing import sha256_file
 from .analysis import LEANINGS, topics
 from .data import ZhItem, demo_path, read_items
@@ -205,7 +205,7 @@ class ZhNeutral(Options):
     #: config.json as zh-neutral wrote it before issue 35 (:attr:`Options.RECORDED`): the data's
     #: name first, the subset among the options, ``sample`` only when sampled.
     RECORDED: ClassVar[tuple[str, ...]] = (
-        "dataset", "data", "data_sha256", "pairs", "log_base", "threshold", "unequal_masks", "limit", "sample?",
+        "dataset", "data", "data_sha256", "pairs", "log_base", "threshold", "unequal_masks", "limit", "sample",
         "n_resamples", "seed", "confidence", "topics_k", "scorer_kind", "multi_token")
 
     data: Path | None = option(None, "Sentence set: candidates.jsonl from the miner, or CSV with "
@@ -288,4 +288,5 @@ class ZhNeutral(Options):
         return {"dataset": "demo" if self.data is None else None, "data": str(path),
                 "data_sha256": sha256_file(path), "pairs": list(self.pairs) if self.pairs else None,
                 "scorer_kind": self.scorer.kind if self.scorer else None,
-                "multi_token": self.scorer.multi_token if self.scorer else None}
+                "multi_token": self.scorer.multi_token if self.scorer else None,
+                "sample": UNRECORDED if self.sample is None else self.sample}  # recorded only when sampled
