@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import UsageError, did_you_mean
 from .option_fields import check_fields, option
 from .probes import MultiToken, ScorerInfo
-from .scorers.base import DEFAULT_BATCH_SIZE
+from .scorers.batch_size import DEFAULT_BATCH_SIZE
 from .scorers.predicted import PredictionsFormat
 from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, Endpoint, is_endpoint
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT

@@ -13,9 +13,9 @@ scorer's name.
 Model scorers (:class:`ModelScorer`) build their work as :class:`Job` s, each a list of
 requests (model rows) that one engine call runs, and how the values become answers.
 :meth:`ModelScorer.plan` counts the distinct rows of those jobs without running them.
-Every model scorer takes the same ``batch_size`` (:data:`DEFAULT_BATCH_SIZE` rows, or
-``"auto"``: :func:`biasatlas.values.check_batch_size`, :func:`largest_fitting`, in :mod:`.batch_size`,
-re-exported here); a job is a :class:`~.job.Job`, re-exported here too.
+Every model scorer takes the same ``batch_size`` (:data:`~.batch_size.DEFAULT_BATCH_SIZE` rows,
+or ``"auto"``: :func:`biasatlas.values.check_batch_size`, :func:`~.batch_size.largest_fitting`);
+a job is a :class:`~.job.Job`.
 """
 
 from __future__ import annotations
@@ -31,9 +31,7 @@ from typing import Any, TypeVar
 from ..errors import UnscorableProbe, UnsupportedProbe
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, NextSentenceProbe, PairProbe, Probe, Scored,
                       ScorerInfo, SentenceProbe, SlotProbe)
-from .batch_size import DEFAULT_BATCH_SIZE as DEFAULT_BATCH_SIZE
-from .batch_size import largest_fitting as largest_fitting
-from .job import Job as Job
+from .job import Job
 from .resume import EVERY_ROW, Interrupted, Watch, batches_needed, run_jobs
 
 Progress = Callable[[int], None]
