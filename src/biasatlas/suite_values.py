@@ -48,6 +48,10 @@ def coerce(value: Any, hint: Any, base: Path) -> Any:
     if origin is Literal:
         if value in args:
             return value
+        # `types = 1` in TOML is a number where the choices are text ("1", "2", "both"); the command
+        # line reads `--types 1` as the text, so the file's number means the same choice.
+        if isinstance(value, int) and not isinstance(value, bool) and str(value) in args:
+            return str(value)
         raise Mismatch(str(did_you_mean("value", str(value), [str(a) for a in args])))
     if origin is tuple and isinstance(value, list):
         item = args[0] if args else Any

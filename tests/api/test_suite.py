@@ -114,6 +114,15 @@ def test_mistakes_name_the_file_table_and_key(tmp_path, edit, message):
     assert message in str(caught.value)
 
 
+def test_a_number_for_a_choice_spelled_as_digits_is_that_choice(tmp_path):
+    # WinoBias's `types` choices are the text "1", "2", "both"; TOML's `types = 1` is a number.
+    text = FAKE_SUITE + '\n[[benchmark]]\nname = "winobias"\ntypes = 1\nlimit = 2\n'
+    suite = read_suite(_write(tmp_path, text))
+    assert {c.benchmark.types for c in suite.cells if c.benchmark.name == "winobias"} == {"1"}
+    with pytest.raises(SuiteError, match="key 'types': unknown value '3'"):
+        read_suite(_write(tmp_path, text.replace("types = 1", "types = 3")))
+
+
 def test_models_take_every_engine_option_checked_as_on_the_command_line(tmp_path):
     from biasatlas.request import EngineOptions
 
