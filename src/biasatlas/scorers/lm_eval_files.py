@@ -5,7 +5,8 @@ the requests (``arguments``: each choice's context and continuation) and, in ``f
 each choice's ``[log-likelihood, is_greedy]`` (0.4.13 writes both as strings). The harness's
 version, the model's name and dtype are in the ``results_<date>.json`` written beside it.
 
-Read here: the multiple-choice ``bbq*`` tasks and the ``crows_pairs_*`` tasks.
+Read here: the multiple-choice ``bbq*`` tasks and the ``crows_pairs_*`` tasks; the ``winogender_*``
+tasks are refused with the reason (:data:`WINOGENDER_ASKS_ANOTHER_QUESTION`).
 
 - ``bbq``: 12 choices (``tasks/bbq/utils.py``, ``doc_to_choice``): the item's two people in data
   order, then ten "unknown" strings. Each of the item's three options gets the best
@@ -29,6 +30,16 @@ from ..errors import DataError
 from ..textfiles import json_objects
 from .predicted import Answer, Collect, finite
 
+#: lm-eval's ``winogender_*`` tasks ask which referent a pronoun names (its choices are the
+#: occupation and the participant after "'She' refers to the"): coreference accuracy, the question
+#: Rudinger et al. 2018 put to coreference systems. biasatlas's ``winogender`` asks which pronoun a
+#: model expects in the slot (a female share per occupation against BLS). One file cannot answer the
+#: other's question, so such a file is refused rather than read as something it is not.
+WINOGENDER_ASKS_ANOTHER_QUESTION = (
+    "lm-evaluation-harness's winogender tasks score which referent the pronoun names (coreference "
+    "accuracy); biasatlas's winogender reads which pronoun the model expects in the slot, so these "
+    "samples cannot answer it: run `biasatlas run winogender --model …` on the model instead")
+
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl(\.gz)?$")
 
 
@@ -46,6 +57,8 @@ def read_lm_eval(path: Path, text: str, field: str | None) -> tuple[dict[str, An
             out.add(f"{doc.get('category')}/{doc.get('example_id')}", _bbq(record, doc, number))
         elif "sent_more" in doc and "sent_less" in doc:
             out.add(str(doc.get("id", record.get("doc_id"))), _pair(record, doc, number))
+        elif {"occupation", "participant", "pronoun"} <= set(doc):
+            raise DataError(WINOGENDER_ASKS_ANOTHER_QUESTION, path=path, line=number, field="doc")
         else:
             raise DataError(f"a document of task {task or '?'} is neither BBQ's nor CrowS-Pairs' (keys: "
                             f"{', '.join(sorted(doc))})", path=path, line=number, field="doc")
