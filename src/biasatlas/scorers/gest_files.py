@@ -25,9 +25,18 @@ _NAME = re.compile(r"^(?P<model>.+)_(?P<template>template-\d+)$")
 
 
 def looks_like_gest(text: str) -> bool:
-    """Whether ``text`` is a column of bare numbers (its first lines each parse as one float)."""
+    """Whether ``text`` is a column of bare numbers (its first lines each parse as one float, NaN
+    included: the reader says which are not finite)."""
     lines = [line.strip() for line in text.lstrip().splitlines()[:20]]
-    return bool(lines) and all(_number(line) is not None for line in lines if line)
+    return bool(lines) and all(_parses(line) for line in lines if line)
+
+
+def _parses(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _number(text: str) -> float | None:
