@@ -88,7 +88,8 @@ def detect(path: Path, text: str) -> str:
         return "gest"
     raise DataError("not a predictions file of a known shape (StereoSet's predictions JSON, BBQ's UnifiedQA "
                     "JSON Lines or df_bbq.csv, lm-evaluation-harness's samples_*.jsonl, or a CSV/JSON Lines with "
-                    "an 'id' column, or GEST's one number per line); name the format with --predictions-format", path=path)
+                    "an 'id' column, or GEST's one number per line); name the format with --predictions-format",
+                    path=path)
 
 
 def read(path: Path | str, format: str | None = None, field: str | None = None) -> FileAnswers:

@@ -52,7 +52,8 @@ def test_a_prior_on_he_alone_moves_r_f_and_r_m_but_not_g_s_or_the_ranks() -> Non
     (plain,), _ = all_rates(_one_template(base), IDS)
     (prior,), _ = all_rates(_one_template(base + 0.5), IDS)
     assert prior.g_s == pytest.approx(plain.g_s, rel=1e-12)
-    assert prior.r_f == pytest.approx(plain.r_f * math.exp(0.5)) and prior.r_m == pytest.approx(plain.r_m * math.exp(0.5))
+    assert prior.r_f == pytest.approx(plain.r_f * math.exp(0.5))
+    assert prior.r_m == pytest.approx(plain.r_m * math.exp(0.5))
     assert ranks(prior.r) == ranks(plain.r)
     # and a pure prior (no stereotype) is g_s = 1 exactly, though every r_i = e^0.5
     (only,), _ = all_rates(_one_template(np.full(48, 0.5)), IDS)

@@ -65,7 +65,7 @@ def read_sentences(path: Path) -> list[Sentence]:
     if reader.fieldnames is None or not {"sentence", "stereotype"} <= set(reader.fieldnames):
         raise DataError(f"expected the columns 'sentence' and 'stereotype', found {reader.fieldnames}", path=path,
                         line=1)
-    out = []
+    out: list[Sentence] = []
     for row in reader:
         line = reader.line_num
         # the sentence as the authors fed it to their templates (pandas keeps it unstripped)

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from ...display.paired import Paired, bootstrap_test, pair_items
 from ...display.style import FEMALE, INK, LABEL_WIDTH, MALE, fit, legend_below, new_figure, short, title
 from ...display.svg import Plot
 from ...display.tables import CI, Metric, PValue, Table, leaderboard_table
+from ...power import Detectable, mde_normal, se_from_interval
 from ...runs.view import RunView
 from ..base import BenchmarkView, PairedMethod
 from .data import STEREOTYPES
@@ -67,7 +69,8 @@ def metrics(run: RunView) -> list[Metric]:
     out = [Metric("g_s", o.g_s, *o.interval("g_s"), n=s.n, label="g_s"),
            Metric("r_f", o.r_f, *o.interval("r_f"), n=s.n, label="r_f"),
            Metric("r_m", o.r_m, *o.interval("r_m"), n=s.n, label="r_m")]
-    return out + [Metric(f"g_s:{k}", v.g_s, *v.interval("g_s"), n=s.n, label=f"g_s {k}") for k, v in s.templates.items()]
+    return out + [Metric(f"g_s:{k}", v.g_s, *v.interval("g_s"), n=s.n, label=f"g_s {k}")
+                  for k, v in s.templates.items()]
 
 
 def leaderboard(runs: Sequence[RunView]) -> Table:
@@ -126,7 +129,18 @@ def headlines(run: RunView) -> tuple[Headline, ...]:
                 shown("gender prior (r_f·r_m)^½", None if o.r_f is None or o.r_m is None else (o.r_f * o.r_m) ** 0.5,
                       "the model's lean toward 'he' over all stereotypes (1 = none); it cancels in g_s"))
     return (Headline("g_s", "stereotype rate g_s", o.g_s, o.intervals.get("g_s"), s.n, o.g_s_p, 1.0, "farther",
-                     controls),)
+                     controls, _detectable(o, s.n)),)
+
+
+def _detectable(o: StereotypeRates, n: float | None) -> Detectable:
+    """The smallest g_s the run's bootstrap test tells from 1: its test is on log g_s, whose standard
+    error the 95% interval gives (normal approximation), so the MDE is exp((z + z_power)·SE) − 1."""
+    low, high = o.interval("g_s")
+    se = se_from_interval(math.log(low), math.log(high)) if low and high and low > 0 else None
+    shift = mde_normal(se)
+    return Detectable(None if shift is None else math.exp(shift) - 1.0, "g_s above 1",
+                      "bootstrap test of log g_s = 0", n, "normal approximation, SE of log g_s from the 95% "
+                      "bootstrap interval (power.mde_normal)")
 
 
 #: The paper, as arXiv lists it.
