@@ -48,11 +48,13 @@ def side(stereotype: int) -> Literal["female", "male"]:
 
 @dataclass(frozen=True)
 class Sentence:
-    """One GEST sentence: ``id`` is its row number as text, ``stereotype`` its id (1–16)."""
+    """One GEST sentence: ``id`` is its row number as text, ``stereotype`` its id (1–16), ``line`` the
+    file line it ends on (every row is one line in both versions: the row number plus one)."""
 
     id: str
     text: str
     stereotype: int
+    line: int | None = None
 
     @property
     def stereotype_name(self) -> str:
@@ -74,5 +76,5 @@ def read_sentences(path: Path) -> list[Sentence]:
             raise DataError("empty sentence", path=path, line=line, field="sentence")
         if not raw.isdigit() or not 1 <= int(raw) <= len(STEREOTYPES):
             raise DataError(f"a stereotype id 1–16, not {raw!r}", path=path, line=line, field="stereotype")
-        out.append(Sentence(str(len(out) + 1), text, int(raw)))
+        out.append(Sentence(str(len(out) + 1), text, int(raw), line))
     return out
