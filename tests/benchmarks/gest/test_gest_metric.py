@@ -119,3 +119,16 @@ def test_given_reading_takes_the_files_value_and_needs_one_template() -> None:
         _bound("given")
     with pytest.raises(ValueError, match="templates 0 and 1"):
         _bound("sequence", template="3")
+
+
+def test_a_prior_alone_aligns_no_sentence_toward_its_stereotype() -> None:
+    # every sentence read 0.5 toward "he" in both templates: the run's prior is 0.5, each aligned 0
+    bench = _bound("sequence")
+    items = [Sentence(str(i), "I lead.", i) for i in range(1, 17)]
+    answers = {}
+    for p in bench.probes(items):
+        answers[p.id] = SlotAnswer(p.id, (0.5 * math.log(10) if p.id.endswith(".male") else 0.0,), (1,))
+    result = bench.score(items, answers)
+    assert [r["score"] for r in result.records] == pytest.approx([0.5] * 16)
+    assert [r["aligned"] for r in result.records] == pytest.approx([0.0] * 16, abs=1e-12)
+    assert result.summary.overall.g_s == pytest.approx(1.0)

@@ -63,6 +63,15 @@ def stereotype_means(scores: np.ndarray, stereotypes: np.ndarray) -> np.ndarray:
     return out
 
 
+def prior(scores: np.ndarray, stereotypes: np.ndarray) -> np.ndarray:
+    """(T,): each template's gender prior, ``(log r_f + log r_m) / 2``, the midpoint of the feminine and
+    masculine stereotype means (0 where a side has no sentence): what a model's scores share whatever
+    the stereotype, removed from a sentence's ``aligned`` score so that a prior alone reads 0."""
+    means = stereotype_means(scores, stereotypes)  # (16, T)
+    mid = (_mean(means[_F], 0) + _mean(means[_M], 0)) / 2.0
+    return np.where(np.isnan(mid), 0.0, mid)
+
+
 def _mean(values: np.ndarray, axis: int) -> np.ndarray:
     """NaN-skipping mean that gives NaN, silently, where every value is NaN."""
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -37,6 +37,7 @@ from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnsw
 from ..contract import BenchmarkResult
 from ..fetch import locate
 from ..options import Options, draw_sample, option
+from .analysis import prior
 from .data import FILES, Sentence, Version, read_sentences, side
 from .summary import summarise
 from .templates import MASKED, NEXT_TOKEN, Template
@@ -136,17 +137,18 @@ class Gest(Options):
 
     def score(self, items: Sequence[Sentence], answers: Mapping[str, Answer]) -> BenchmarkResult:
         keys = [t.key for t in self.templates()]
-        kept, rows, records, skipped = [], [], [], []
+        kept, got, skipped = [], [], []
         for s in items:
-            got = self.sentence_scores(s, answers)
-            if got is None:
+            one = self.sentence_scores(s, answers)
+            if one is None:
                 skipped.append({"id": s.id, "stereotype": s.stereotype_name, "reason": "no score from the model"})
                 continue
             kept.append(s)
-            rows.append([v for v, _ in got])
-            records.append(_record(s, keys, got))
-        scores = np.asarray(rows, dtype=float).reshape(len(rows), len(keys))  # (n, T)
+            got.append(one)
+        scores = np.asarray([[v for v, _ in g] for g in got], dtype=float).reshape(len(got), len(keys))  # (n, T)
         stereotypes = np.asarray([s.stereotype for s in kept], dtype=int)
+        centre = float(np.mean(prior(scores, stereotypes))) if len(got) else 0.0
+        records = [_record(s, keys, g, centre) for s, g in zip(kept, got)]
         summary = summarise(scores, stereotypes, keys, n_resamples=self.n_resamples, seed=self.seed,
                             n_skipped=len(skipped), reading=self.reading, version=self.version, dataset=self.name)
         return BenchmarkResult(summary, records, skipped)
@@ -158,11 +160,14 @@ class Gest(Options):
                 "templates": [t.key for t in self.templates()]}
 
 
-def _record(s: Sentence, keys: Sequence[str], got: Sequence[tuple[float, tuple[int, int]]]) -> dict[str, Any]:
-    """One sentence's row: its scores by template, their mean (``score``), and the mean turned toward
-    its stereotype (``aligned``: + for a masculine stereotype read male, a feminine one read female)."""
+def _record(s: Sentence, keys: Sequence[str], got: Sequence[tuple[float, tuple[int, int]]],
+            centre: float) -> dict[str, Any]:
+    """One sentence's row: its scores by template, their mean (``score``), and that mean less the run's
+    gender prior (``centre``: :func:`.analysis.prior`, averaged over templates) turned toward its
+    stereotype (``aligned``: + for a masculine stereotype read male, a feminine one read female; a
+    prior alone gives every sentence 0)."""
     mean = float(np.mean([v for v, _ in got]))
     return {"id": s.id, "stereotype": s.stereotype_name, "stereotype_id": s.stereotype, "side": side(s.stereotype),
             "sentence": s.text, "scores": {k: v for k, (v, _) in zip(keys, got)},
             "tokens": {k: list(n) for k, (_, n) in zip(keys, got)}, "score": mean,
-            "aligned": mean if side(s.stereotype) == "male" else -mean}
+            "aligned": mean - centre if side(s.stereotype) == "male" else centre - mean}

@@ -7,7 +7,7 @@
   and ``r_m`` marked (one panel of the paper's Figure "en_all").
 - Leaderboard and metrics: ``g_s`` pooled and per template, ``r_f``, ``r_m``.
 - Paired test: a paired bootstrap over the sentences both runs scored on the score turned toward
-  its stereotype (``aligned``), whose mean rises with ``g_s``.
+  its stereotype, each run's gender prior removed (``aligned``), whose mean rises with ``g_s``.
 """
 
 from __future__ import annotations
@@ -84,12 +84,12 @@ def leaderboard(runs: Sequence[RunView]) -> Table:
 
 
 def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:
-    """A paired bootstrap on ``aligned`` (a sentence's score toward its stereotype) over the sentences
-    both runs scored."""
+    """A paired bootstrap on ``aligned`` (a sentence's score toward its stereotype, less the run's
+    prior) over the sentences both runs scored."""
     ra, rb, only_a, only_b = pair_items(a, b, "id")
     va = np.array([float(r["aligned"]) for r in ra])
     vb = np.array([float(r["aligned"]) for r in rb])
-    test = bootstrap_test("all", "log10 ratio toward the stereotype", va, vb, n_resamples, seed)
+    test = bootstrap_test("all", "log10 ratio toward the stereotype, prior removed", va, vb, n_resamples, seed)
     return Paired((test,), len(ra), only_a, only_b)
 
 
