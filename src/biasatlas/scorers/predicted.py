@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 
 
-PredictionsFormat = Literal["stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain"]
+PredictionsFormat = Literal["stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain", "gest"]
 """The predictions formats :mod:`.prediction_files` reads."""
-FORMATS: tuple[str, ...] = ("stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain")
+FORMATS: tuple[str, ...] = ("stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain", "gest")
 
 
 @dataclass(frozen=True)

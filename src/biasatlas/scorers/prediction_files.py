@@ -19,6 +19,8 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
   model, cat``, one row per example and model, the options' logits.
 - ``lm-eval``: lm-evaluation-harness's ``samples_<task>_<date>.jsonl`` (``--log_samples``) for its
   ``bbq*`` and ``crows_pairs_*`` tasks: each document's log-likelihoods (``filtered_resps``).
+- ``gest``: GEST's ``<model>_template-<k>.txt`` (Pikuliak et al. 2023): one number per line, line ``n``
+  the ``n``-th sentence's score (:mod:`.gest_files`).
 - ``plain``: CSV or JSON Lines of ``id`` and ``answer`` (an option's index) or option scores
   (CSV: ``score_0``, ``score_1``, …; JSON: ``"scores": [...]``, optionally ``"texts"``).
 
@@ -39,6 +41,7 @@ from typing import Any
 
 from ..errors import DataError, MissingInput, UsageError, did_you_mean
 from ..hashing import sha256_file
+from .gest_files import looks_like_gest, read_gest
 from .lm_eval_files import read_lm_eval
 from .plain_files import read_plain
 from ..textfiles import json_objects
@@ -81,9 +84,12 @@ def detect(path: Path, text: str) -> str:
         return "bbq-scores"
     if "id" in header:
         return "plain"
+    if looks_like_gest(text):
+        return "gest"
     raise DataError("not a predictions file of a known shape (StereoSet's predictions JSON, BBQ's UnifiedQA "
                     "JSON Lines or df_bbq.csv, lm-evaluation-harness's samples_*.jsonl, or a CSV/JSON Lines with "
-                    "an 'id' column); name the format with --predictions-format", path=path)
+                    "an 'id' column, or GEST's one number per line); name the format with --predictions-format",
+                    path=path)
 
 
 def read(path: Path | str, format: str | None = None, field: str | None = None) -> FileAnswers:
@@ -228,4 +234,4 @@ def read_bbq_scores(path: Path, text: str, field: str | None) -> tuple[dict[str,
 
 READERS: dict[str, Callable[[Path, str, str | None], tuple[dict[str, Answer], dict[str, Any]]]] = {
     "stereoset": read_stereoset, "bbq-unifiedqa": read_unifiedqa, "bbq-scores": read_bbq_scores,
-    "lm-eval": read_lm_eval, "plain": read_plain}
+    "lm-eval": read_lm_eval, "plain": read_plain, "gest": read_gest}
