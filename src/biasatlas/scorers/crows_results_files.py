@@ -8,9 +8,10 @@ The scores are each sentence's pseudo-log-likelihood, already rounded to 3 decim
 the two scores and does not read). The shape is recognised by those columns (:func:`is_results`).
 
 **The join.** The leading column decides how a row meets a pair. Headed ``id`` (the Dutch files,
-whose index the authors replaced by the dataset's own ``id``: 0–6, 8–1463, id 7 absent), it is the
-pair's id. Blank (pandas' own index, the English and French files), it is the row's position, not
-the dataset's id (which skips 7 there too, so an id join would pair row 7 with id 7's neighbour):
+whose index the authors replaced by the dataset's own ``id``: Nangia et al.'s ids of the 1,463 pairs
+kept, 0 to 1507 with 45 gaps), it is the pair's id. Blank (pandas' own index, the English and French
+files), it is the row's position, not the dataset's id (the same ids with the same gaps there, so an
+id join would pair row 7 with id 7, which is no pair, and every later row with another pair):
 the file is keyed by row (:attr:`~.predicted.FileAnswers.keys`) and answers a run of the whole
 dataset it was made from, in order. Either way each row keeps its two sentences, so the scorer
 checks that the file's pair is the run's pair (:func:`~.predictions.same_text`: equal once runs of

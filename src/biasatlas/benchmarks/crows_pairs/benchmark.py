@@ -64,7 +64,7 @@ DATASETS: dict[str, DataFile] = {
     "fr+210": DataFile("crows_pairs_FR_languagearc_contribution+210.csv",
                        _GITLAB + "crows_pairs_FR_languagearc_contribution+210.csv",
                        "1b5de822b34188375c04b949ec2e2678373b65f81d8f0bfbbef9b7df3958d2e9"),
-    # Strazda & Spanakis (RANLP 2025), CC0: the 1,463 Dutch pairs, ids as upstream (7 is absent)
+    # Strazda & Spanakis (RANLP 2025), CC0: 1,463 Dutch pairs under Nangia et al.'s ids (45 of 1,508 left out)
     "nl": DataFile("crows_dutch.csv", "https://raw.githubusercontent.com/jerryspan/Dutch-CrowS-Pairs/"
                    "7cf51965b4818a717d22068477fba951bca1eb90/datasets/crows_dutch.csv",
                    "07b9b562e947e782a0409ebac85b28b417838cf2d33c2f7f2a13766b431ddf35"),
