@@ -101,3 +101,18 @@ def test_dutch_is_the_language_and_the_sensitivity_has_dutch_preambles(bench):
     assert [name for name, _ in NEUTRAL_PREAMBLES["nl"]] == ["language", "sentence"]
     kinds = SPEC.sensitivity.kinds if SPEC.sensitivity else {}
     assert [p.name for p in kinds["preambles"](bench, "causal-lm")] == ["preamble-language", "preamble-sentence"]
+
+
+@pytest.mark.slow  # five runs of tiny models (seconds)
+@pytest.mark.parametrize(("fixture", "variant"), [("tiny_bert", "nangia"), ("tiny_bert", "modified-tokens"),
+                                                  ("tiny_bert", "aul"), ("tiny_gpt2", "sentence-ll"),
+                                                  ("tiny_gpt2", "shared-ll")])
+def test_every_pair_variant_scores_the_dutch_pairs(isolated_run, request, fixture, variant):
+    import biasatlas
+
+    model = request.getfixturevalue(fixture)
+    run = biasatlas.evaluate("crows-pairs", model=str(model), variant=variant, dataset="nl", limit=30, cache=False,
+                             progress=False)
+    summary = run.summary_dict
+    assert summary["variant"] == variant and summary["dataset"] == "nl"
+    assert summary["n"] + summary["n_skipped"] == 30 and summary["n"] >= 28  # the first 30 pairs hold "siësta"
