@@ -58,6 +58,9 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # UTF-8 bytes of common accented letters and punctuation, decoded as Latin-1 / cp1252
 _MOJIBAKE = re.compile(r"Ã[\u0080-\u00bf]|Â[\u00a0-\u00bf]|â€")
+# The same bytes decoded as Mac Roman: a UTF-8 lead byte 0xC3 reads as "√", its continuation byte as one
+# of the characters Mac Roman puts at 0x80-0xBF (the Dutch CrowS-Pairs file's "√©√©n" for "één")
+_MAC_ROMAN_MOJIBAKE = re.compile("√[" + re.escape(bytes(range(0x80, 0xC0)).decode("mac_roman")) + "]")
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 
 
@@ -222,6 +225,9 @@ def _damage(text: str) -> str:
     mojibake = _MOJIBAKE.search(text)
     if mojibake:
         return f"UTF-8 read as Latin-1: {mojibake.group()!r}"
+    mojibake = _MAC_ROMAN_MOJIBAKE.search(text)
+    if mojibake:
+        return f"UTF-8 read as Mac Roman: {mojibake.group()!r}"
     return ""
 
 

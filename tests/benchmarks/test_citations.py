@@ -30,6 +30,7 @@ EXPECTED: list[tuple[str, dict[str, str], list[str]]] = [
     ("bbq", {"dataset": "cbbq"}, [PARRISH, HUANG]),
     ("crows-pairs", {"dataset": "en"}, [NANGIA]),
     *[("crows-pairs", {"dataset": d}, [NANGIA, NEVEOL]) for d in ("fr", "fr+210", "en-revised", "en-revised+210")],
+    ("crows-pairs", {"dataset": "nl"}, [NANGIA, "strazda-spanakis-2025-dutch"]),
     *[("census", {"country": c, "method": "touileb2023"}, [TOUILEB23]) for c in ("us", "uk", "fr", "no")],
     *[("census", {"country": c, "method": "touileb2023"}, [TOUILEB23, BARTL]) for c in ("de", "us-bec-pro")],
     ("census", {"country": "no", "method": "gebnlp2022"}, [TOUILEB23, TOUILEB22]),

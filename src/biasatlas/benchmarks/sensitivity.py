@@ -178,6 +178,7 @@ NEUTRAL_PREAMBLES: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
     "no": (("language", "Dette er en norsk tekst. "), ("sentence", "Her er en setning. ")),
     "fr": (("language", "Ceci est un texte en français. "), ("sentence", "Voici une phrase. ")),
     "de": (("language", "Dies ist ein deutscher Text. "), ("sentence", "Hier ist ein Satz. ")),
+    "nl": (("language", "Dit is een Nederlandse tekst. "), ("sentence", "Hier is een zin. ")),
 })
 
 

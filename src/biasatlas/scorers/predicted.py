@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 
 
-PredictionsFormat = Literal["stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain", "gest"]
+PredictionsFormat = Literal["stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "crows-results", "plain", "gest"]
 """The predictions formats :mod:`.prediction_files` reads."""
-FORMATS: tuple[str, ...] = ("stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "plain", "gest")
+FORMATS: tuple[str, ...] = ("stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "crows-results", "plain", "gest")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,9 @@ class FileAnswers:
     """A predictions file read: ``answers`` by id (readable or not), and where it came from:
     its ``sha256``, ``format``, the ``field`` read (a file with several models' answers),
     the ``model`` that made them, the ``harness`` and its ``harness_version`` where the file says,
-    and ``dtype``, the precision the model ran in where known."""
+    and ``dtype``, the precision the model ran in where known. ``keys``: what the answers are keyed
+    by, the items' ids, or (``row``) their positions in a file that has no ids (a results file
+    indexed by pandas: :func:`~.crows_results_files.rows_to_ids`)."""
 
     path: Path
     sha256: str
@@ -55,6 +57,7 @@ class FileAnswers:
     harness_version: str | None = None
     dtype: str = "unknown"
     task: str | None = None
+    keys: Literal["id", "row"] = "id"
 
     def describe(self) -> dict[str, Any]:
         """Provenance as the run records it."""

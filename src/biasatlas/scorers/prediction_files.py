@@ -19,6 +19,9 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
   model, cat``, one row per example and model, the options' logits.
 - ``lm-eval``: lm-evaluation-harness's ``samples_<task>_<date>.jsonl`` (``--log_samples``) for its
   ``bbq*`` and ``crows_pairs_*`` tasks: each document's log-likelihoods (``filtered_resps``).
+- ``crows-results``: the per-pair ``results_<model>.csv`` of the CrowS-Pairs scripts (Nangia et al.'s
+  ``metric.py``; Dutch CrowS-Pairs' ``mlm_metric.py``): both sentences' scores, keyed by the pair id
+  or, under pandas' blank index, by row (:mod:`.crows_results_files`).
 - ``gest``: GEST's ``<model>_template-<k>.txt`` (Pikuliak et al. 2023): one number per line, line ``n``
   the ``n``-th sentence's score (:mod:`.gest_files`).
 - ``plain``: CSV or JSON Lines of ``id`` and ``answer`` (an option's index) or option scores
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import io
 import json
 import re
@@ -41,6 +45,7 @@ from typing import Any
 
 from ..errors import DataError, MissingInput, UsageError, did_you_mean
 from ..hashing import sha256_file
+from .crows_results_files import DECLARED_ENCODINGS, is_results, read_crows_results
 from .gest_files import looks_like_gest, read_gest
 from .lm_eval_files import read_lm_eval
 from .plain_files import read_plain
@@ -53,6 +58,9 @@ def _text(path: Path) -> str:
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
+    declared = DECLARED_ENCODINGS.get(hashlib.sha256(raw).hexdigest())
+    if declared is not None:  # a published file known by its bytes to be stored so (never a guess)
+        return raw.decode(declared)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -82,14 +90,16 @@ def detect(path: Path, text: str) -> str:
     header = next(csv.reader(io.StringIO(first)), [])
     if {"index", "ans0", "ans1", "ans2", "model", "cat"} <= set(header):
         return "bbq-scores"
+    if is_results(stripped):
+        return "crows-results"
     if "id" in header:
         return "plain"
     if looks_like_gest(text):
         return "gest"
     raise DataError("not a predictions file of a known shape (StereoSet's predictions JSON, BBQ's UnifiedQA "
-                    "JSON Lines or df_bbq.csv, lm-evaluation-harness's samples_*.jsonl, or a CSV/JSON Lines with "
-                    "an 'id' column, or GEST's one number per line); name the format with --predictions-format",
-                    path=path)
+                    "JSON Lines or df_bbq.csv, lm-evaluation-harness's samples_*.jsonl, a CrowS-Pairs results CSV, "
+                    "a CSV/JSON Lines with an 'id' column, or GEST's one number per line); name the format with "
+                    "--predictions-format", path=path)
 
 
 def read(path: Path | str, format: str | None = None, field: str | None = None) -> FileAnswers:
@@ -234,4 +244,4 @@ def read_bbq_scores(path: Path, text: str, field: str | None) -> tuple[dict[str,
 
 READERS: dict[str, Callable[[Path, str, str | None], tuple[dict[str, Answer], dict[str, Any]]]] = {
     "stereoset": read_stereoset, "bbq-unifiedqa": read_unifiedqa, "bbq-scores": read_bbq_scores,
-    "lm-eval": read_lm_eval, "plain": read_plain, "gest": read_gest}
+    "lm-eval": read_lm_eval, "crows-results": read_crows_results, "plain": read_plain, "gest": read_gest}

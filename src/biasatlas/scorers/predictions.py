@@ -19,7 +19,7 @@ it) the run stops before scoring. The counts and every id go to the run folder
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from ..errors import UsageError
 from ..probes import (ContinuationProbe, NextSentenceProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo,
                       SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .base import Progress, Scorer
+from .crows_results_files import rows_to_ids
 from .predicted import Answer, FileAnswers
 from .prediction_files import read
 
@@ -118,6 +119,7 @@ class PredictionsScorer(Scorer):
             if not 0.0 <= share <= 1.0:
                 raise UsageError(f"{label} is a share between 0 and 1, not {share!r}")
         self.file, self.max_missing, self.max_extra = answers, max_missing, max_extra
+        self._by_row: Mapping[str, Answer] | None = None
 
     @property
     def info(self) -> ScorerInfo:
@@ -127,10 +129,20 @@ class PredictionsScorer(Scorer):
         return {"scorer": self.name, "variant": self.variant, **self.file.describe(),
                 "max_missing": self.max_missing, "max_extra": self.max_extra}
 
+    def answers(self, probes: Sequence[Probe], *, joining: bool = False) -> Mapping[str, Answer]:
+        """The file's answers by id: as read, or, for a file keyed by row, by the run's probe ids in
+        order (:func:`~.crows_results_files.rows_to_ids`), fixed when the run's probes are joined,
+        all at once, since a run then scores them in batches."""
+        if self.file.keys != "row":
+            return self.file.answers
+        if joining or self._by_row is None:
+            self._by_row = rows_to_ids(self.file.answers, [p.id for p in probes])
+        return self._by_row
+
     def join(self, probes: Sequence[Probe]) -> Join:
         """The ids ``probes`` ask for against the file's (:class:`Join`); raises a UsageError above
         the allowed shares, naming the counts, the first ids and the options that allow them."""
-        answers = self.file.answers
+        answers = self.answers(probes, joining=True)
         asked = list(dict.fromkeys(probe_key(p.id, answers)[0] for p in probes))
         wanted = set(asked)
         missing = tuple(sorted(k for k in asked if k not in answers))
@@ -160,8 +172,9 @@ class PredictionsScorer(Scorer):
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Any = frozenset()) -> Any:
         out, unscorable = {}, {}
+        answers = self.answers(probes)
         for probe in probes:
-            answer, why = self._answer(probe)
+            answer, why = self._answer(probe, answers)
             if answer is not None and probe.id not in answered:
                 out[probe.id] = answer
             elif why is not None and probe.id not in answered:
@@ -170,9 +183,9 @@ class PredictionsScorer(Scorer):
             progress(len(probes))
         return Scored(out, unscorable, {})
 
-    def _answer(self, probe: Probe) -> tuple[Any, str | None]:
-        key, option = probe_key(probe.id, self.file.answers)
-        given = self.file.answers.get(key)
+    def _answer(self, probe: Probe, answers: Mapping[str, Answer]) -> tuple[Any, str | None]:
+        key, option = probe_key(probe.id, answers)
+        given = answers.get(key)
         if given is None:
             return None, MISSING
         if given.why is not None:
@@ -207,13 +220,18 @@ def _pair(probe: PairProbe, given: Answer) -> tuple[Any, str | None]:
         return None, f"a pair needs 2 scores, the file gives {len(given.values)}"
     first, second = given.values
     if given.texts:
-        def same(a: str, b: str) -> bool:
-            return a == b or a.strip().casefold() == b.strip().casefold()
-        if same(probe.a, given.texts[1]) and same(probe.b, given.texts[0]):
+        if same_text(probe.a, given.texts[1]) and same_text(probe.b, given.texts[0]):
             first, second = second, first
-        elif not (same(probe.a, given.texts[0]) and same(probe.b, given.texts[1])):
+        elif not (same_text(probe.a, given.texts[0]) and same_text(probe.b, given.texts[1])):
             return None, "the file's sentences are not the pair's"
     return PairAnswer(probe.id, first, second, 1, 1), None
+
+
+def same_text(a: str, b: str) -> bool:
+    """Whether a file's sentence is the probe's: equal, or equal once case is folded and each run of
+    whitespace is one space (the Dutch CrowS-Pairs results hold a no-break space where the data has
+    a space, in 9 sentences, and drop one sentence's trailing newline)."""
+    return a == b or " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
 def from_file(model: Any = None, *, predictions: Any, predictions_format: str | None = None,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import DataError, UsageError, did_you_mean
-from ...textfiles import json_objects, read_text, refuse_duplicate_columns
+from ...textfiles import decode_text, json_objects, read_text, refuse_duplicate_columns
 from .text import degenerate
 
 CATEGORIES = ("race-color", "gender", "socioeconomic", "nationality", "religion", "age",
@@ -85,7 +85,7 @@ def parse_columns(entries: Sequence[str] | str) -> dict[str, str]:
     return mapping
 
 
-def read_pairs(path: Path, columns: Mapping[str, str] | None = None) -> list[CrowsPair]:
+def read_pairs(path: Path, columns: Mapping[str, str] | None = None, *, encoding: str | None = None) -> list[CrowsPair]:
     """Parse a CrowS-Pairs file, validating every row; ``columns`` maps fields to the file's
     column names (default: each field's own name; the id is the leading column of a text
     file, ``id`` in JSON Lines, and the row's position where a row has none).
@@ -94,9 +94,10 @@ def read_pairs(path: Path, columns: Mapping[str, str] | None = None) -> list[Cro
     text file's delimiter is the one of TAB, comma and ``;`` whose header holds the most of
     the required columns. Sentences are kept as stored; line ends are read as the
     originals' text-mode ``open()`` reads them (``newline=None``: ``\\r\\n`` and ``\\r``
-    become ``\\n``, in quoted cells too).
+    become ``\\n``, in quoted cells too). ``encoding``: the one a shipped file is declared to be
+    stored in (:func:`decode_declared`); a file is UTF-8 otherwise.
     """
-    text = read_text(path)
+    text = read_text(path) if encoding is None else decode_declared(path, encoding)
     if not text.strip():
         raise DataError("the file is empty", path=path)
     columns = dict(columns or {})
@@ -115,6 +116,28 @@ def read_pairs(path: Path, columns: Mapping[str, str] | None = None) -> list[Cro
         raise DataError("no pairs in the file" if is_jsonl else "no pairs after the header", path=path,
                         line=None if is_jsonl else 2)
     return pairs
+
+
+def decode_declared(path: Path, encoding: str) -> str:
+    """The text of a file declared to be in a single-byte ``encoding`` (Mac Roman for the Dutch set).
+
+    Such an encoding maps every byte to a character, so decoding alone never fails and a wrong
+    declaration would go unseen: a file whose non-ASCII bytes all read as UTF-8 is refused, since
+    in a text of several accented words that is what a UTF-8 file (a converted copy) looks like,
+    never a single-byte one (Mac Roman's ë is byte 0x91, a UTF-8 continuation byte with no lead).
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return read_text(path)  # the DataError naming the file that every other read gives
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return decode_text(data, path=path, encoding=encoding)
+        raise DataError(f"declared {encoding} but its non-ASCII bytes read as UTF-8: a converted copy? "
+                        f"(the shipped file is {encoding}; give a UTF-8 copy with --data)", path=path)
+    return decode_text(data, path=path, encoding=encoding)
 
 
 def _field_names(columns: Mapping[str, str], id_column: str) -> dict[str, str]:

@@ -14,9 +14,9 @@ from .summary import COLUMNS, CrowsRunSummary
 from .view import VIEW
 
 #: The language of each shipped dataset (Nangia et al. 2020: English; Névéol et al. 2022:
-#: French, and their revised English).
+#: French, and their revised English; Strazda & Spanakis 2025: Dutch).
 DATASET_LANGUAGES = {"en": "English", "en-revised": "English", "en-revised+210": "English", "fr": "French",
-                     "fr+210": "French"}
+                     "fr+210": "French", "nl": "Dutch"}
 
 
 def lint_items(bench: CrowsPairs) -> list[LintItem]:
@@ -42,10 +42,13 @@ def scorer_defaults(bench: CrowsPairs) -> Mapping[str, Any]:
     return {"start_token": "empty-context"}
 
 
+#: The preambles' language code of each dataset language (:data:`~..sensitivity.NEUTRAL_PREAMBLES`).
+_LANGUAGE_CODES = {"English": "en", "French": "fr", "Dutch": "nl"}
+
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before both sentences, and the scorer's
 #: other pair variants; an item's outcome is which sentence scores higher (more, less or tie).
 SENSITIVITY = Sensitivity(
-    kinds={"preambles": lambda bench, scorer: preambles({"English": "en", "French": "fr"}.get(language(bench) or "")),
+    kinds={"preambles": lambda bench, scorer: preambles(_LANGUAGE_CODES.get(language(bench) or "")),
            "rules": lambda bench, scorer: variants(scorer)},
     headlines=lambda s: (headline(s, "metric_score"),), outcome=lambda r: r.get("outcome"),
     outcome_phrase="which sentence scores higher")

@@ -237,12 +237,24 @@ NEVEOL_2022 = Reference("neveol-etal-2022-french", "inproceedings", (
                   "(Volume 1: Long Papers)"),
     ("year", "2022"), ("address", "Dublin, Ireland"), ("publisher", "Association for Computational Linguistics"),
     ("pages", "8521--8531"), ("doi", "10.18653/v1/2022.acl-long.583")))
+#: Strazda & Spanakis (RANLP 2025), the Dutch set: as its README cites it (the proceedings' pages are
+#: not given there), with its arXiv preprint.
+STRAZDA_2025 = Reference("strazda-spanakis-2025-dutch", "inproceedings", (
+    ("title", "{D}utch {C}row{S}-Pairs: Adapting a Challenge Dataset for Measuring Social Biases in Language "
+              "Models for {D}utch"),
+    ("author", "Strazda, Elza and Spanakis, Gerasimos"),
+    ("booktitle", "Proceedings of the 15th International Conference on Recent Advances in Natural Language "
+                  "Processing (RANLP 2025)"),
+    ("year", "2025"), ("address", "Varna, Bulgaria"), ("eprint", "2507.16442"), ("archiveprefix", "arXiv")))
 #: Datasets that come from Névéol et al. 2022 (French, and the revised English pairs).
 NEVEOL_DATASETS = ("fr", "fr+210", "en-revised", "en-revised+210")
 
 
 def crows_references(run: RunView) -> tuple[Reference, ...]:
-    """Nangia et al. 2020 for every run; Névéol et al. 2022 too for the datasets it published."""
+    """Nangia et al. 2020 for every run; Névéol et al. 2022 too for the datasets it published, Strazda &
+    Spanakis 2025 for the Dutch set."""
+    if run.dataset == "nl":
+        return (NANGIA_2020, STRAZDA_2025)
     return (NANGIA_2020, NEVEOL_2022) if run.dataset in NEVEOL_DATASETS else (NANGIA_2020,)
 
 
