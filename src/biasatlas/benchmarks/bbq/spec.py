@@ -39,7 +39,9 @@ def reordered(example: Example, order: Sequence[int]) -> Example:
     if len(order) != len(example.options):
         return example
     place = {old: new for new, old in enumerate(order)}
+    groups = tuple(example.groups[i] for i in order) if example.groups else ()
     return replace(example, options=tuple(example.options[i] for i in order), label=place[example.label],
+                   groups=groups,
                    unknown=place[example.unknown], target=None if example.target is None else place[example.target])
 
 
