@@ -112,3 +112,17 @@ def test_a_served_model_answers_from_completions_at_temperature_zero() -> None:
     assert bodies == [{"model": "m", "prompt": ["p1", "p2"], "max_tokens": 5, "temperature": 0, "logprobs": 0,
                        "stop": ["\n\n"]}]
     assert httpx is not None and json.dumps(bodies)  # the body is plain JSON
+
+
+def test_the_served_scorer_sends_generation_probes_to_completions_without_echo() -> None:
+    pytest.importorskip("httpx")
+    from biasatlas.scorers.served import ServedScorer
+    from served_fake import URL, FakeServer
+
+    fake = FakeServer()
+    served = ServedScorer(URL, transport=fake.transport(), sleep=lambda s: None, served_prefix="<s>")
+    got = served.score([GenerationProbe("g1", "Q: who?\nA:", 3), GenerationProbe("g2", "Q: why?\nA:", 3)])
+    assert got["g1"] == GenerationAnswer("g1", " and and and", 3, "length")
+    sent = [body for _, url, _, body in fake.seen if url.endswith("/completions") and not body.get("echo")]
+    assert sent == [{"model": "toy", "prompt": ["Q: who?\nA:", "Q: why?\nA:"], "max_tokens": 3, "temperature": 0,
+                     "logprobs": 0}]
