@@ -117,3 +117,50 @@ def test_a_likelihood_runs_config_holds_none_of_the_generated_settings(shared_da
 def test_generated_answers_need_an_english_set_and_the_default_rule(shared_data) -> None:
     with pytest.raises(UsageError, match="en and mbbq-en only"):
         BBQ(data=shared_data / "bbq", answers="generated", rule="pmi").check()
+
+
+# Run in lm-eval's virtualenv: its own process_docs on the raw records, and its own parse of each text
+# (its `_process_results` replaced by one returning the index it is handed).
+_THEIR_PARSE = r"""
+import json, sys
+import datasets
+from lm_eval.tasks.bbq import utils
+utils._process_results = lambda doc, answer: answer
+cases = json.load(sys.stdin)
+docs = utils.process_docs(datasets.Dataset.from_list([c["doc"] for c in cases]))
+print(json.dumps([utils.process_results_generate_until(d, [c["text"]]) for d, c in zip(docs, cases)]))
+"""
+
+
+def _texts(record: dict) -> list[str]:
+    """Answers a model might write: each option as it is, lower-cased, after "The answer is", each
+    group word, both people at once, an unknown phrase, and nothing of any option."""
+    options = [record[f"ans{i}"] for i in range(3)]
+    words = [w for i in range(3) for w in record["answer_info"][f"ans{i}"]]
+    return [*(f" {o}." for o in options), *(f" the answer is {o.lower()}" for o in options),
+            *(f" The {w} one." for w in words), f" {options[0]}, not {options[2]}.", f" {options[2]} or {options[1]}",
+            " I don't know.", " Nobody can know that", " A cat sat on the mat.", "", "\nA:"]
+
+
+@pytest.mark.slow
+def test_the_parser_equals_lm_evals_own_on_the_same_records_and_texts(shared_data) -> None:
+    import json
+
+    from lm_eval_venv import run_in_lm_eval
+
+    cases, examples = [], []
+    for category in ("Age", "Race_x_gender", "SES", "Nationality", "Gender_identity"):
+        bench = BBQ(data=shared_data / "bbq", category=category, limit=12)
+        by_id = {e.id: e for e in bench.load()}
+        lines = (shared_data / "bbq" / f"{category}.jsonl").read_text(encoding="utf-8").splitlines()[:12]
+        for record in map(json.loads, lines):
+            example = by_id[f"{category}/{record['example_id']}"]
+            for text in _texts(record):
+                cases.append({"doc": record, "text": text})
+                examples.append(example)
+    theirs = run_in_lm_eval(_THEIR_PARSE, cases)
+    for case, example, index in zip(cases, examples, theirs):
+        people = [i for i in range(3) if i != example.unknown]
+        want = None if index == -1 else people[index] if index < 2 else example.unknown
+        assert lm_eval_option(example, case["text"]) == want, (example.id, case["text"])
+    assert len(cases) > 1000 and -1 in theirs and {0, 1, 2} <= set(theirs)  # every outcome exercised
