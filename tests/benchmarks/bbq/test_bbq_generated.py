@@ -10,7 +10,8 @@ from biasatlas.benchmarks.bbq.data import Example
 from biasatlas.benchmarks.bbq.generated import STOP, user_text
 from biasatlas.benchmarks.bbq.parse import clean, lm_eval_option
 from biasatlas.errors import UsageError
-from biasatlas.probes import GenerationAnswer, GenerationProbe
+from biasatlas.probes import GenerationAnswer, GenerationProbe, ScorerInfo
+from biasatlas.scorers.base import Scorer
 
 
 def _example(options, groups, unknown, label=0, target=0) -> Example:
@@ -106,6 +107,7 @@ def test_unparsed_answers_are_counted_kept_and_left_out_of_the_scores(shared_dat
     assert alone.accuracy_amb == alone.accuracy_dis == 100.0
 
 
+@pytest.mark.slow  # config() hashes the data files (seconds)
 def test_a_likelihood_runs_config_holds_none_of_the_generated_settings(shared_data) -> None:
     likelihood = BBQ(data=shared_data / "bbq").config()
     assert not {"answers", "parser", "max_new_tokens", "stop", "generation"} & set(likelihood)
@@ -164,3 +166,40 @@ def test_the_parser_equals_lm_evals_own_on_the_same_records_and_texts(shared_dat
         want = None if index == -1 else people[index] if index < 2 else example.unknown
         assert lm_eval_option(example, case["text"]) == want, (example.id, case["text"])
     assert len(cases) > 1000 and -1 in theirs and {0, 1, 2} <= set(theirs)  # every outcome exercised
+
+
+class _Parrot(Scorer):
+    """A generating scorer without a model: each prompt's answer looked up in ``said``; counts the
+    prompts it was asked (a rerun answered from the cache asks none)."""
+
+    name = "parrot"
+
+    def __init__(self, said: dict[str, str]) -> None:
+        self.said, self.asked = said, 0
+
+    @property
+    def info(self) -> ScorerInfo:
+        return ScorerInfo(kind="parrot", reads="sequence")
+
+    def describe(self) -> dict:
+        return {"scorer": "parrot"}
+
+    def _generations(self, probes, tick, answered=frozenset()):
+        self.asked += len(probes)
+        return [GenerationAnswer(p.id, self.said[p.prompt], 2, "stop") for p in probes]
+
+
+@pytest.mark.slow  # the run hashes the data files (seconds)
+def test_a_generated_run_is_cached_and_a_rerun_reads_every_text_back(shared_data, tmp_path) -> None:
+    from biasatlas.cache import ScoreCache
+    from biasatlas.pipeline import run_benchmark
+
+    bench, items = _bench(shared_data)
+    cache = ScoreCache(tmp_path / "cache.sqlite")
+    said = {user_text(e): f" {e.options[e.target]}." for e in items}
+    first, again = _Parrot(said), _Parrot(said)
+    one = run_benchmark(bench, first, cache=cache)
+    two = run_benchmark(bench, again, cache=cache)
+    assert first.asked == len(items) and again.asked == 0  # the rerun generated nothing: every text from the cache
+    assert one.records == two.records and one.summary["bias_amb"] == 100.0
+    assert [r["generated"] for r in two.records] == [f" {e.options[e.target]}." for e in items]
