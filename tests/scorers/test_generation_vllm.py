@@ -25,4 +25,4 @@ def test_generated_texts_equal_in_process_and_served(vllm_server, shared_data): 
     os.environ["BIASATLAS_TEST_VLLM_KEY"] = vllm_server.key
     served = ServedScorer(vllm_server.url, served_prefix=PREFIX, api_key_env="BIASATLAS_TEST_VLLM_KEY").score(probes)
     assert {p: a.text for p, a in served.items()} == {p: a.text for p, a in local.items()}  # type: ignore[union-attr]
-    assert all(a.text for a in local.values())  # type: ignore[union-attr]  # not trivially equal: empty texts
+    assert any(a.text for a in local.values())  # type: ignore[union-attr]  # not all empty (one may be: "\n\n" first)

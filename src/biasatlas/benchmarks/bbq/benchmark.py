@@ -38,7 +38,7 @@ from ..options import UNRECORDED, Options, draw_sample, option
 from . import generated
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
-from .parse import PARSE_RULES, ParseRule
+from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
@@ -62,9 +62,7 @@ CONTENT_FREE = "N/A"
 #: lm-eval's ten unknown strings, in its order: ``UNKNOWN_RESPONSES`` of ``lm_eval/tasks/bbq/utils.py`` in the
 #: release we test against, lm-eval 0.4.13 (the same list since its commit 150a18521, 2025-03-14, which moved
 #: "Unknown" from last to first; 262d1a9 had it last). tests/benchmarks/bbq/test_bbq_metric.py reads the installed list.
-LM_EVAL_UNKNOWNS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
-                                     "Can't answer", "Not known", "Not enough info", "Not enough information",
-                                     "Not answerable", "Undetermined")
+LM_EVAL_UNKNOWNS: tuple[str, ...] = UNKNOWN_STRINGS  # one list, kept with the generated answers' parser
 
 
 def prompt(context: str, question: str) -> str:

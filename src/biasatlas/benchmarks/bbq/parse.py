@@ -34,7 +34,8 @@ from .data import Example
 
 ParseRule = Literal["lm-eval-0.4.13"]
 PARSE_RULES: tuple[str, ...] = ("lm-eval-0.4.13",)
-#: The harness's ten unknown strings (as :data:`.benchmark.LM_EVAL_UNKNOWNS`) and the four it adds for generation.
+#: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`.benchmark.LM_EVAL_UNKNOWNS` is
+#: this list), and with the four it adds for generation (``UNKNOWN_RESPONSES_ALL``).
 UNKNOWN_STRINGS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
                                     "Can't answer", "Not known", "Not enough info", "Not enough information",
                                     "Not answerable", "Undetermined")
