@@ -4,6 +4,8 @@ Run with the lm-eval virtualenv's Python (lm-evaluation-harness 0.4.13), not bia
 
     .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task bbq --per-category 50 --out OUT
     .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task crows_pairs_english --out OUT
+    .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task bbq_generate --per-category 4 \
+        --batch-size 1 --max-gen-toks 32 --out OUT
 
 The harness's tasks load their data from the Hugging Face hub (``oskarvanderwal/bbq``,
 ``jannalu/crows_pairs_multilingual``), which cannot be reached here. This script writes the
@@ -68,7 +70,7 @@ def task_yaml(task: str, data: Path) -> str:
     import lm_eval
 
     tasks = Path(lm_eval.__file__).parent / "tasks"
-    original = {"bbq": tasks / "bbq" / "bbq_multiple_choice.yaml",
+    original = {"bbq": tasks / "bbq" / "bbq_multiple_choice.yaml", "bbq_generate": tasks / "bbq" / "bbq_generate.yaml",
                 "crows_pairs_english": tasks / "crows_pairs" / "crows_pairs_english.yaml"}[task]
     return (f"include: {original}\ntask: {task}\ndataset_path: json\ndataset_name: null\n"
             f"dataset_kwargs:\n  data_files:\n    test: {data}\n")
@@ -76,21 +78,24 @@ def task_yaml(task: str, data: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--task", choices=("bbq", "crows_pairs_english"), required=True)
+    parser.add_argument("--task", choices=("bbq", "bbq_generate", "crows_pairs_english"), required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--per-category", type=int, default=None, help="BBQ: examples drawn per category")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=None, help="lm-eval's --limit (the first N documents)")
     parser.add_argument("--batch-size", default="16")
     parser.add_argument("--data-only", action="store_true", help="write the task's data and stop")
+    parser.add_argument("--max-gen-toks", type=int, default=None,
+                        help="generate_until tasks: at most this many new tokens (lm-eval's default is 256)")
     args = parser.parse_args()
     folder = args.out / "task"
     folder.mkdir(parents=True, exist_ok=True)
-    rows = bbq_rows(args.per_category, args.seed) if args.task == "bbq" else crows_rows()
+    bbq = args.task.startswith("bbq")
+    rows = bbq_rows(args.per_category, args.seed) if bbq else crows_rows()
     data = folder / f"{args.task}.jsonl"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     (folder / f"{args.task}.yaml").write_text(task_yaml(args.task, data), encoding="utf-8")
-    if args.task == "bbq":
+    if bbq:
         bbq_folder(rows, args.out / "bbq-data")
     if args.data_only:
         return
@@ -99,6 +104,8 @@ def main() -> None:
                args.batch_size, "--log_samples", "--output_path", str(args.out / "results")]
     if args.limit is not None:
         command += ["--limit", str(args.limit)]
+    if args.max_gen_toks is not None:
+        command += ["--gen_kwargs", f"max_gen_toks={args.max_gen_toks}"]
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     print(" ".join(command), flush=True)
     raise SystemExit(subprocess.call(command, env=env))

@@ -101,7 +101,11 @@ class FakeServer:
         salt = self.salt + ("swapped" if self.swap_after is not None and self.completions > self.swap_after else "")
         prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
         generated = int(body.get("max_tokens", 16))
-        choices = [self._choice(i, p, generated, salt) for i, p in enumerate(prompts)]
+        if not body.get("echo"):  # a generation: " and" max_tokens times, no log-probabilities of the prompt
+            choices = [{"index": i, "text": " and" * generated, "finish_reason": "length",
+                        "logprobs": {"tokens": [" and"] * generated}} for i in range(len(prompts))]
+        else:
+            choices = [self._choice(i, p, generated, salt) for i, p in enumerate(prompts)]
         return httpx.Response(200, json={"id": "cmpl-fake", "object": "text_completion", "model": self.model,
                                          "choices": choices})
 

@@ -49,8 +49,9 @@ from typing import Any
 from urllib.parse import quote
 
 from .errors import BiasAtlasError
-from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, NextSentenceProbe, PairAnswer,
-                     PairProbe, Probe, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
+from .probes import (Answer, ContinuationProbe, EmbeddingAnswer, EmbeddingProbe, GenerationAnswer, GenerationProbe,
+                     NextSentenceProbe, PairAnswer, PairProbe, Probe, SentenceAnswer, SentenceProbe, SlotAnswer,
+                     SlotProbe)
 from .scorers.base import _finite  # one definition of a usable number, shared with scorers
 from .paths import scores_path
 
@@ -64,9 +65,11 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     PRIMARY KEY (scorer, probe)
 ) WITHOUT ROWID
 """
-_KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer, "embedding": EmbeddingAnswer}
+_KINDS = {"pair": PairAnswer, "slot": SlotAnswer, "sentence": SentenceAnswer, "embedding": EmbeddingAnswer,
+          "generation": GenerationAnswer}
 _ANSWERED_BY = {PairProbe: PairAnswer, SlotProbe: SlotAnswer, ContinuationProbe: SlotAnswer,
-                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer, NextSentenceProbe: SentenceAnswer}
+                SentenceProbe: SentenceAnswer, EmbeddingProbe: EmbeddingAnswer, NextSentenceProbe: SentenceAnswer,
+                GenerationProbe: GenerationAnswer}
 _BROKEN = {sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT}
 # PairAnswer's token counts were first named n_scored_a/_b. Rows keep those names, so
 # caches written before the rename still read and new rows are byte-identical to theirs.
@@ -112,6 +115,8 @@ def _content(probe: Probe) -> list:
         return ["embedding", probe.text, probe.pooling]
     if isinstance(probe, NextSentenceProbe):
         return ["next-sentence", probe.first, probe.second]
+    if isinstance(probe, GenerationProbe):
+        return ["generation", probe.prompt, probe.max_new_tokens, list(probe.stop)]
     raise TypeError(f"not a probe: {probe!r}")
 
 
@@ -127,7 +132,7 @@ def _checksum(scorer: str, key: str, payload: str) -> str:
 
 def _encode(answer: Answer) -> str:
     kind = {PairAnswer: "pair", SlotAnswer: "slot", SentenceAnswer: "sentence",
-            EmbeddingAnswer: "embedding"}[type(answer)]
+            EmbeddingAnswer: "embedding", GenerationAnswer: "generation"}[type(answer)]
     names = _STORED_NAMES.get(kind, {})
     # an empty piece_logprobs (every policy but reveal) is left out: such rows read as before
     fields = {names.get(k, k): v for k, v in asdict(answer).items() if k != "id" and (k != "piece_logprobs" or v)}

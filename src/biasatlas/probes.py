@@ -107,7 +107,28 @@ class NextSentenceProbe:
     second: str
 
 
-Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe | NextSentenceProbe
+@dataclass(frozen=True)
+class GenerationProbe:
+    """Ask for the text a model generates after ``prompt``: greedy decoding (temperature 0), at
+    most ``max_new_tokens`` new tokens, cut before the first of ``stop`` (lm-evaluation-harness's
+    ``generate_until`` request: ``until`` strings, ``max_gen_toks``). The prompt is encoded as the
+    model's tokenizer encodes a text (its own special tokens), as a server does. Answered with a
+    :class:`GenerationAnswer`; causal LMs (in process and served) answer it, others refuse it."""
+
+    id: str
+    prompt: str
+    max_new_tokens: int = 32
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_new_tokens, bool) or not isinstance(self.max_new_tokens, int) \
+                or self.max_new_tokens < 1:
+            raise ValueError(f"GenerationProbe.max_new_tokens must be a whole number ≥ 1, not {self.max_new_tokens!r}")
+        if any(not s for s in self.stop):
+            raise ValueError("GenerationProbe.stop holds an empty string, which would cut every text to nothing")
+
+
+Probe = PairProbe | SlotProbe | ContinuationProbe | SentenceProbe | EmbeddingProbe | NextSentenceProbe | GenerationProbe
 
 
 @dataclass(frozen=True)
@@ -165,7 +186,23 @@ class EmbeddingAnswer:
     n_tokens: int
 
 
-Answer = PairAnswer | SlotAnswer | SentenceAnswer | EmbeddingAnswer
+Finish = Literal["stop", "length", "eos"]
+"""Why a generation ended: a stop string (cut before it), ``max_new_tokens`` reached, or the
+model's end-of-sequence token."""
+
+
+@dataclass(frozen=True)
+class GenerationAnswer:
+    """The text generated for a :class:`GenerationProbe` (after the prompt, cut before the first
+    stop string), how many tokens the model generated, and why it stopped (:data:`Finish`)."""
+
+    id: str
+    text: str
+    n_tokens: int
+    finish: str = "length"
+
+
+Answer = PairAnswer | SlotAnswer | SentenceAnswer | EmbeddingAnswer | GenerationAnswer
 
 
 Reads = Literal["masked", "sequence", "embedding", "given"]

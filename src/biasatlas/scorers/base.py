@@ -29,8 +29,8 @@ from functools import partial
 from typing import Any, TypeVar
 
 from ..errors import UnscorableProbe, UnsupportedProbe
-from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, NextSentenceProbe, PairProbe, Probe, Scored,
-                      ScorerInfo, SentenceProbe, SlotProbe)
+from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, GenerationProbe, NextSentenceProbe, PairProbe,
+                      Probe, Scored, ScorerInfo, SentenceProbe, SlotProbe)
 from .job import Job
 from .resume import EVERY_ROW, Interrupted, Watch, batches_needed, run_jobs
 
@@ -59,6 +59,8 @@ _UNSUPPORTED = {
                   "or word-vectors for a vectors file)"),
     "next-sentence": ("the {name} scorer does not answer next-sentence probes (they need a masked LM "
                       "whose checkpoint has an NSP head)"),
+    "generation": ("the {name} scorer does not generate text (generated answers need a causal LM: "
+                   "--scorer causal-lm, or a served model)"),
 }
 
 
@@ -164,7 +166,8 @@ class Scorer(abc.ABC):
         change its neighbours' batches."""
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
                 (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences),
-                (EmbeddingProbe, self._embeddings), (NextSentenceProbe, self._next_sentences))
+                (EmbeddingProbe, self._embeddings), (NextSentenceProbe, self._next_sentences),
+                (GenerationProbe, partial(self._generations, answered=answered)))
 
     def _unsupported(self, kind: str) -> UnsupportedProbe:
         return UnsupportedProbe(_UNSUPPORTED[kind].format(name=self.name))
@@ -187,6 +190,10 @@ class Scorer(abc.ABC):
     def _next_sentences(self, probes: list[NextSentenceProbe], tick: Progress,
                         answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
         raise self._unsupported("next-sentence")
+
+    def _generations(self, probes: list[GenerationProbe], tick: Progress,
+                     answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
+        raise self._unsupported("generation")
 
     def plan(self, probes: Sequence[Probe], answered: Collection[str] = frozenset()) -> dict[str, int]:
         """The distinct model inputs these probes need (see :meth:`ModelScorer.plan`);
@@ -285,7 +292,8 @@ class ModelScorer(Scorer):
         """Each kind answered by running its jobs: the one table is :meth:`_job_builders`; and
         next-sentence probes, which a classification head answers, not LM-head rows."""
         by_jobs = tuple((kind, partial(self._run, build, work, answered)) for kind, build in self._job_builders())
-        return (*by_jobs, (NextSentenceProbe, partial(self._next_sentences, answered=answered)))
+        return (*by_jobs, (NextSentenceProbe, partial(self._next_sentences, answered=answered)),
+                (GenerationProbe, partial(self._generations, answered=answered)))
 
     def _run(self, build: Callable[[list[Any]], Iterable[Job]], work: dict[str, int], answered: frozenset[str],
              probes: list[Any], tick: Progress) -> list[Answer]:

@@ -40,12 +40,13 @@ from functools import partial
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, ScorerInfo, SentenceAnswer,
-                      SentenceProbe, SlotProbe)
+from ..probes import (Answer, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, ScorerInfo,
+                      SentenceAnswer, SentenceProbe, SlotProbe)
 from .alignment import shared_positions
 from .inmemory import InMemoryModel
 from ..values import BatchSize
-from .base import ModelScorer
+from .base import ModelScorer, Progress
+from .generation import generate
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, option_jobs,
@@ -229,6 +230,12 @@ class CausalLMScorer(ModelScorer):
         readings = [self._read(self.encode(p.text)) for p in probes]
         yield self._job(readings, Job([r.request for r in readings], partial(_sentence_answers, probes, readings),
                                       len(probes), [(p.id, 1) for p in probes]))
+
+    def _generations(self, probes: list[GenerationProbe], tick: Progress,
+                     answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
+        """Greedy generated texts (:mod:`.generation`), rows of one token length per batch."""
+        return generate(self.model, self.tokenizer, probes, batch_size=max(self.batch_size, 1), device=self.device,
+                        tick=tick, answered=answered)
 
     def logprob_sums(self, requests: Sequence[Request], work: dict[str, int] | None = None) -> list[float]:
         """For each (row, targets): Σ_j log P(target_j | the row up to position j)."""

@@ -38,14 +38,15 @@ from functools import partial
 from typing import Any
 
 from ..errors import UnsupportedProbe, UsageError, did_you_mean
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
-                      SentenceProbe, SlotAnswer, SlotProbe)
+from ..probes import (Answer, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo,
+                      SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from ..values import canonical_dtype, check_batch_size
 from .base import ModelScorer, Progress
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
 from .batching import chunks
 from .resume import EVERY_ROW, Stopped, Watch
+from .served_generation import completions
 from .served_checks import CANARY, Canary, checked_canary, same_model
 from .served_echo import EchoedPrompt, Untiled, echoed
 from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key
@@ -168,6 +169,12 @@ class ServedScorer(ModelScorer):
         same_model(self.ask, self.prefix, self.canary, self.where)
         self._owner, self._counts, self._late = {}, {}, {}
         return super().score(probes, progress, answered=answered)
+
+    def _generations(self, probes: list[GenerationProbe], tick: Progress,
+                     answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
+        """Greedy texts from ``/v1/completions`` (:mod:`.served_generation`), the prompt sent as it is."""
+        return completions(self.client.post, self.facts.model, [p for p in probes if p.id not in answered],
+                           batch_size=max(int(self.batch_size), 1), tick=tick, where=self.where)
 
     # -- jobs --------------------------------------------------------------------------------
     def _reading(self, probe_id: str, text: str, start: int = 0, count: tuple[int, int] | None = None,

@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ...errors import MissingInput, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
+from ...scorers.generation import STOP_RULE
 from ..contract import BenchmarkResult
-from ..options import Options, draw_sample, option
+from ..options import UNRECORDED, Options, draw_sample, option
+from . import generated
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
+from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
@@ -47,8 +50,10 @@ from .evaluation import Outcome, summarise
 #    option on SmolLM2); ``options="lm-eval"`` lists its unknown strings in its order, "Unknown" first.
 #   and: a probe repeating an earlier one's content gets its answer (issue 34 item 6): 3,023 repeated
 #    options of BBQ en no longer each get the last bits of their own chunk's batches.
+#   and: --answers generated (issue 38), a new reading; likelihood runs score and record as before.
 VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
+AnswersBy = Literal["likelihood", "generated"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
 OptionsForm = Literal["3", "lm-eval"]
 #: Every dataset's categories (``--help`` shows them all; a value is checked against its dataset's).
@@ -57,9 +62,7 @@ CONTENT_FREE = "N/A"
 #: lm-eval's ten unknown strings, in its order: ``UNKNOWN_RESPONSES`` of ``lm_eval/tasks/bbq/utils.py`` in the
 #: release we test against, lm-eval 0.4.13 (the same list since its commit 150a18521, 2025-03-14, which moved
 #: "Unknown" from last to first; 262d1a9 had it last). tests/benchmarks/bbq/test_bbq_metric.py reads the installed list.
-LM_EVAL_UNKNOWNS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
-                                     "Can't answer", "Not known", "Not enough info", "Not enough information",
-                                     "Not answerable", "Undetermined")
+LM_EVAL_UNKNOWNS: tuple[str, ...] = UNKNOWN_STRINGS  # one list, kept with the generated answers' parser
 
 
 def prompt(context: str, question: str) -> str:
@@ -109,17 +112,31 @@ class BBQ(Options):
                                        "strings; en and mbbq-en).")
     control: bool = option(True, "MBBQ: also score the control set (names instead of group words).",
                            switch=(False, True))
+    answers: AnswersBy = option("likelihood", "likelihood (each option's log-likelihood after the prompt) or "
+                                              "generated (the model writes its answer, --parser maps it to an "
+                                              "option; lm-eval's bbq_generate; en and mbbq-en).")
+    parser: ParseRule = option("lm-eval-0.4.13", "With --answers generated: the rule mapping a generated "
+                                                 "answer to an option.", choices=PARSE_RULES)
+    max_new_tokens: int = option(32, "With --answers generated: at most this many new tokens per answer.",
+                                 minimum=1)
 
     def check(self) -> None:
         """lm-eval's unknown strings are English; a folder of the user's must exist."""
         if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en"):
             raise UsageError(f"--options lm-eval uses English unknown strings: only en and mbbq-en, not {self.dataset}")
+        if self.answers == "generated" and (self.dataset not in ("en", "mbbq-en") or self.rule != "sum"
+                                            or self.options != "3"):
+            raise UsageError("--answers generated reads what the model writes with lm-eval's English rule: en and "
+                             "mbbq-en only, with --rule and --options left at their defaults (sum, 3)")
         if self.data is not None and not Path(self.data).is_dir():
             raise MissingInput("no such folder", path=self.data)
 
     def refuse(self, info: ScorerInfo) -> None:
         """A predictions file gives one score per option of the item, compared as it is: no other
         rule, and the item's own three options."""
+        if info.reads == "given" and self.answers == "generated":
+            raise UsageError("a predictions file gives option scores, not generated text: leave --answers at "
+                             "likelihood")
         if info.reads == "given" and (self.rule != "sum" or self.options != "3"):
             raise UsageError("a predictions file's option scores are compared as they are, one per option of the "
                              "item: leave --rule and --options at their defaults (sum, 3)")
@@ -134,7 +151,15 @@ class BBQ(Options):
         # the reading after the rule, the prompt after control, as config.json has always listed them
         return {"data": str(Path(files[0][0]).parent), "data_sha256": combined, "data_files": files,
                 "rule": self.rule, "reading": self.reading,
-                "control": self.control, "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE}
+                "control": self.control, "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE,
+                **self._generation_provenance()}
+
+    def _generation_provenance(self) -> dict[str, Any]:
+        """The generated reading's settings and stop rule; none of them in a likelihood run's config."""
+        if self.answers == "likelihood":
+            return {"answers": UNRECORDED, "parser": UNRECORDED, "max_new_tokens": UNRECORDED}
+        return {"answers": self.answers, "parser": self.parser, "max_new_tokens": self.max_new_tokens,
+                "stop": list(generated.STOP), "generation": STOP_RULE}
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -163,6 +188,8 @@ class BBQ(Options):
 
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""
+        if self.answers == "generated":
+            return generated.probes(items, self.max_new_tokens)
         out: list[Probe] = []
         free = prompt(CONTENT_FREE, CONTENT_FREE)
         for e in items:
@@ -199,6 +226,8 @@ class BBQ(Options):
         return values
 
     def score(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        if self.answers == "generated":
+            return self._score_generated(items, answers)
         outcomes, records, skipped = [], [], []
         for e in items:
             values = None if e.target is None else self.option_values(e, answers)
@@ -214,12 +243,21 @@ class BBQ(Options):
                             rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
         return BenchmarkResult(summary, records, skipped)
 
+    def _score_generated(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        """The generated reading (:mod:`.generated`): parsed answers scored by the same code."""
+        outcomes, records, skipped, unparsed = generated.parsed(items, answers, self.parser)
+        summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
+                            rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
+        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.parser), records, skipped)
+
     @property
     def reading(self) -> str:
         """How an option was read: ``pll`` (masked) or ``continuation``, with the rule; ``given``
         when the options' scores come from a predictions file (a chosen option 1, the others 0)."""
         if self.scorer is not None and self.scorer.reads == "given":
             return "given"
+        if self.answers == "generated":
+            return "generated"
         return f"{'pll' if self.masked else 'continuation'}-{self.rule}"
 
 

@@ -80,6 +80,9 @@ class Example:
     label_type: str = "label"
     weight: int = 1
     control: bool = False
+    #: Each option's ``answer_info`` list as the data gives it (BBQ-schema sets only; empty otherwise):
+    #: lm-evaluation-harness's ``bbq_generate`` parser names a person by these group words too.
+    groups: tuple[tuple[str, ...], ...] = ()
 
     @property
     def group(self) -> str:
@@ -114,6 +117,12 @@ def _field(record: Mapping[str, object], name: str, path: Path, line: int) -> ob
     if name not in record:
         raise DataError("missing", path=path, line=line, field=name)
     return record[name]
+
+
+def answer_info(record: Mapping[str, object]) -> tuple[tuple[str, ...], ...]:
+    """Each option's ``answer_info`` list (checked by :func:`_bbq_record` first)."""
+    info = record["answer_info"]
+    return tuple(tuple(str(x) for x in info[f"ans{i}"]) for i in range(3))  # type: ignore[index]
 
 
 def _bbq_record(record: Mapping[str, object], path: Path, line: int
@@ -176,7 +185,7 @@ def read_bbq(path: Path, metadata: Mapping[tuple[str, str, str], list[tuple[int 
         target, label_type = (meta[0] if meta else (None, "label"))
         out.append(Example(**common, options=options, label=label,  # type: ignore[arg-type]
                            unknown=unknown, target=target,
-                           label_type=label_type, weight=max(len(meta), 1)))
+                           label_type=label_type, weight=max(len(meta), 1), groups=answer_info(record)))
     return out
 
 
@@ -206,7 +215,7 @@ def read_mbbq(path: Path, *, control: bool, packed: bool = False) -> list[Exampl
         groups = meta.get("stereotyped_groups") if isinstance(meta, dict) else None
         target = _flipped(stereotyped_option(tags, groups), unknown, str(common["polarity"]))
         out.append(Example(**common, options=options, label=label, unknown=unknown,  # type: ignore[arg-type]
-                           target=target, control=control))
+                           target=target, control=control, groups=answer_info(record)))
     return out
 
 

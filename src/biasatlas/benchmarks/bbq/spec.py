@@ -12,6 +12,7 @@ from ..base import BenchmarkSpec
 from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
 from .benchmark import BBQ, RULES
 from .data import LANGUAGE, Example
+from .parse import PARSE_RULES
 from .summary import COLUMNS, BBQRunSummary
 from .view import VIEW
 
@@ -39,7 +40,9 @@ def reordered(example: Example, order: Sequence[int]) -> Example:
     if len(order) != len(example.options):
         return example
     place = {old: new for new, old in enumerate(order)}
+    groups = tuple(example.groups[i] for i in order) if example.groups else ()
     return replace(example, options=tuple(example.options[i] for i in order), label=place[example.label],
+                   groups=groups,
                    unknown=place[example.unknown], target=None if example.target is None else place[example.target])
 
 
@@ -55,12 +58,19 @@ def _reorder_all(order: Sequence[int]) -> Callable[[Sequence[Example]], list[Exa
     return lambda items: [reordered(e, order) for e in items]
 
 
+def _rules(bench: BBQ) -> tuple[Perturbation, ...]:
+    """The likelihood reading's answer rules, or the generated reading's parse rules."""
+    if bench.answers == "generated":
+        return option_values("parser", PARSE_RULES, "answer parser")
+    return option_values("rule", RULES, "answer rule")
+
+
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before the prompt (English sets only),
 #: the answer rules, and the options' order; an item's outcome is the answer chosen (biased,
 #: counter or unknown; None for a tie).
 SENSITIVITY = Sensitivity(
     kinds={"preambles": lambda bench, scorer: preambles("en" if bench.dataset in ("en", "mbbq-en") else None),
-           "rules": lambda bench, scorer: option_values("rule", RULES, "answer rule"), "orders": orders},
+           "rules": lambda bench, scorer: _rules(bench), "orders": orders},
     headlines=lambda s: tuple(headline(s, k) for k in ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis")),
     outcome=lambda r: r.get("answer"), outcome_phrase="the answer chosen (biased, counter or unknown)")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ...runs.checks import Interval, WithIntervals
 from ...runs.view import Column
-from ...runs.typed import Summary, same_object
+from ...runs.typed import Summary, same_object, when_set
 
 #: The items.jsonl fields the report reads.
 COLUMNS: tuple[Column, ...] = (
@@ -57,6 +57,10 @@ class BBQRunSummary(Summary):
     reading: str | None = None
     dataset: str | None = None
     options: str | None = None
+    #: ``--answers generated``: the rule that mapped answers to options, and how many answers it could not
+    #: map (left out of every score, kept in items.jsonl); absent from a likelihood run's summary.
+    parser: str | None = when_set()
+    unparsed: float | None = when_set()
 
     @property
     def overall(self) -> SetScores:

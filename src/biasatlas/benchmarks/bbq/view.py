@@ -61,6 +61,9 @@ def _ordered(sets: Mapping[str, SetScores]) -> list[tuple[str, SetScores]]:
 def tables(run: RunView) -> list[Table]:
     s = run.typed(BBQRunSummary)
     reading = f" Dataset {s.dataset or '–'}, rule {s.rule or '–'} ({s.reading or '–'}), options {s.options or '–'}."
+    if s.parser is not None:
+        reading = (f" Dataset {s.dataset or '–'}, generated answers mapped to options by {s.parser}; "
+                   f"{s.unparsed or 0:g} unparsed (left out of every score, kept in items.jsonl).")
     out = [Table(f"BBQ {s.dataset or ''}".strip(), COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.sets)),
                  CAPTION + reading)]
     if s.control:
@@ -74,7 +77,9 @@ def notices(run: RunView) -> tuple[str, ...]:
     s = run.typed(BBQRunSummary)
     found = [(f"control {k}" if c else k, v.degenerate) for c, sets in ((False, s.sets), (True, s.control))
              for k, v in sets.items() if v.degenerate]
-    return tuple(f"BBQ {name}: bias score degenerate: {why}." for name, why in found)
+    unparsed = (f"BBQ: {s.unparsed:g} generated answers could not be mapped to an option by {s.parser}: left out "
+                "of every score and kept in items.jsonl (answer null, parsed false).",) if s.unparsed else ()
+    return (*unparsed, *(f"BBQ {name}: bias score degenerate: {why}." for name, why in found))
 
 
 def metrics(run: RunView) -> list[Metric]:

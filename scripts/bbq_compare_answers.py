@@ -1,0 +1,61 @@
+"""Per item, the answer a BBQ run chose by likelihood beside the one the model wrote (issue 38).
+
+    python scripts/bbq_compare_answers.py LIKELIHOOD_RUN GENERATED_RUN [--items N]
+
+Both are run folders of ``biasatlas run bbq`` on the same items (the second with ``--answers
+generated``). Prints, as Markdown: the cross-table of answer kinds (biased, counter, unknown; the
+generated side adds *unparsed*), how often the two chose the same option among the items both
+answered, and the first ``--items`` rows item by item (gold, each answer, the generated text).
+Reads items.jsonl only, as the report does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+KINDS = ("biased", "counter", "unknown", "unparsed", "tie")
+
+
+def items(run: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in (run / "items.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return {r["id"]: r for r in rows}
+
+
+def kind(row: dict) -> str:
+    if row.get("answer") is not None:
+        return str(row["answer"])
+    return "unparsed" if row.get("parsed") is False else "tie"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("likelihood", type=Path)
+    parser.add_argument("generated", type=Path)
+    parser.add_argument("--items", type=int, default=20, help="item rows to print (default 20)")
+    args = parser.parse_args()
+    a, b = items(args.likelihood), items(args.generated)
+    shared = [i for i in a if i in b]
+    print(f"{len(shared)} items in both runs ({len(a) - len(shared)} only in the likelihood run, "
+          f"{len(b) - len(shared)} only in the generated one).\n")
+    table = Counter((kind(a[i]), kind(b[i])) for i in shared)
+    print("| likelihood \\ generated | " + " | ".join(KINDS) + " |")
+    print("|---" * (len(KINDS) + 1) + "|")
+    for k in KINDS[:3] + ("tie",):
+        print(f"| {k} | " + " | ".join(str(table[(k, g)]) for g in KINDS) + " |")
+    both = [i for i in shared if a[i].get("choice") is not None and b[i].get("choice") is not None]
+    same = sum(a[i]["choice"] == b[i]["choice"] for i in both)
+    if both:
+        print(f"\nSame option chosen: {same} of {len(both)} items both answered ({100 * same / len(both):.1f} %).\n")
+    print("| id | context | gold | likelihood | generated | generated text |")
+    print("|---|---|---|---|---|---|")
+    for i in shared[: args.items]:
+        gold = a[i]["options"][a[i]["label"]]
+        text = str(b[i].get("generated", "")).replace("\n", "⏎").replace("|", "\\|")[:60]
+        print(f"| {i} | {a[i]['context_condition']} | {gold} | {kind(a[i])} | {kind(b[i])} | {text} |")
+
+
+if __name__ == "__main__":
+    main()
