@@ -250,4 +250,8 @@ def _passes(planned: Planned) -> str:
     if "batches" not in planned.work:  # a scorer without a model plans nothing
         return "no forward passes planned (the scorer runs no model here)"
     rows, batches = planned.work.get("rows_computed", 0), planned.work["batches"]
-    return f"{rows:,} rows in {batches:,} forward passes"
+    texts = planned.work.get("generations", 0)
+    generated = f"{texts:,} texts to generate" if texts else ""
+    if texts and not rows:
+        return generated
+    return f"{rows:,} rows in {batches:,} forward passes" + (f" and {generated}" if texts else "")

@@ -145,3 +145,16 @@ def test_summary_counts_are_what_an_uncached_run_computes(fixture, request):
     assert summary["n_forward_passes"] == counted["rows_computed"]
     # seq2seq: an encoder input runs once per batch holding its rows (a split one twice)
     assert summary.get("n_encoder_passes") == counted.get("encoder_rows")
+
+
+@pytest.mark.slow  # a BBQ run hashes its data files and generates on a tiny GPT-2 (seconds)
+def test_generated_answers_are_planned_as_texts_to_generate(tiny_gpt2):
+    """Generation runs no planned rows (its decoding steps depend on the text): the line counts
+    the prompts still to generate, one per item, and a rerun finds them all cached."""
+    options = {"model": str(tiny_gpt2), "category": "Religion", "limit": 3, "answers": "generated",
+               "max_new_tokens": 4}
+    lines, run = _lines("bbq", **options)
+    assert _start(lines, "bbq")[4] == "3 texts to generate"
+    assert len(run.records) == 3
+    again = _start(_lines("bbq", **options)[0], "bbq")
+    assert again[4] == "nothing left to score"

@@ -325,20 +325,24 @@ class ModelScorer(Scorer):
         jobs: list[Job] = []
         refused = self._refused(probes)
         probes = [p for p in probes if p.id not in refused]
+        # generated texts run no planned rows (decoding steps depend on the text): count the prompts
+        generate = sum(isinstance(p, GenerationProbe) and p.id not in answered for p in probes)
+        texts = {"generations": generate} if generate else {}
         for kind, build in self._job_builders():
             group = [p for p in probes if isinstance(p, kind)]
             if group:
                 each_alone(_recording(build, jobs), group)
         if answered:  # a resumed chunk: the batches of its plan that unanswered probes need
             kept = batches_needed(jobs, answered, self._model_input, self._batch_plan)
-            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(kept)}
+            return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(kept),
+                    **texts}
         calls = [job.requests for job in jobs]
         rows = {self._model_input(r) for call in calls for r in call}
         distinct = [list(dict.fromkeys(map(self._model_input, call))) for call in calls]
         # each call computes its own distinct rows: a row two calls share (a masked LM's repeated
         # sentence, one call per sentence probe) is computed in both
         planned = {"rows_computed": sum(map(len, distinct)), "batches": self._planned_batches(calls, rows)}
-        return {**planned, **self._planned_extra(distinct)}
+        return {**planned, **self._planned_extra(distinct), **texts}
 
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
