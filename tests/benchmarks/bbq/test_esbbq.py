@@ -267,3 +267,13 @@ def test_the_eleven_options_log_likelihoods_equal_lm_eval_s_on_a_tiny_gpt2(tiny_
     theirs = run_in_lm_eval(_LM_EVAL_LOGLIKELIHOODS, {"model": str(tiny_gpt2), "requests": requests})
     ours = [v for r in run.records for v in r["values"]]
     assert max(abs(a - b) for a, b in zip(ours, theirs, strict=True)) < 1e-4
+
+
+def test_sensitivity_reads_the_authors_scores_for_esbbq_and_cabbq_only():
+    from biasatlas.benchmarks.bbq.spec import SENSITIVITY
+
+    summary = {"accuracy_amb": 10.0, "accuracy_dis": 20.0, "bias_amb": 1.0, "bias_dis": 2.0, "diff_bias_amb": 3.0,
+               "diff_bias_dis": 4.0}
+    for dataset, expected in (("esbbq", [10.0, 20.0, 3.0, 4.0]), ("cabbq", [10.0, 20.0, 3.0, 4.0]),
+                              ("en", [10.0, 20.0, 1.0, 2.0])):
+        assert [h.value for h in SENSITIVITY.headlines({**summary, "dataset": dataset})] == expected
