@@ -17,6 +17,7 @@ from biasatlas.runs.view import RunView
 
 PARRISH, NEPLENBROEK = "parrish-etal-2022-bbq", "neplenbroek-etal-2024-mbbq"
 JIN, HUANG = "jin-etal-2024-kobbq", "huang-xiong-2024-cbbq"
+RUIZ = "ruizfernandez-etal-2025-esbbq-cabbq"
 NANGIA, NEVEOL = "nangia-etal-2020-crows", "neveol-etal-2022-french"
 TOUILEB23, TOUILEB22 = "touileb-etal-2023-measuring", "touileb-etal-2022-occupational"
 BARTL, KURITA = "bartl-etal-2020-unmasking", "kurita-etal-2019-measuring"
@@ -28,6 +29,7 @@ EXPECTED: list[tuple[str, dict[str, str], list[str]]] = [
     *[("bbq", {"dataset": f"mbbq-{lang}"}, [PARRISH, NEPLENBROEK]) for lang in ("nl", "es", "tr", "en")],
     ("bbq", {"dataset": "kobbq"}, [PARRISH, JIN]),
     ("bbq", {"dataset": "cbbq"}, [PARRISH, HUANG]),
+    *[("bbq", {"dataset": d}, [PARRISH, RUIZ]) for d in ("esbbq", "cabbq")],
     ("crows-pairs", {"dataset": "en"}, [NANGIA]),
     *[("crows-pairs", {"dataset": d}, [NANGIA, NEVEOL]) for d in ("fr", "fr+210", "en-revised", "en-revised+210")],
     ("crows-pairs", {"dataset": "nl"}, [NANGIA, "strazda-spanakis-2025-dutch"]),

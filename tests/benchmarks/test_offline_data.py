@@ -15,7 +15,7 @@ from shared_data import shared_data_dir
 
 DATA = shared_data_dir()
 
-RUNS = [["bbq", "--dataset", d, "--limit", "2"] for d in ("en", "mbbq-nl", "kobbq", "cbbq")] + [
+RUNS = [["bbq", "--dataset", d, "--limit", "2"] for d in ("en", "mbbq-nl", "kobbq", "cbbq", "esbbq", "cabbq")] + [
     ["crows-pairs", "--dataset", d, "--limit", "2"] for d in ("en", "en-revised+210", "fr", "fr+210")] + [
     ["census", "--country", c, "--limit", "3"] for c in ("us", "fr", "no", "de", "us-bec-pro")] + [
     ["stereoset", "--split", "test", "--limit", "2"], ["winobias", "--limit", "2"], ["winogender", "--limit", "2"]]

@@ -18,7 +18,9 @@ in turn (reading ``pll``; ``mean`` divides by the tokens of that text).
 
 Ties between the best options leave the example unanswered (the R script drops tied
 logits). ``options="lm-eval"`` is lm-eval's 12-option form: the two people, in order, then
-its ten unknown strings; any unknown string chosen counts as the unknown answer.
+its ten unknown strings; any unknown string chosen counts as the unknown answer. EsBBQ and
+CaBBQ are asked with their authors' prompt and, in that form, their 11 options (the two people
+and nine unknown wordings in the dataset's language: :mod:`.esbbq`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnsw
 from ...scorers.generation import STOP_RULE
 from ..contract import BenchmarkResult
 from ..options import UNRECORDED, Options, draw_sample, option
-from . import generated
+from . import esbbq, generated
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
 from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
@@ -51,6 +53,7 @@ from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
 #   and: a probe repeating an earlier one's content gets its answer (issue 34 item 6): 3,023 repeated
 #    options of BBQ en no longer each get the last bits of their own chunk's batches.
 #   and: --answers generated (issue 38), a new reading; likelihood runs score and record as before.
+#   (EsBBQ and CaBBQ, issue 39, are new datasets: no score of an earlier one moves, so still 3.)
 VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 AnswersBy = Literal["likelihood", "generated"]
@@ -65,18 +68,22 @@ CONTENT_FREE = "N/A"
 LM_EVAL_UNKNOWNS: tuple[str, ...] = UNKNOWN_STRINGS  # one list, kept with the generated answers' parser
 
 
-def prompt(context: str, question: str) -> str:
-    """lm-eval's ``bbq`` prompt: the answer follows the ``A:`` cue after one space."""
+def prompt(context: str, question: str, dataset: str = "en") -> str:
+    """lm-eval's ``bbq`` prompt: the answer follows the ``A:`` cue after one space; EsBBQ's and
+    CaBBQ's own prompt in their language (:data:`.esbbq.PROMPTS`)."""
+    if dataset in esbbq.PROMPTS:
+        return esbbq.PROMPTS[dataset].format(context=context, question=question)
     return f"{context}\n\nQ: {question}\nA:"
 
 
-def choices(example: Example, form: str) -> list[tuple[str, int]]:
+def choices(example: Example, form: str, dataset: str = "en") -> list[tuple[str, int]]:
     """(option text, the original option it stands for) in the order scored: the three options,
-    or lm-eval's twelve (the two people in data order, then its ten unknown strings)."""
+    or lm-eval's twelve (the two people in data order, then its ten unknown strings); for EsBBQ
+    and CaBBQ their eleven (the two people, then the nine unknown wordings of their language)."""
     if form == "3":
         return [(text, i) for i, text in enumerate(example.options)]
     people = [(text, i) for i, text in enumerate(example.options) if i != example.unknown]
-    return people + [(text, example.unknown) for text in LM_EVAL_UNKNOWNS]
+    return people + [(text, example.unknown) for text in esbbq.UNKNOWNS.get(dataset, LM_EVAL_UNKNOWNS)]
 
 
 def choose(values: Sequence[float]) -> int | None:
@@ -100,7 +107,8 @@ class BBQ(Options):
 
     # Names are case-insensitive (EN, MBBQ-NL), as every dataset name; the canonical spelling is recorded.
     dataset: str = option("en", "en (BBQ), mbbq-nl, mbbq-es, mbbq-tr, mbbq-en (MBBQ), kobbq (KoBBQ test), "
-                                "cbbq (CBBQ gender).", choices=DATASETS, case_sensitive=False)
+                                "cbbq (CBBQ gender), esbbq (EsBBQ, Spanish), cabbq (CaBBQ, Catalan).",
+                          choices=DATASETS, case_sensitive=False)
     category: str | None = option(None, "One category of the dataset (default: all of them; 'biasatlas list' names "
                                         "each dataset's).", choices=_ALL_CATEGORIES, metavar="<category>",
                                   grouped=("dataset", CATEGORIES))
@@ -109,7 +117,8 @@ class BBQ(Options):
     rule: Rule = option("sum", "How an option is scored: sum (log-likelihood, the paper's and lm-eval's), mean "
                                "(per token) or pmi (minus its log-likelihood after a content-free prompt).")
     options: OptionsForm = option("3", "3 (the item's options) or lm-eval (its 12: the two people and ten unknown "
-                                       "strings; en and mbbq-en).")
+                                       "strings; en and mbbq-en; esbbq and cabbq: their authors' 11, nine unknown "
+                                       "wordings in their language).")
     control: bool = option(True, "MBBQ: also score the control set (names instead of group words).",
                            switch=(False, True))
     answers: AnswersBy = option("likelihood", "likelihood (each option's log-likelihood after the prompt) or "
@@ -122,8 +131,9 @@ class BBQ(Options):
 
     def check(self) -> None:
         """lm-eval's unknown strings are English; a folder of the user's must exist."""
-        if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en"):
-            raise UsageError(f"--options lm-eval uses English unknown strings: only en and mbbq-en, not {self.dataset}")
+        if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en", *esbbq.PROMPTS):
+            raise UsageError(f"--options lm-eval uses English unknown strings, only en and mbbq-en (and esbbq and "
+                             f"cabbq their authors' Spanish and Catalan ones), not {self.dataset}")
         if self.answers == "generated" and (self.dataset not in ("en", "mbbq-en") or self.rule != "sum"
                                             or self.options != "3"):
             raise UsageError("--answers generated reads what the model writes with lm-eval's English rule: en and "
@@ -151,7 +161,8 @@ class BBQ(Options):
         # the reading after the rule, the prompt after control, as config.json has always listed them
         return {"data": str(Path(files[0][0]).parent), "data_sha256": combined, "data_files": files,
                 "rule": self.rule, "reading": self.reading,
-                "control": self.control, "prompt": prompt("{context}", "{question}"), "content_free": CONTENT_FREE,
+                "control": self.control, "prompt": prompt("{context}", "{question}", self.dataset),
+                "content_free": CONTENT_FREE,
                 **self._generation_provenance()}
 
     def _generation_provenance(self) -> dict[str, Any]:
@@ -191,12 +202,12 @@ class BBQ(Options):
         if self.answers == "generated":
             return generated.probes(items, self.max_new_tokens)
         out: list[Probe] = []
-        free = prompt(CONTENT_FREE, CONTENT_FREE)
+        free = prompt(CONTENT_FREE, CONTENT_FREE, self.dataset)
         for e in items:
             if e.target is None:
                 continue
-            asked = prompt(e.context, e.question)
-            for k, (text, _) in enumerate(choices(e, self.options)):
+            asked = prompt(e.context, e.question, self.dataset)
+            for k, (text, _) in enumerate(choices(e, self.options, self.dataset)):
                 pid = f"{e.id}#{k}"
                 if self.masked:
                     out.append(SentenceProbe(pid, f"{asked} {text}"))
@@ -210,7 +221,7 @@ class BBQ(Options):
     def option_values(self, e: Example, answers: Mapping[str, Answer]) -> list[float] | None:
         """Each scored option's value under :attr:`rule`; None when an answer is missing."""
         values = []
-        for k in range(len(choices(e, self.options))):
+        for k in range(len(choices(e, self.options, self.dataset))):
             read = _logprobs(answers.get(f"{e.id}#{k}"), answers.get(f"{e.id}#{k}/free"))
             if read is None:
                 return None
@@ -236,7 +247,7 @@ class BBQ(Options):
                 skipped.append({"id": e.id, "category": e.category, "reason": reason})
                 continue
             best = choose(values)
-            o = Outcome(e, None if best is None else choices(e, self.options)[best][1])
+            o = Outcome(e, None if best is None else choices(e, self.options, self.dataset)[best][1])
             outcomes.append(o)
             records.append(_record(o, values))
         summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),

@@ -1,8 +1,8 @@
 """The papers a BBQ-family run rests on: BBQ itself for every dataset (each of the others adapts
-its templates and its metric), and the dataset's own paper for MBBQ, KoBBQ and CBBQ.
+its templates and its metric), and the dataset's own paper for MBBQ, KoBBQ, CBBQ, EsBBQ and CaBBQ.
 
 Entries as the venues' records give them (ACL Anthology for BBQ and CBBQ, TACL for KoBBQ, the
-COLM proceedings for MBBQ).
+COLM proceedings for MBBQ, arXiv for EsBBQ/CaBBQ).
 """
 
 from __future__ import annotations
@@ -40,11 +40,18 @@ HUANG_2024 = Reference("huang-xiong-2024-cbbq", "inproceedings", (
     ("booktitle", "Proceedings of the 2024 Joint International Conference on Computational Linguistics, "
                   "Language Resources and Evaluation (LREC-COLING 2024)"),
     ("year", "2024"), ("address", "Torino, Italia"), ("publisher", "ELRA and ICCL"), ("pages", "2917--2929")))
+#: Ruiz-Fernández et al. (arXiv 2025): EsBBQ and CaBBQ, BBQ for Spanish and Catalan and Spain's social context.
+RUIZ_FERNANDEZ_2025 = Reference("ruizfernandez-etal-2025-esbbq-cabbq", "misc", (
+    ("title", "{EsBBQ} and {CaBBQ}: The {S}panish and {C}atalan Bias Benchmarks for Question Answering"),
+    ("author", "Ruiz-Fern{\\'a}ndez, Valle and Mina, Mario and Falc{\\~a}o, J{\\'u}lia and Vasquez-Reina, Luis "
+               "and Sall{\\'e}s, Anna and Gonzalez-Agirre, Aitor and Perez-de-Vi{\\~n}aspre, Olatz"),
+    ("year", "2025"), ("eprint", "2507.11216"), ("archivePrefix", "arXiv")))
 
 #: Each dataset's own paper, beside BBQ's (``en`` is BBQ's own set).
 DATASET_PAPERS: Mapping[str, Reference] = {"mbbq-nl": NEPLENBROEK_2024, "mbbq-es": NEPLENBROEK_2024,
                                            "mbbq-tr": NEPLENBROEK_2024, "mbbq-en": NEPLENBROEK_2024,
-                                           "kobbq": JIN_2024, "cbbq": HUANG_2024}
+                                           "kobbq": JIN_2024, "cbbq": HUANG_2024,
+                                           "esbbq": RUIZ_FERNANDEZ_2025, "cabbq": RUIZ_FERNANDEZ_2025}
 
 
 def references(run: RunView) -> tuple[Reference, ...]:

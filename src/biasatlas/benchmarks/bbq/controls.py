@@ -9,6 +9,9 @@ instead of group words: QA ability without stereotypes), judged alike.
 
 Detectable effect: the bias scores have no test of their own, only the 95 % template bootstrap,
 so the MDE is :func:`~biasatlas.power.mde_normal` at that interval's SE (normal approximation).
+
+The headline bias scores are BBQ's (the R script's) except where a dataset's authors define
+their own: EsBBQ and CaBBQ headline theirs, which are the diff-bias columns (:mod:`.esbbq`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ from .summary import BBQRunSummary, SetScores
 
 #: Three answers per question (the two people and "unknown"): a model that cannot read the context.
 CHANCE = 100.0 / 3.0
-LABELS = {"bias_amb": "bias (ambiguous)", "bias_dis": "bias (disambiguated)"}
+LABELS = {"bias_amb": "bias (ambiguous)", "bias_dis": "bias (disambiguated)",
+          "diff_bias_amb": "bias (ambiguous; the authors' = diff-bias)",
+          "diff_bias_dis": "bias (disambiguated; the authors' = diff-bias)"}
+#: Datasets whose authors' bias scores are the diff-bias columns: their headlines.
+OWN_SCORES = {"esbbq": ("diff_bias_amb", "diff_bias_dis"), "cabbq": ("diff_bias_amb", "diff_bias_dis")}
 
 
 def _controls(s: BBQRunSummary) -> tuple[Control, ...]:
@@ -48,13 +55,17 @@ def _headline(o: SetScores, key: str, controls: tuple[Control, ...]) -> Headline
 def _missing(o: SetScores, key: str) -> str:
     """Why a bias score has no value: no example of its context was scored, or no answer named a
     person (the score is a share of the answers that do)."""
-    context = "ambiguous" if key == "bias_amb" else "disambiguated"
-    if not (o.n_amb if key == "bias_amb" else o.n_dis):
+    ambiguous = key.endswith("_amb")
+    context = "ambiguous" if ambiguous else "disambiguated"
+    if not (o.n_amb if ambiguous else o.n_dis):
         return f"no {context} example was scored (a smaller --sample or one --category can hold none)"
+    if key == "diff_bias_dis":
+        return "no disambiguated question of one of the two kinds (pro- and anti-stereotypical) was answered"
     return f"no answer in {context} contexts named a person (all 'unknown'), and the score counts those that do"
 
 
 def headlines(run: RunView) -> tuple[Headline, ...]:
     s = run.typed(BBQRunSummary)
     controls = _controls(s)
-    return tuple(_headline(s.overall, key, controls) for key in ("bias_amb", "bias_dis"))
+    keys = OWN_SCORES.get(s.dataset or "", ("bias_amb", "bias_dis"))
+    return tuple(_headline(s.overall, key, controls) for key in keys)

@@ -17,6 +17,8 @@ answer. What differs is the format and how the *biased* option is known:
 - ``cbbq`` (Huang & Xiong): the gender CSVs; the stereotyped option is the one naming the
   group in ``bias_targeted_groups`` (女性: a word with 女 or 妈; 变性人: one starting 变性),
   flipped for non-negative questions as in BBQ; unknown is ``ans2``.
+- ``esbbq``, ``cabbq`` (Ruiz-Fernández et al. 2025): BBQ's schema with a template id, the
+  authors' answer types and ``question_type`` (:mod:`.esbbq`); unknown is ``ans2``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import ast
 import csv
 import functools
 import io
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,11 +37,11 @@ from ...compressed import gunzip
 from ...errors import DataError, MissingInput
 from ...textfiles import json_objects
 from ..fetch import DataFile, locate
-from . import sources
+from . import esbbq, sources
 
-DATASETS: tuple[str, ...] = ("en", "mbbq-nl", "mbbq-es", "mbbq-tr", "mbbq-en", "kobbq", "cbbq")
+DATASETS: tuple[str, ...] = ("en", "mbbq-nl", "mbbq-es", "mbbq-tr", "mbbq-en", "kobbq", "cbbq", "esbbq", "cabbq")
 LANGUAGE: dict[str, str] = {"en": "en", "mbbq-nl": "nl", "mbbq-es": "es", "mbbq-tr": "tr", "mbbq-en": "en",
-                            "kobbq": "ko", "cbbq": "zh"}
+                            "kobbq": "ko", "cbbq": "zh", "esbbq": "es", "cabbq": "ca"}
 MBBQ_CATEGORIES: tuple[str, ...] = ("Age", "Disability_status", "Gender_identity", "Physical_appearance", "SES",
                                     "Sexual_orientation")
 CATEGORIES: dict[str, tuple[str, ...]] = {
@@ -47,7 +50,10 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
     "kobbq": ("age", "disability_status", "domestic_area_of_origin", "educational_background",
               "family_structure", "gender_identity", "physical_appearance", "political_orientation",
               "race_ethnicity_nationality", "religion", "ses", "sexual_orientation"),
-    "cbbq": ("gender",)}
+    "cbbq": ("gender",), "esbbq": esbbq.CATEGORIES, "cabbq": esbbq.CATEGORIES}
+#: EsBBQ's and CaBBQ's files share their names: under ``$BIASATLAS_DATA_DIR`` each is read from
+#: the sub-folder named after its dataset when there is one (:func:`find`).
+_FILES_OF = {"esbbq": sources.ESBBQ_FILES, "cabbq": sources.CABBQ_FILES}
 #: Group words an MBBQ tag may carry for a ``stereotyped_groups`` entry: the gender tags are
 #: translated (nl, es, tr, as they occur in the data), the others stay English.
 _GROUP_WORDS = {"f": {"f", "woman", "girl", "vrouw", "meisje", "mujer", "chica", "kadın", "kız"},
@@ -64,7 +70,9 @@ class Example:
     """One question: ``options`` in data order, ``label`` the gold index, ``unknown`` the index
     of the "unknown" option, ``target`` the option a biased answer picks (None: not known, the
     item is skipped). ``template`` groups an item's variants (bootstrap unit); ``weight`` is
-    how many rows the authors' merge gives it; ``control``: an MBBQ control-set item."""
+    how many rows the authors' merge gives it; ``control``: an MBBQ control-set item;
+    ``question_type``: EsBBQ/CaBBQ's own label of a question (pro-stereo, anti-stereo, n/a), which
+    their disambiguated bias score reads instead of ``label == target`` (:mod:`.esbbq`)."""
 
     id: str
     category: str
@@ -83,6 +91,7 @@ class Example:
     #: Each option's ``answer_info`` list as the data gives it (BBQ-schema sets only; empty otherwise):
     #: lm-evaluation-harness's ``bbq_generate`` parser names a person by these group words too.
     groups: tuple[tuple[str, ...], ...] = ()
+    question_type: str | None = None
 
     @property
     def group(self) -> str:
@@ -90,11 +99,16 @@ class Example:
         return f"{self.category} (names)" if self.label_type == "name" else self.category
 
 
-def find(spec: DataFile, folder: Path | None) -> tuple[Path, bool]:
+def find(spec: DataFile, folder: Path | None, subfolder: str | None = None) -> tuple[Path, bool]:
     """The file ``spec`` names and whether it is gzip-compressed: under ``folder`` (searched
     recursively, the plain name or ``name.gz``) when one is given, else the shared lookup
     (:func:`~..fetch.locate`), where a ``name.gz`` under ``$BIASATLAS_DATA_DIR`` serves too (the
-    shared MBBQ copy is compressed)."""
+    shared MBBQ copy is compressed). ``subfolder``: a file name two datasets share (EsBBQ and
+    CaBBQ) is read from ``$BIASATLAS_DATA_DIR/<subfolder>`` when that folder exists, since the
+    lookup by name alone would take whichever sorts first."""
+    data_dir = os.environ.get("BIASATLAS_DATA_DIR")
+    if folder is None and subfolder and data_dir and (Path(data_dir) / subfolder).is_dir():
+        folder = Path(data_dir) / subfolder
     if folder is None:
         shared = locate(spec, gzip_ok=True)
         return shared, shared.name == spec.name + ".gz"
@@ -277,6 +291,32 @@ def read_cbbq(path: Path, packed: bool = False) -> list[Example]:
     return out
 
 
+def read_escabbq(path: Path, dataset: str, packed: bool = False) -> list[Example]:
+    """One EsBBQ/CaBBQ category file (:mod:`.esbbq`): ``ans2`` must be the "unknown" placeholder,
+    shown as the language's first paraphrase; the target is the pro-stereotypical person."""
+    out = []
+    for line, record in json_objects(_text(path, packed), path):
+        options, tags, label, unknown = _bbq_record(record, path, line)
+        if unknown != 2 or options[2] != esbbq.PLACEHOLDER:
+            raise DataError(f"the unknown option must be ans2, {esbbq.PLACEHOLDER!r}", path=path, line=line,
+                            field="ans2")
+        condition = _field(record, "context_condition", path, line)
+        if condition not in ("ambig", "disambig"):
+            raise DataError(f"must be ambig or disambig, not {condition!r}", path=path, line=line,
+                            field="context_condition")
+        category, polarity = str(_field(record, "category", path, line)), str(
+            _field(record, "question_polarity", path, line))
+        out.append(Example(
+            id=f"{dataset}/{category}/{_field(record, 'instance_id', path, line)}", category=category,
+            template=f"{category}/{_field(record, 'template_id', path, line)}", polarity=polarity,
+            ambiguous=condition == "ambig", context=str(_field(record, "context", path, line)),
+            question=str(_field(record, "question", path, line)),
+            options=(*options[:2], esbbq.UNKNOWNS[dataset][0]), label=label, unknown=2,
+            target=esbbq.pro_stereo_option(tags, _field(record, "stereotyped_groups", path, line), polarity),
+            question_type=esbbq.checked_question_type(_field(record, "question_type", path, line), path, line)))
+    return out
+
+
 def files(dataset: str, categories: tuple[str, ...], control: bool) -> list[tuple[str, DataFile]]:
     """(reader kind, file) for ``dataset``'s ``categories``: what :func:`read` reads."""
     if dataset == "en":
@@ -288,6 +328,8 @@ def files(dataset: str, categories: tuple[str, ...], control: bool) -> list[tupl
                 for c_set in sets for c in categories]
     if dataset == "kobbq":
         return [("kobbq", sources.KOBBQ_TEST)]
+    if dataset in _FILES_OF:
+        return [(dataset, _FILES_OF[dataset][c]) for c in categories]
     return [("cbbq", f) for f in sources.CBBQ_GENDER]
 
 
@@ -323,6 +365,8 @@ def _examples(kind: str, file: Stamp, meta: Stamp | None) -> tuple[Example, ...]
         return tuple(read_bbq(path, _metadata(meta), packed))
     if kind in ("mbbq", "control"):
         return tuple(read_mbbq(path, control=kind == "control", packed=packed))
+    if kind in _FILES_OF:
+        return tuple(read_escabbq(path, kind, packed))
     return tuple(read_kobbq(path, packed) if kind == "kobbq" else read_cbbq(path, packed))
 
 
@@ -337,7 +381,7 @@ def read(dataset: str, categories: tuple[str, ...], control: bool, folder: Path 
         meta, paths = stamp(meta_path, packed), [meta_path]
     examples: list[Example] = []
     for kind, spec in files(dataset, categories, control):
-        path, packed = find(spec, folder)
+        path, packed = find(spec, folder, dataset if dataset in _FILES_OF else None)
         paths.append(path)
         found = _examples(kind, stamp(path, packed), meta if kind == "bbq" else None)
         examples += [e for e in found if e.category in categories] if kind == "kobbq" else found

@@ -3,8 +3,9 @@
 Every file is pinned to the commit the shared copies were checked against (their PROVENANCE.md):
 nyu-mll/BBQ @ bea11bd, Veranep/MBBQ @ adaa401 (licence not stated upstream, so the package
 fetches it and never ships it), naver-ai/KoBBQ @ 0dd165a, YFHuangxxxx/CBBQ @ 95eaf2e (the
-gender category: the only one whose bytes were checked here). MBBQ's sha256 are those of the
-upstream ``.jsonl`` bytes (the shared copy is gzip-compressed; ``gzip -dc`` gives them).
+gender category: the only one whose bytes were checked here), langtech-bsc/EsBBQ-CaBBQ @ ee2e0f6
+(EsBBQ ``data_es/``, CaBBQ ``data_ca/``; Apache-2.0). MBBQ's, EsBBQ's and CaBBQ's sha256 are those of the
+upstream ``.jsonl`` bytes (the shared copies are gzip-compressed; ``gzip -dc`` gives them).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..fetch import DataFile
 _BBQ = "https://raw.githubusercontent.com/nyu-mll/BBQ/bea11bd97d79217245b5871acd247b9d6eb24598/"
 _MBBQ = "https://raw.githubusercontent.com/Veranep/MBBQ/adaa40172cdcf52eb403c01954a1aef8b0b1e97d/data/"
 _KOBBQ = "https://raw.githubusercontent.com/naver-ai/KoBBQ/0dd165aeaaacd1bd46c63513a9b2e9875eb6dce7/data/"
+_ESCABBQ = "https://raw.githubusercontent.com/langtech-bsc/EsBBQ-CaBBQ/ee2e0f6123f718b735fc445d368d92acd2c223be/"
 _CBBQ = "https://raw.githubusercontent.com/YFHuangxxxx/CBBQ/95eaf2eeaa0b936f3e97e3424f134e9d7655da98/data/gender/"
 
 #: BBQ's eleven category files, by category.
@@ -158,3 +160,36 @@ CBBQ_GENDER: tuple[DataFile, ...] = (
     DataFile("disambiguous.csv", _CBBQ + "disambiguous/disambiguous.csv",
              "ace38bcc96a3e4312ca16ffdc389e64f742e48eeaae165d58645c8826a68967b"),
 )
+
+
+def _escabbq(folder: str, digests: dict[str, str]) -> dict[str, DataFile]:
+    return {c: DataFile(f"{c}.full.jsonl", f"{_ESCABBQ}{folder}/{c}.full.jsonl", h) for c, h in digests.items()}
+
+
+#: EsBBQ's ten category files (Spanish), by category.
+ESBBQ_FILES: dict[str, DataFile] = _escabbq("data_es", {
+    "Age": "90858d72d6bd271310376019368d7baf130cb21de851fd322bc97859c09faed8",
+    "DisabilityStatus": "17dab15b71aca8e8316c43058d45598f7cd5b0080b5cc5c7e7b3741df1f9db3a",
+    "Gender": "9c286f02580400d2592d547ddbe7605a5ba3b0a793a254551314f778fbdefb6a",
+    "LGBTQIA": "7e0fd4b5f5c69a8818fe4da6483ee64fd41e34a719c31c61cd5f1246620e564c",
+    "Nationality": "3a076c1f423a2d5a7a45a1142b0fc806f1446de83775c610a3088783de181a5f",
+    "PhysicalAppearance": "e3614cf7bf83e368125600e8ad20378be821292bc46083bbca5459c206f93a1d",
+    "RaceEthnicity": "b8b0db2bcabbe2db380e4cc2ba790241acc196973044625d33e43c1a87e2c899",
+    "Religion": "10d2d30933bc1dcae03c15b2d5d3aa43379d0a6d8214090ce8ee2c064abe46a8",
+    "SES": "469704cb1c969bd5a6dece149366496eecdae1927571870c510dae80daec840a",
+    "SpanishRegion": "d890a3efe6837127844b6927dc3fd388fa4f10ca6025feb98a1ce2440d20e1d5",
+})
+#: CaBBQ's ten category files (Catalan), by category: the same names as EsBBQ's, so a data tree
+#: holding both is told apart by folder (data.find).
+CABBQ_FILES: dict[str, DataFile] = _escabbq("data_ca", {
+    "Age": "6ba9856c2525e16c5ff3dd1bff9140e761d12934ff0a7d716d02c5c4600ccb61",
+    "DisabilityStatus": "32371366c95c98ec8fcbda876333e587a0585e9ec4cce2430800fcc15492ed16",
+    "Gender": "c720fb5de47d5b1f1b231bed027a4bd2b97cb1cc4cf2b4ab5c0d9f470e690c8d",
+    "LGBTQIA": "42d8ece34e6db5d20ede0e2f5a948ac4c1786782e2d8ef3be6895102d2b03526",
+    "Nationality": "844cd8c92b0457b1e967daa0398898ce107b340630af9a7acedef73aea00bbbe",
+    "PhysicalAppearance": "609f4a0a88e921aa3e3dc70c2e2225638bc8f1d70bafdc54a6fa23548fa74293",
+    "RaceEthnicity": "92519cba418ddbcb44840599e621809784ee7b2b8a7a38a579c878b2f7ad2765",
+    "Religion": "597009d0b1ee338d3bfd20c2cff82376c15eee9ec69ce8d0fe58020572a67c03",
+    "SES": "238a8df5e08774bccf4495715271df01fa873cc73c86c9d5dad65573556baea9",
+    "SpanishRegion": "9e235adaec68da240c3902e4b7ea94f74b446472189b87974e4bb5c499314cee",
+})

@@ -11,6 +11,7 @@ from ...lint import LintItem
 from ..base import BenchmarkSpec
 from ..sensitivity import Perturbation, Sensitivity, headline, option_values, preambles
 from .benchmark import BBQ, RULES
+from .controls import OWN_SCORES
 from .data import LANGUAGE, Example
 from .parse import PARSE_RULES
 from .summary import COLUMNS, BBQRunSummary
@@ -65,13 +66,18 @@ def _rules(bench: BBQ) -> tuple[Perturbation, ...]:
     return option_values("rule", RULES, "answer rule")
 
 
+def _sensitivity_keys(summary: Mapping[str, Any]) -> tuple[str, ...]:
+    """Both accuracies and the run's headline bias scores (EsBBQ/CaBBQ: their authors')."""
+    return ("accuracy_amb", "accuracy_dis", *OWN_SCORES.get(str(summary.get("dataset")), ("bias_amb", "bias_dis")))
+
+
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before the prompt (English sets only),
 #: the answer rules, and the options' order; an item's outcome is the answer chosen (biased,
 #: counter or unknown; None for a tie).
 SENSITIVITY = Sensitivity(
     kinds={"preambles": lambda bench, scorer: preambles("en" if bench.dataset in ("en", "mbbq-en") else None),
            "rules": lambda bench, scorer: _rules(bench), "orders": orders},
-    headlines=lambda s: tuple(headline(s, k) for k in ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis")),
+    headlines=lambda s: tuple(headline(s, k) for k in _sensitivity_keys(s)),
     outcome=lambda r: r.get("answer"), outcome_phrase="the answer chosen (biased, counter or unknown)")
 
 def scorer_defaults(bench: BBQ) -> Mapping[str, Any]:
