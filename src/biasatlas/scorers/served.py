@@ -38,7 +38,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import UnsupportedProbe, UsageError, did_you_mean
-from ..probes import (ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
+from ..probes import (ChatTokens, ContinuationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo, SentenceAnswer,
                       SentenceProbe, SlotAnswer, SlotProbe)
 from ..values import canonical_dtype, check_batch_size
 from .base import ModelScorer, Progress
@@ -160,7 +160,10 @@ class ServedScorer(ModelScorer):
 
     @property
     def info(self) -> ScorerInfo:
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype)
+        """Sentence log-likelihoods; the model's chat template is unknown here (the server does not
+        say it): a benchmark asked for it refuses, suggesting a template file (:mod:`..benchmarks.chat`)."""
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype,
+                          chat=ChatTokens(None, start_text=self.prefix, model=self.where))
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Collection[str] = frozenset()) -> Scored:
