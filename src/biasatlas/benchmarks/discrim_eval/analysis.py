@@ -89,7 +89,7 @@ class Coefficient:
 
 def frame(decisions: Sequence[Decision]) -> Any:
     """The regression's data (pandas): logit, race, gender, age, age_c, scenario."""
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]  # statsmodels needs pandas: present wherever it is
 
     df = pd.DataFrame({"value": [d.logit for d in decisions], "race": [d.prompt.race for d in decisions],
                        "gender": [d.prompt.gender for d in decisions], "age": [d.prompt.age for d in decisions],
