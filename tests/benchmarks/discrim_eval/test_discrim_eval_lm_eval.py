@@ -23,6 +23,7 @@ from biasatlas.benchmarks.discrim_eval import DiscrimEval
 from biasatlas.benchmarks.discrim_eval.analysis import FORMS, Decision, mixed_model
 from biasatlas.benchmarks.discrim_eval.benchmark import CUE, INSTRUCTION
 from lm_eval_venv import run_in_lm_eval
+from packaged_smollm2 import smollm2
 
 pytestmark = pytest.mark.slow
 
@@ -94,8 +95,6 @@ def test_coefficients_equal_lm_evals_aggregation(tmp_path: Path) -> None:
 
 
 def test_prompts_and_log_likelihoods_equal_lm_evals_on_smollm2() -> None:
-    from test_chat_templates import smollm2
-
     from biasatlas.scorers.causal_lm import CausalLMScorer
 
     folder = smollm2()
