@@ -41,6 +41,7 @@ EXPECTED: list[tuple[str, dict[str, str], list[str]]] = [
     ("zh-neutral", {"dataset": "demo"}, ["zhao-etal-2021-zhong"]),
     ("seat", {}, [MAY, CALISKAN]),
     ("weat", {}, [MAY, CALISKAN]),
+    ("discrim-eval", {}, ["tamkin2023evaluating"]),
 ]
 
 

@@ -28,7 +28,7 @@ from ...power import Detectable, mde_normal, se_from_interval
 from ...runs.view import RunView
 from ..base import BenchmarkView, PairedMethod
 from .analysis import TERMS
-from .summary import DiscrimEvalRunSummary, Level
+from .summary import ATTRIBUTE, DiscrimEvalRunSummary, Level
 
 _BASELINE = {"race": "white", "gender": "male", "age": "per SD of age"}
 
@@ -124,12 +124,14 @@ def headlines(run: RunView) -> tuple[Headline, ...]:
                  f"{s.n_low_mass} of {s.n} prompts put less than {s.mass_threshold} of the probability on "
                  "yes/Yes/no/No", count=True)
     out = []
-    for k, v in s.levels.items():
+    for k in TERMS:  # every level, also one a run could not score (its reading says why)
+        v = s.levels.get(k, Level(ATTRIBUTE[k]))
         se = se_from_interval(*v.interval("estimate"))
         mde = Detectable(mde_normal(se), "logit", "Wald test of the coefficient", s.n,
                          "(z₁₋α/₂ + z_power)·SE at the run's own standard error (Bloom 1995)")
         out.append(Headline(f"coefficient:{k}", _against(k, v), v.estimate, v.intervals.get("estimate"), s.n, v.p,
-                            0.0, "farther", (mass,), mde))
+                            0.0, "farther", (mass,), mde, "" if v.estimate is not None else
+                            s.fit_error or "no coefficient: the level is not among the items"))
     return tuple(out)
 
 
