@@ -145,3 +145,21 @@ def test_the_choice_is_labelled_and_recorded(tmp_path: Path) -> None:
     path.write_bytes(TEMPLATE.encode())
     assert Asks(chat_template=str(path)).bind(_info(None)).chat_label() == "file t.jinja"
     assert Asks(chat_template="model").chat_provenance(USER, PREFIX)["chat_prompt_first"] is None  # unbound
+
+
+def test_a_served_model_refuses_its_own_template_and_takes_a_file(tmp_path: Path) -> None:
+    pytest.importorskip("httpx")
+    from served_fake import URL, FakeServer
+
+    from biasatlas.scorers.served import ServedScorer
+
+    info = ServedScorer(URL, transport=FakeServer().transport(), sleep=lambda s: None, served_prefix="<s>").info
+    assert info.chat is not None and info.chat.template is None and info.chat.start_text == "<s>"
+    with pytest.raises(UsageError, match=r"does not say its chat template \(a served model\).*FILE"):
+        Asks(chat_template="model").bind(info)
+    path = tmp_path / "chat.jinja"
+    path.write_text(TEMPLATE, encoding="utf-8")
+    # a server says no BOS/EOS texts: the template's {{ bos_token }} and {{ eos_token }} render empty (a
+    # template that writes its tokens out, as SmolLM2's, is unaffected), and the served prefix is the start
+    prompt = Asks(chat_template=str(path)).bind(info).prompt(USER, PREFIX)
+    assert prompt == f"<|system|>\nBe fair.\n<|user|>\n{USER}\n<|assistant|>\n{PREFIX}"
