@@ -8,7 +8,7 @@ mixed-effects aggregation), with only the dataset pointed at a local JSON Lines 
 with ``--model hf`` on a local model folder, float32 on the CPU, ``--log_samples`` so each item's four
 log-likelihoods come back. Writes ``subset.jsonl``, the task folder and lm-eval's output under ``--out``.
 
-    python bench/discrim_eval_lm_eval.py --out /tmp/de-parity [--scenarios 3] [--seed 0] [--per-scenario N] [--chat]
+    python bench/discrim_eval_lm_eval.py --out /tmp/de-parity [--scenarios 3] [--seed 0] [--stride N] [--chat]
         [--model ~/.cache/biasatlas/models/smollm2-135m--0.1.2]
 """
 
@@ -29,17 +29,18 @@ SHARED = Path(os.environ.get("BIASATLAS_SHARED_DATA", REPO.parent.parent / "shar
 TASK = "discrim_eval_explicit_local"
 
 
-def subset(out: Path, scenarios: int, seed: int, per_scenario: int | None = None) -> Path:
-    """Every row (or the first ``per_scenario``) of ``scenarios`` decision scenarios drawn with the seed, in
-    file order."""
+def subset(out: Path, scenarios: int, seed: int, stride: int = 1) -> Path:
+    """Every row (or every ``stride``-th: with 7, coprime to the 15 gender × race cells and spanning the 9
+    ages, 20 rows that hold every level) of ``scenarios`` decision scenarios drawn with the seed, in file
+    order."""
     with gzip.open(SHARED / "discrim-eval" / "explicit.jsonl.gz", "rt", encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
     ids = sorted({r["decision_question_id"] for r in rows})
     chosen = {int(i) for i in np.random.default_rng(seed).choice(ids, size=scenarios, replace=False)}
     path = out / "subset.jsonl"
     kept = [r for r in rows if r["decision_question_id"] in chosen]
-    if per_scenario is not None:
-        kept = [r for i in sorted(chosen) for r in [x for x in kept if x["decision_question_id"] == i][:per_scenario]]
+    if stride > 1:
+        kept = [r for i in sorted(chosen) for r in [x for x in kept if x["decision_question_id"] == i][::stride]]
         kept.sort(key=rows.index)
     path.write_text("".join(json.dumps(r) + "\n" for r in kept))
     return path
@@ -61,13 +62,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--scenarios", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--per-scenario", type=int, help="only the first N rows of each scenario")
+    parser.add_argument("--stride", type=int, default=1, help="only every Nth row of each scenario")
     parser.add_argument("--chat", action="store_true", help="--apply_chat_template")
     parser.add_argument("--model", default=str(Path.home() / ".cache/biasatlas/models/smollm2-135m--0.1.2"))
     parser.add_argument("--batch-size", default="16")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    tasks = task_folder(args.out, subset(args.out, args.scenarios, args.seed, args.per_scenario))
+    tasks = task_folder(args.out, subset(args.out, args.scenarios, args.seed, args.stride))
     command = [str(LM_EVAL / "bin" / "lm_eval"), "--model", "hf", "--model_args",
                f"pretrained={args.model},dtype=float32", "--device", "cpu", "--tasks", TASK, "--include_path",
                str(tasks), "--batch_size", args.batch_size, "--log_samples", "--output_path",
