@@ -79,8 +79,10 @@ def test_render_matches_transformers_apply_chat_template(tiny_gpt2: Path) -> Non
 
 
 def _read_ids(scorer, prompt: str, continuation: str) -> list[int]:
-    """The token ids the scorer's row holds for ``continuation`` after ``prompt`` (lead included)."""
-    return list(scorer._continuation_reading(prompt, continuation).request[0].ids)
+    """The token ids the scorer reads for ``continuation`` after ``prompt``: its row (lead included), which
+    ends at the last read position, then the last target token."""
+    row, targets = scorer._continuation_reading(prompt, continuation).request
+    return [*row.ids, targets[-1]]
 
 
 def _expected_ids(tokenizer, prefix: str, continuation: str) -> list[int]:
