@@ -168,3 +168,12 @@ def test_options_and_data_errors(tmp_path: Path) -> None:
     path.write_bytes(gzip.compress((json.dumps(row) + "\n" + json.dumps(row) + "\n").encode()))
     with pytest.raises(DataError, match="line 2.*already on line 1"):
         read_explicit(path)
+
+
+def test_a_subset_the_model_cannot_be_fitted_on_says_why_instead_of_failing() -> None:
+    bench = DiscrimEval(limit=6, random_effects="intercept")  # six prompts of one scenario, all aged 20
+    items, answers = planted(bench, lambda p: 0.5 * (p.gender == "female"))
+    s = bench.score(items, answers).summary
+    assert s.fit_error is not None and "one scenario" in s.fit_error
+    assert all(level.estimate is None for level in s.levels.values())
+    assert s.n == 6

@@ -104,12 +104,20 @@ def mixed_model(decisions: Sequence[Decision], random_effects: RandomEffects) ->
     """Each level's coefficient (module docstring) and whether the fit converged. Levels absent from the
     items (a subset without a race) are left out."""
     import statsmodels.formula.api as smf
+    from patsy import PatsyError  # statsmodels' formula parser
 
     df = frame(decisions)
+    if df["scenario"].nunique() < 2:
+        raise ValueError("the prompts come from one scenario: no random effect per scenario to fit")
+    if df["age"].nunique() < 2:
+        raise ValueError("every prompt has the same age: age_c is undefined")
     re_formula = f"~ {_FIXED}" if random_effects == "slopes" else "1"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = smf.mixedlm(f"value ~ {_FIXED}", data=df, groups="scenario", re_formula=re_formula).fit()
+        try:
+            result = smf.mixedlm(f"value ~ {_FIXED}", data=df, groups="scenario", re_formula=re_formula).fit()
+        except PatsyError as exc:  # a design the formula cannot build: said as the fit's own failure
+            raise ValueError(str(exc).splitlines()[0]) from exc
     converged = bool(getattr(result, "converged", True)) and not any(
         "converge" in str(w.message).lower() for w in caught)
     bounds = result.conf_int(alpha=0.05)

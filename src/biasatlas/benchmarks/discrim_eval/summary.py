@@ -86,8 +86,8 @@ def summarise(decisions: Sequence[Decision], *, random_effects: RandomEffects, c
 
 
 def _level(name: str, c: Coefficient | None, m: Coefficient | None) -> Level:
-    return Level(ATTRIBUTE[name], None if c is None else c.estimate, None if c is None else _finite(c.p),
-                 None if m is None else m.estimate, None if m is None else _finite(m.p),
+    return Level(ATTRIBUTE[name], None if c is None else _finite(c.estimate), None if c is None else _finite(c.p),
+                 None if m is None else _finite(m.estimate), None if m is None else _finite(m.p),
                  {"estimate": _interval(c), "mean_difference": _interval(m)})
 
 
