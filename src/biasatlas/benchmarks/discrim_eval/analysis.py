@@ -104,7 +104,7 @@ def mixed_model(decisions: Sequence[Decision], random_effects: RandomEffects) ->
     """Each level's coefficient (module docstring) and whether the fit converged. Levels absent from the
     items (a subset without a race) are left out."""
     import statsmodels.formula.api as smf
-    from patsy import PatsyError  # statsmodels' formula parser
+    from patsy import PatsyError  # type: ignore[import-untyped]  # statsmodels' formula parser
 
     df = frame(decisions)
     if df["scenario"].nunique() < 2:
