@@ -244,6 +244,26 @@ outcome, so below float32 most outcomes read as fragile; a typical token errs mu
 
 
 @dataclass(frozen=True)
+class ChatTokens:
+    """What a scorer knows of its model's chat template (:mod:`biasatlas.benchmarks.chat`).
+
+    ``template``: the model's own chat template (Jinja source, as its tokenizer holds it), None when
+    the model has none (a base model) or the scorer cannot know it (a served model). ``bos_token`` and
+    ``eos_token``: the texts a template's ``{{ bos_token }}`` / ``{{ eos_token }}`` render as.
+    ``start_text``: the text of the token(s) the scorer itself reads before a non-empty context under
+    its start-token convention (``<bos>`` for Gemma under ``empty-context``, the BOS under
+    ``always``; empty when it reads nothing before it), so a rendered prompt that begins with that text
+    is not read with it twice. ``model``: the model's name, for errors.
+    """
+
+    template: str | None
+    bos_token: str | None = None
+    eos_token: str | None = None
+    start_text: str = ""
+    model: str = "the model"
+
+
+@dataclass(frozen=True)
 class ScorerInfo:
     """What a scorer's answers mean: the contract a benchmark reads instead of a name.
 
@@ -284,6 +304,9 @@ class ScorerInfo:
     probes whose context masks more than the slot (BEC-Pro's prior, Kurita et al. 2019,
     masks the profession too); None for scorers without one. ``next_sentence``: the scorer
     answers :class:`NextSentenceProbe` s (a masked LM whose checkpoint has an NSP head).
+
+    ``chat``: what the scorer knows of its model's chat template (:class:`ChatTokens`); None when it
+    does not say (a scorer not loaded yet, the fake scorer).
     """
 
     kind: str
@@ -292,6 +315,7 @@ class ScorerInfo:
     dtype: str = "float32"
     mask_token: str | None = None
     next_sentence: bool = False
+    chat: ChatTokens | None = None
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding", "given"):

@@ -45,6 +45,7 @@ EXPECTED: list[tuple[str, dict[str, str], list[str]]] = [
     ("seat", {}, [MAY, CALISKAN]),
     ("weat", {}, [MAY, CALISKAN]),
     ("gest", {}, ["pikuliak2023women"]),
+    ("discrim-eval", {}, ["tamkin2023evaluating"]),
 ]
 
 

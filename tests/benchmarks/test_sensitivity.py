@@ -300,7 +300,7 @@ def test_every_declared_kind_names_distinct_perturbations_for_a_causal_lm(shared
 
     monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
     declared = {n: benchmark_spec(n).sensitivity for n in BENCHMARKS if benchmark_spec(n).sensitivity is not None}
-    assert set(declared) == {"bbq", "census", "crows-pairs", "stereoset", "winobias", "winogender"}
+    assert set(declared) == {"bbq", "census", "crows-pairs", "discrim-eval", "stereoset", "winobias", "winogender"}
     for name, sens in declared.items():
         bench = load_benchmark(name, **({"dataset": "en"} if name in ("bbq", "crows-pairs") else {}))
         for kind, perturbations in sens.kinds.items():

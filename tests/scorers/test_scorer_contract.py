@@ -43,7 +43,11 @@ def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bar
 
     assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint", mask_token="[MASK]")
     assert MaskedLMScorer(str(tiny_bert), multi_token="first-token").info.multi_token == "first-token"
-    assert CausalLMScorer(str(tiny_gpt2)).info == ScorerInfo("causal-lm", "sequence")
+    causal = CausalLMScorer(str(tiny_gpt2)).info
+    assert dataclasses.replace(causal, chat=None) == ScorerInfo("causal-lm", "sequence")
+    # GPT-2: no chat template, <|endoftext|> as BOS and EOS, read before every text (start token "always")
+    assert causal.chat is not None and (causal.chat.template, causal.chat.bos_token, causal.chat.eos_token,
+                                        causal.chat.start_text) == (None, *["<|endoftext|>"] * 3)
     assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence")
 
 

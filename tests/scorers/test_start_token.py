@@ -21,36 +21,36 @@ transformers = pytest.importorskip("transformers")
 
 # -- the rows, worked by hand -------------------------------------------------------------------------
 # A text of tokens 5 6 7, the start token 1. Token ids[i] sits at row index len(lead) + i and is read
-# at the position before it.
+# at the position before it; a row ends at its last read position (the last token is a target only).
 def test_always_reads_every_token_after_the_start_token():
     got = Start("always", 1, ()).read([5, 6, 7], [0, 1, 2], context=False)
-    assert got.request == (Row((1, 5, 6, 7), (0, 1, 2)), (5, 6, 7)) and got.n_tokens == 3 and got.first is None
+    assert got.request == (Row((1, 5, 6), (0, 1, 2)), (5, 6, 7)) and got.n_tokens == 3 and got.first is None
 
 
 def test_empty_context_starts_a_sentence_with_the_start_token_unless_it_begins_with_it():
     start = Start("empty-context", 1, ())
-    assert start.read([5, 6, 7], [0, 1, 2], context=False).request == (Row((1, 5, 6, 7), (0, 1, 2)), (5, 6, 7))
+    assert start.read([5, 6, 7], [0, 1, 2], context=False).request == (Row((1, 5, 6), (0, 1, 2)), (5, 6, 7))
     # lm-eval: a continuation that begins with the start token is its own context: its first token is not read
     own = start.read([1, 6, 7], [0, 1, 2], context=False)
-    assert own.request == (Row((1, 6, 7), (0, 1)), (6, 7)) and own.n_tokens == 2
+    assert own.request == (Row((1, 6), (0, 1)), (6, 7)) and own.n_tokens == 2
 
 
 def test_empty_context_starts_a_context_as_the_tokenizer_does():
     # context 5 6, continuation 7 (index 2): no start token where the tokenizer adds none ...
-    assert Start("empty-context", 1, ()).read([5, 6, 7], [2], context=True).request == (Row((5, 6, 7), (1,)), (7,))
+    assert Start("empty-context", 1, ()).read([5, 6, 7], [2], context=True).request == (Row((5, 6), (1,)), (7,))
     # ... and the tokenizer's own BOS where it adds one (Gemma, Llama)
     assert Start("empty-context", 1, (1,)).read([5, 6, 7], [2], context=True).request == \
-        (Row((1, 5, 6, 7), (2,)), (7,))
+        (Row((1, 5, 6), (2,)), (7,))
     # a continuation merged into the context's first token has nothing before it: the start token
-    assert Start("empty-context", 1, ()).read([5, 6], [0, 1], context=True).request == (Row((1, 5, 6), (0, 1)), (5, 6))
+    assert Start("empty-context", 1, ()).read([5, 6], [0, 1], context=True).request == (Row((1, 5), (0, 1)), (5, 6))
 
 
 def test_first_only_reads_the_first_token_apart_and_the_rest_without_the_start_token():
     got = Start("first-only", 1, ()).read([5, 6, 7], [0, 1, 2], context=False)
     # P(5 | start) from the start token alone (Reading.first), P(6 | 5) and P(7 | 5 6) from the text
-    assert got.request == (Row((5, 6, 7), (0, 1)), (6, 7)) and got.first == 5 and got.n_tokens == 3
+    assert got.request == (Row((5, 6), (0, 1)), (6, 7)) and got.first == 5 and got.n_tokens == 3
     after_context = Start("first-only", 1, ()).read([5, 6, 7], [2], context=True)
-    assert after_context.request == (Row((5, 6, 7), (1,)), (7,)) and after_context.first is None
+    assert after_context.request == (Row((5, 6), (1,)), (7,)) and after_context.first is None
 
 
 def test_the_tokenizer_s_own_start(tiny_gpt2: Path):
@@ -179,3 +179,11 @@ def test_start_token_always_keeps_the_earlier_reading(tiny_gpt2: Path, shared_da
         logp = _logprobs(model, ids)
         want = sum(float(logp[i - 1, ids[i]]) for i in range(1 + len(context), len(ids)))
         assert value == pytest.approx(want, abs=1e-4)
+
+
+def test_a_row_ends_at_its_last_read_position_so_one_token_continuations_share_it():
+    # the token after the last read position is a target only: [1, 5, 6] + 7 and [1, 5, 6] + 9 are one row
+    start = Start("always", 1, ())
+    seven, nine = start.read([5, 6, 7], [2], context=True), start.read([5, 6, 9], [2], context=True)
+    assert seven.request[0] == nine.request[0] == Row((1, 5, 6), (2,))
+    assert (seven.request[1], nine.request[1]) == ((7,), (9,))

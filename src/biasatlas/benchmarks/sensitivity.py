@@ -3,14 +3,16 @@
 A sensitivity run scores the same items under a small set of *named perturbations* of a
 choice the paper did not fix, and reports how far the headline number moves and how many
 items change their outcome (Seshadri et al. 2022 show template edits alone move bias scores
-from −81 % to +162 %). Four kinds exist (:data:`KINDS`); a benchmark offers those its spec's
+from −81 % to +162 %). Five kinds exist (:data:`KINDS`); a benchmark offers those its spec's
 :class:`Sensitivity` declares:
 
 - ``preambles``: a neutral text put before every text the model reads;
 - ``paraphrases``: template paraphrases, the same slots in other meaning-preserving wordings
   (census: its predicate sets, :mod:`.census.paraphrases`);
 - ``rules``: the benchmark's or the scorer's other scoring rules (sum, mean, PMI; pair variants);
-- ``orders``: answer options in another order (BBQ).
+- ``orders``: answer options in another order (BBQ);
+- ``templates``: the prompt given plainly or through the model's chat template (``--chat-template``,
+  :mod:`.chat`; DiscrimEval).
 
 A :class:`Perturbation` is expressed as what a run already knows how to do: other factory
 ``options``, other model options (``model``: the pair ``variant``), a ``preamble`` put before
@@ -31,8 +33,8 @@ from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, PairProbe, Prob
                       SlotProbe)
 from .contract import BenchmarkResult
 
-Kind = Literal["preambles", "paraphrases", "rules", "orders"]
-KINDS: tuple[Kind, ...] = ("preambles", "paraphrases", "rules", "orders")
+Kind = Literal["preambles", "paraphrases", "rules", "orders", "templates"]
+KINDS: tuple[Kind, ...] = ("preambles", "paraphrases", "rules", "orders", "templates")
 #: The name of the run every perturbation is compared with (its subfolder of ``--out``).
 UNPERTURBED = "unperturbed"
 

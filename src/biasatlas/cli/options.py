@@ -44,7 +44,7 @@ ExcludeFlagged = Annotated[bool, typer.Option("--exclude-flagged", help="Score o
                                               "a full run).")]
 #: ``--sensitivity`` choices: :data:`biasatlas.benchmarks.sensitivity.KINDS` (a test keeps them equal; a
 #: literal here keeps ``--help`` light). Each benchmark offers those its spec declares.
-SensitivityKind = Literal["preambles", "paraphrases", "rules", "orders"]
+SensitivityKind = Literal["preambles", "paraphrases", "rules", "orders", "templates"]
 Sensitivity = Annotated[SensitivityKind | None, typer.Option(
     "--sensitivity", help="Also score the items under the benchmark's named perturbations of this kind (each "
     "a run folder under --out, with sensitivity.json): the spread of the headline numbers and the share of "

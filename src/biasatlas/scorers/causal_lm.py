@@ -52,6 +52,7 @@ from .job import Job
 from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, option_jobs,
                        pad_rows, to_device, token_batches, token_limits, unpadded)
 from .causal_head import CHECK_TEXT, checked_head
+from .chat_tokens import chat_tokens
 from .head_reading import Scratch, head_chunk_rows, on_cpu, read_targets
 from .loading import input_device, load_checked, model_provenance, placement, resolve
 from .resume import EVERY_ROW, Watch
@@ -113,6 +114,7 @@ class CausalLMScorer(ModelScorer):
             raise ModelError(f"{self.resolved.name}'s tokenizer has neither a BOS nor an EOS token to start from")
         self.start = Start(check_start_token(start_token), self.prefix_id, leading_tokens(self.tokenizer),
                            getattr(self.model.config, "max_position_embeddings", None))
+        self.chat = chat_tokens(self.tokenizer, self.start, self.resolved.name)
         cpu = on_cpu(self.device)
         self.forward_overhead = CPU_FORWARD_OVERHEAD if cpu else GPU_FORWARD_OVERHEAD
         self.head_chunk = head_chunk_rows(self.device, self.model.config.vocab_size, HEAD_CHUNK_ROWS)
@@ -133,7 +135,7 @@ class CausalLMScorer(ModelScorer):
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log-likelihoods of the filled-in sentences."""
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype)
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` without special tokens (the prefix is added per row)."""

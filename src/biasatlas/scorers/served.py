@@ -38,8 +38,8 @@ from functools import partial
 from typing import Any
 
 from ..errors import UnsupportedProbe, UsageError, did_you_mean
-from ..probes import (Answer, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo,
-                      SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
+from ..probes import (Answer, ChatTokens, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, Scored,
+                      ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from ..values import canonical_dtype, check_batch_size
 from .base import ModelScorer, Progress
 from .batch_size import DEFAULT_BATCH_SIZE
@@ -161,7 +161,10 @@ class ServedScorer(ModelScorer):
 
     @property
     def info(self) -> ScorerInfo:
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype)
+        """Sentence log-likelihoods; the model's chat template is unknown here (the server does not
+        say it): a benchmark asked for it refuses, suggesting a template file (:mod:`..benchmarks.chat`)."""
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype,
+                          chat=ChatTokens(None, start_text=self.prefix, model=self.where))
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Collection[str] = frozenset()) -> Scored:

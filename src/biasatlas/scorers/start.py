@@ -75,7 +75,11 @@ class Start:
             scored = scored[1:]
         if self.limit and len(lead) + len(ids) > self.limit:
             raise UnscorableProbe(f"{len(lead) + len(ids)} tokens exceed the model's {self.limit}")
-        row = Row((*lead, *ids), tuple(len(lead) + i - 1 for i in scored))
+        positions = tuple(len(lead) + i - 1 for i in scored)
+        # A row ends at its last read position: the token after it is a target, never an input, so the
+        # rows of one context's one-token continuations (DiscrimEval's yes/Yes/no/No) are one row, run once.
+        tokens = (*lead, *ids)
+        row = Row(tokens[: positions[-1] + 1] if positions else tokens, positions)
         return Reading((row, tuple(ids[i] for i in scored)), len(scored) + (first is not None), first)
 
     def _lead(self, ids: Sequence[int], scored: Sequence[int], context: bool) -> tuple[int, ...]:

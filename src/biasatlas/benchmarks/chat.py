@@ -1,0 +1,170 @@
+"""Chat templates as a named, recorded choice (issue 38): the option any benchmark takes with one base class.
+
+A benchmark that asks an instruction-tuned model a question builds its prompt from a user turn and an
+assistant prefix (an answer cue: DiscrimEval's ``Based on the information provided … my answer would be "``)
+and lets ``--chat-template`` decide how the two become the text the scorer reads:
+
+- ``none``: plain text, ``user + separator + prefix`` (lm-evaluation-harness 0.4.13 without
+  ``--apply_chat_template``; ``separator`` is the benchmark's, lm-eval's delimiter); allowed on a chat
+  model too, and labelled so;
+- ``model``: the model's own template (:class:`~biasatlas.probes.ChatTokens`, read from its tokenizer by
+  the scorer) rendered for the one user message with the generation prompt, then the prefix, as lm-eval
+  does with ``--apply_chat_template`` and a ``gen_prefix`` (the assistant turn left open);
+- a path: a Jinja template file rendered the same way (a served model's template, a template to try).
+
+Rendering is transformers' (``apply_chat_template``): a sandboxed Jinja environment with ``trim_blocks``,
+``lstrip_blocks``, the loop-controls extension, ``tojson`` and the ``raise_exception`` and ``strftime_now``
+globals, given ``messages``, ``add_generation_prompt``, ``bos_token`` and ``eos_token``. Written here rather
+than called (transformers' renderer is a private function that moves between releases, and the benchmarks
+load without torch); the tests check token for token against ``tokenizer.apply_chat_template``.
+
+One start token: a scorer may read a token of its own before the context (``ChatTokens.start_text``: the
+BOS under ``--start-token always``, Gemma's ``<bos>`` under ``empty-context``). A rendered prompt that
+begins with that text loses it, so the model reads the template's BOS once, as lm-eval reads it (its
+``tok_encode`` adds no special tokens to a text that begins with the BOS text).
+
+Recorded in config.json (:meth:`ChatOptions.chat_provenance`): the choice, the template's sha256 (of its
+UTF-8 text) and the rendered prompt of the first item.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..probes import ScorerInfo
+from ..textfiles import input_file
+from .options import Options, option
+
+MODEL, NONE = "model", "none"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChatOptions(Options):
+    """The ``--chat-template`` option (module docstring), for a benchmark to include as a base class;
+    :meth:`prompt` turns a user turn and an assistant prefix into the text its probes ask about."""
+
+    chat_template: str = option(NONE, "How a prompt is given to the model: 'model' (its own chat template), "
+                                      "'none' (plain text) or a Jinja template file.", metavar="model|none|FILE")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.chat_template not in (MODEL, NONE):
+            input_file(self.chat_template)  # a missing template file is a usage error before anything loads
+
+    def refuse(self, info: ScorerInfo) -> None:
+        """``model`` on a scorer that knows its model has no template (or cannot know it)."""
+        super().refuse(info)
+        if self.chat_template == MODEL and info.chat is not None and info.chat.template is None:
+            raise no_template(info)
+
+    def prompt(self, user: str, prefix: str, separator: str = "") -> str:
+        """The text the scorer reads for ``user`` then ``prefix`` (:func:`chat_prompt`)."""
+        return chat_prompt(self.chat_template, self.scorer, user, prefix, separator)
+
+    def chat_provenance(self, user: str, prefix: str, separator: str = "") -> dict[str, Any]:
+        """config.json's record of the choice: the template's sha256 (None for ``none``, and for ``model``
+        before a scorer says its template) and the rendered prompt of the first item (its ``user`` and
+        ``prefix``; None until it can be rendered)."""
+        template = self._known_template()
+        renders = self.chat_template == NONE or template is not None and self.scorer is not None
+        return {"chat_template_sha256": None if template is None else sha256_text(template),
+                "chat_prompt_first": self.prompt(user, prefix, separator) if renders else None}
+
+    def _known_template(self) -> str | None:
+        if self.chat_template == NONE:
+            return None
+        if self.chat_template == MODEL:
+            chat = self.scorer.chat if self.scorer is not None else None
+            return chat.template if chat is not None else None
+        return input_file(self.chat_template).read_text(encoding="utf-8")
+
+    def chat_label(self) -> str:
+        """How a run says its choice: ``model``, ``none`` (``none, the model has a chat template`` on a
+        chat model), or ``file NAME``."""
+        if self.chat_template == MODEL:
+            return MODEL
+        if self.chat_template == NONE:
+            chat = self.scorer.chat if self.scorer is not None else None
+            return "none, the model has a chat template" if chat is not None and chat.template else NONE
+        return f"file {Path(self.chat_template).name}"
+
+
+def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, separator: str = "") -> str:
+    """The prompt the scorer reads: ``user`` and ``prefix`` as ``choice`` (``model``, ``none`` or a template
+    file) gives them, for a scorer whose answers mean what ``info`` says (module docstring)."""
+    if choice == NONE:
+        return user + separator + prefix
+    rendered = render(_template_text(choice, info), [{"role": "user", "content": user}],
+                      bos_token=_chat_token(info, "bos_token"), eos_token=_chat_token(info, "eos_token"))
+    start = info.chat.start_text if info is not None and info.chat is not None else ""
+    if start and rendered.startswith(start):  # the scorer reads its start token itself: not twice
+        rendered = rendered[len(start):]
+    return rendered + prefix
+
+
+def render(template: str, messages: list[dict[str, str]], *, add_generation_prompt: bool = True,
+           bos_token: str | None = None, eos_token: str | None = None) -> str:
+    """``template`` rendered as transformers' ``apply_chat_template(..., tokenize=False)`` renders it."""
+    return _compiled(template).render(messages=messages, add_generation_prompt=add_generation_prompt,
+                                      bos_token=bos_token or "", eos_token=eos_token or "")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def no_template(info: ScorerInfo) -> UsageError:
+    """The error for ``--chat-template model`` on a scorer with no template to give."""
+    name = info.chat.model if info.chat is not None else info.kind
+    why = "does not say its chat template (a served model)" if info.kind == "served" else "has no chat template"
+    return UsageError(f"--chat-template model: {name} {why}; use --chat-template none (plain text) or "
+                      "--chat-template FILE (a Jinja chat template file, e.g. the model's chat_template.jinja)")
+
+
+def _template_text(choice: str, info: ScorerInfo | None) -> str:
+    if choice != MODEL:
+        return input_file(choice).read_text(encoding="utf-8")
+    if info is None or info.chat is None:
+        raise UsageError(f"--chat-template model: the scorer ({info.kind if info else 'none bound'}) does not say "
+                         "its model's chat template; use --chat-template none or a template file")
+    if info.chat.template is None:
+        raise no_template(info)
+    return info.chat.template
+
+
+def _chat_token(info: ScorerInfo | None, name: str) -> str | None:
+    return getattr(info.chat, name) if info is not None and info.chat is not None else None
+
+
+def _raise(message: str) -> None:
+    # A template's own refusal (``raise_exception('Conversation roles must alternate…')``), as transformers raises it.
+    raise UsageError(f"the chat template refused the prompt: {message}")
+
+
+def _strftime_now(fmt: str) -> str:
+    return datetime.now().strftime(fmt)
+
+
+def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
+            sort_keys: bool = False) -> str:
+    # transformers' tojson: no HTML escaping (Jinja's own escapes <, >, & for web pages)
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+@cache
+def _compiled(template: str) -> Any:
+    from jinja2.ext import loopcontrols  # jinja2 only where a template is rendered
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise
+    env.globals["strftime_now"] = _strftime_now
+    return env.from_string(template)

@@ -1,0 +1,32 @@
+"""What an in-process scorer knows of its model's chat template (:class:`~biasatlas.probes.ChatTokens`).
+
+Read from the tokenizer once, at load: the template's Jinja source (``tokenizer.chat_template``; the
+``default`` one of a tokenizer holding several by name), the texts of its BOS and EOS tokens, and the
+text of what the scorer itself reads before a non-empty context under its start-token convention
+(:mod:`.start`), so :mod:`biasatlas.benchmarks.chat` can keep a rendered ``{{ bos_token }}`` from being
+read twice (lm-evaluation-harness 0.4.13 keeps it so too: its ``tok_encode`` adds no special tokens to
+a string that already begins with the BOS text).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..probes import ChatTokens
+from .start import Start
+
+
+def chat_tokens(tokenizer: Any, start: Start, model: str) -> ChatTokens:
+    """The chat facts of ``tokenizer`` read under ``start`` (module docstring)."""
+    template = getattr(tokenizer, "chat_template", None)
+    if isinstance(template, dict):  # several named templates: the one transformers uses by default
+        template = template.get("default")
+    lead = {"always": (start.prefix,), "empty-context": start.leading, "first-only": ()}[start.mode]
+    return ChatTokens(template if isinstance(template, str) and template else None,
+                      _text(tokenizer, "bos_token"), _text(tokenizer, "eos_token"),
+                      tokenizer.decode(list(lead)) if lead else "", model)
+
+
+def _text(tokenizer: Any, name: str) -> str | None:
+    value = getattr(tokenizer, name, None)
+    return value if isinstance(value, str) else None
