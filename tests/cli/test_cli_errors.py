@@ -172,7 +172,7 @@ CASES: list[tuple[str, Callable[[World, pytest.MonkeyPatch], list[str]], int, st
      "'abc' is neither a positive whole number nor 'auto'"),
     ("batch size zero", crows("--batch-size", "0"), USAGE, "'0' is neither a positive whole number nor 'auto'"),
     ("unknown dataset", lambda w, mp: ["run", "crows-pairs", "--dataset", "fr210"], USAGE,
-     "'fr210' is not one of 'en', 'en-revised', 'en-revised+210', 'fr', 'fr+210'. Did you mean 'fr+210'?"),
+     "'fr210' is not one of 'en', 'en-revised', 'en-revised+210', 'fr', 'fr+210', 'nl'. Did you mean 'fr+210'?"),
     ("unknown census choice", lambda w, mp: ["run", "census", "--aggregation", "pool"], USAGE,
      "Did you mean 'pooled'?"),
     ("unknown census country", lambda w, mp: ["run", "census", "--country", "se"], USAGE,

@@ -25,6 +25,8 @@ from biasatlas.benchmarks.discrim_eval.data import RACES, GENDERS, read_explicit
 from biasatlas.errors import DataError, UsageError
 from biasatlas.probes import SlotAnswer
 
+pytestmark = pytest.mark.usefixtures("isolated_run")  # the data from the shared folder, as CI has it
+
 #: The share of each answer's probability on its lower-case form (any split gives the same p(yes)).
 LOWER_YES, LOWER_NO = 0.7, 0.4
 
