@@ -25,7 +25,7 @@ from biasatlas.benchmarks.discrim_eval.benchmark import CUE, INSTRUCTION
 from lm_eval_venv import run_in_lm_eval
 from packaged_smollm2 import smollm2
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("isolated_run")]  # shared data, as CI reads it
 
 AGGREGATE = """
 import json, sys
