@@ -49,3 +49,21 @@ def run_in_lm_eval(script: str, payload: Any, *, timeout: float = 900) -> Any:
     if done.returncode:
         raise AssertionError(f"lm-eval subprocess failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+#: HFLM's loglikelihood of each request, one at a time, in float32 on the CPU.
+LM_EVAL_SCRIPT = """
+import json, sys
+from lm_eval.api.instance import Instance
+from lm_eval.models.huggingface import HFLM
+asked = json.load(sys.stdin)
+lm = HFLM(pretrained=asked["model"], batch_size=1, device="cpu", dtype="float32")
+requests = [Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
+            for i, (c, x) in enumerate(asked["requests"])]
+print(json.dumps([value for value, _ in lm.loglikelihood(requests, disable_tqdm=True)]))
+"""
+
+
+def lm_eval_loglikelihoods(model: Path | str, requests: list[tuple[str, str]]) -> list[float]:
+    """HFLM's log-likelihood of each (context, continuation) of ``requests`` on ``model``."""
+    return run_in_lm_eval(LM_EVAL_SCRIPT, {"model": str(model), "requests": requests})

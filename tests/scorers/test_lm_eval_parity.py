@@ -14,27 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_venv import run_in_lm_eval
+from lm_eval_venv import lm_eval_loglikelihoods
 from packaged_smollm2 import smollm2
 
 pytestmark = pytest.mark.slow  # each test starts lm-eval (about 15 s of imports) and runs a model twice
-
-#: HFLM's loglikelihood of each request, one at a time, in float32 on the CPU.
-LM_EVAL_SCRIPT = """
-import json, sys
-from lm_eval.api.instance import Instance
-from lm_eval.models.huggingface import HFLM
-asked = json.load(sys.stdin)
-lm = HFLM(pretrained=asked["model"], batch_size=1, device="cpu", dtype="float32")
-requests = [Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
-            for i, (c, x) in enumerate(asked["requests"])]
-print(json.dumps([value for value, _ in lm.loglikelihood(requests, disable_tqdm=True)]))
-"""
-
-
-def lm_eval_loglikelihoods(model: Path, requests: list[tuple[str, str]]) -> list[float]:
-    return run_in_lm_eval(LM_EVAL_SCRIPT, {"model": str(model), "requests": requests})
-
 
 def _bbq_parity(model: Path, shared_data: Path, **options) -> float:
     """The largest |Δ| between each option's recorded value (rule sum) and lm-eval's log-likelihood of

@@ -234,26 +234,13 @@ def test_prompt_and_eleven_choices_are_the_installed_lm_eval_task_s(dataset, sha
     assert list(UNKNOWNS[dataset]) == theirs[2:] and PROMPTS[dataset].startswith(config["doc_to_text"][:7])
 
 
-#: lm-evaluation-harness 0.4.13's HFLM loglikelihood of each (context, continuation), one at a time.
-_LM_EVAL_LOGLIKELIHOODS = """
-import json, sys
-from lm_eval.api.instance import Instance
-from lm_eval.models.huggingface import HFLM
-asked = json.load(sys.stdin)
-lm = HFLM(pretrained=asked["model"], batch_size=1, device="cpu", dtype="float32")
-requests = [Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
-            for i, (c, x) in enumerate(asked["requests"])]
-print(json.dumps([value for value, _ in lm.loglikelihood(requests, disable_tqdm=True)]))
-"""
-
-
 @pytest.mark.slow  # starts lm-eval in its own virtualenv (about 15 s of imports)
 @pytest.mark.parametrize("dataset", ["esbbq", "cabbq"])
 def test_the_eleven_options_log_likelihoods_equal_lm_eval_s_on_a_tiny_gpt2(tiny_gpt2, shared_data, dataset):
     # the requests are our probes (the prompt and choices are the task's: the yaml test above);
     # bench/parity_esbbq_lm_eval.py runs lm-eval's own task end to end on the packaged Gemma
     import biasatlas
-    from lm_eval_venv import run_in_lm_eval
+    from lm_eval_venv import lm_eval_loglikelihoods
 
     options = {"dataset": dataset, "data": shared_data / dataset, "sample": 3, "seed": 5, "options": "lm-eval"}
     run = biasatlas.evaluate("bbq", model=str(tiny_gpt2), n_resamples=20, progress=False, cache=False, **options)
@@ -264,7 +251,7 @@ def test_the_eleven_options_log_likelihoods_equal_lm_eval_s_on_a_tiny_gpt2(tiny_
     # an item longer than the tiny model's 256 positions gets no score and is skipped
     assert len(run.records) >= 2 and len(requests) == 11 * len(run.records)
     assert requests[0][0].startswith(PROMPTS[dataset][:7])
-    theirs = run_in_lm_eval(_LM_EVAL_LOGLIKELIHOODS, {"model": str(tiny_gpt2), "requests": requests})
+    theirs = lm_eval_loglikelihoods(tiny_gpt2, requests)
     ours = [v for r in run.records for v in r["values"]]
     assert max(abs(a - b) for a, b in zip(ours, theirs, strict=True)) < 1e-4
 
