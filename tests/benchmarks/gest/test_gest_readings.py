@@ -23,7 +23,7 @@ from biasatlas.benchmarks.gest.templates import MASKED, NEXT_TOKEN  # noqa: E402
 from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.registry import load_scorer  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("isolated_run")]  # shared data, as CI reads it
 
 
 def _authors_masked(model, tok, sen1: str, sen2: str) -> float:
