@@ -15,7 +15,7 @@ harness instead scores it wrong and, by an accident of its choice list, as an "u
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
@@ -33,12 +33,13 @@ def user_text(example: Example) -> str:
 
 
 def render(text: str) -> str:
-    """The prompt sent for ``text``: as it is (no chat template; the one place a template would wrap it)."""
+    """The prompt sent for ``text`` with no chat template: as it is."""
     return text
 
 
-def probes(items: Sequence[Example], max_new_tokens: int) -> list[Probe]:
-    """One generation per example with a known biased option, under the example's id."""
+def probes(items: Sequence[Example], max_new_tokens: int, render: Callable[[str], str] = render) -> list[Probe]:
+    """One generation per example with a known biased option, under the example's id; ``render`` makes the
+    prompt sent of lm-eval's text (the benchmark's ``--chat-template``: the user turn, the assistant's opened)."""
     return [GenerationProbe(e.id, render(user_text(e)), max_new_tokens, STOP) for e in items if e.target is not None]
 
 

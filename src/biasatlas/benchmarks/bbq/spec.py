@@ -72,11 +72,12 @@ def _sensitivity_keys(summary: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before the prompt (English sets only),
-#: the answer rules, and the options' order; an item's outcome is the answer chosen (biased,
-#: counter or unknown; None for a tie).
+#: the answer rules, the options' order, and the prompt plain or through the model's chat template; an
+#: item's outcome is the answer chosen (biased, counter or unknown; None for a tie).
 SENSITIVITY = Sensitivity(
     kinds={"preambles": lambda bench, scorer: preambles("en" if bench.dataset in ("en", "mbbq-en") else None),
-           "rules": lambda bench, scorer: _rules(bench), "orders": orders},
+           "rules": lambda bench, scorer: _rules(bench), "orders": orders,
+           "templates": lambda bench, scorer: option_values("chat_template", ("none", "model"), "chat template")},
     headlines=lambda s: tuple(headline(s, k) for k in _sensitivity_keys(s)),
     outcome=lambda r: r.get("answer"), outcome_phrase="the answer chosen (biased, counter or unknown)")
 
