@@ -13,6 +13,7 @@ import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.bbq.data import Example
+from biasatlas.benchmarks.bbq.spec import SENSITIVITY
 from biasatlas.errors import UsageError
 from biasatlas.probes import ChatTokens, ContinuationProbe, GenerationProbe, ScorerInfo
 
@@ -77,3 +78,8 @@ def test_config_records_the_template_only_when_one_is_used(shared_data: Path) ->
 def test_a_scorer_without_a_template_to_read_through_is_refused(info: ScorerInfo, said: str) -> None:
     with pytest.raises(UsageError, match=said):
         BBQ(chat_template="model").bind(info)
+
+
+def test_sensitivity_templates_kind_asks_through_the_models_template() -> None:
+    kinds = {p.name: dict(p.options) for p in SENSITIVITY.kinds["templates"](BBQ(), "causal")}
+    assert kinds["chat_template-model"] == {"chat_template": "model"}
