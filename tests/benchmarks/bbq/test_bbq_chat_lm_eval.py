@@ -5,7 +5,8 @@ One seeded item per category (11) is written as a local copy of the task's data;
 (``fewshot_context`` with the model's ``apply_chat_template``, then ``construct_requests``) builds every
 request and its ``HFLM`` scores it. Ours, ``--options lm-eval --chat-template model`` on the same items, must
 ask the same context and continuation for each of the 12 options and agree on each log-likelihood within
-float32 noise (1e-4; measured 2.7e-5 at most).
+float32 noise (1e-4; measured 2.7e-5 at most). The same items through ``bbq_generate`` (32 new tokens, batch
+size 1): the same prompt and the same generated text.
 """
 
 from __future__ import annotations
@@ -18,25 +19,29 @@ import numpy as np
 import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
-from biasatlas.probes import ContinuationProbe, SlotAnswer
+from biasatlas.probes import ContinuationProbe, GenerationAnswer, GenerationProbe, SlotAnswer
 from lm_eval_venv import run_in_lm_eval
 from packaged_smollm2 import smollm2
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("isolated_run")]
 
-SCORE = """
+TASK = """
 import json, sys
 from pathlib import Path
 asked = json.loads(sys.stdin.readline())
 import lm_eval
 from lm_eval.models.huggingface import HFLM
 from lm_eval.tasks import TaskManager, get_task_dict
-folder = Path(asked["folder"])
-original = Path(lm_eval.__file__).parent / "tasks" / "bbq" / "bbq_multiple_choice.yaml"
-(folder / "bbq.yaml").write_text(f"include: {original}\\ntask: bbq\\ndataset_path: json\\ndataset_name: null\\n"
-                                 f"dataset_kwargs:\\n  data_files:\\n    test: {folder / 'bbq.jsonl'}\\n")
-lm = HFLM(pretrained=asked["model"], batch_size=8, device="cpu", dtype="float32")
-task = get_task_dict(["bbq"], TaskManager(include_path=str(folder)))["bbq"]
+folder, name = Path(asked["folder"]), asked["task"]
+original = Path(lm_eval.__file__).parent / "tasks" / "bbq" / asked["yaml"]
+(folder / f"{name}.yaml").write_text(f"include: {original}\\ntask: {name}\\ndataset_path: json\\n"
+                                     f"dataset_name: null\\ndataset_kwargs:\\n  data_files:\\n"
+                                     f"    test: {folder / 'bbq.jsonl'}\\n")
+lm = HFLM(pretrained=asked["model"], batch_size=asked["batch_size"], device="cpu", dtype="float32")
+task = get_task_dict([name], TaskManager(include_path=str(folder)))[name]
+"""
+
+SCORE = TASK + """
 out = []
 for doc in task.test_docs():
     context = task.fewshot_context(doc, 0, apply_chat_template=True, chat_template=lm.apply_chat_template)
@@ -45,6 +50,19 @@ for doc in task.test_docs():
     out.append({"id": f"{doc['category']}/{doc['example_id']}", "arguments": [list(r.arguments) for r in requests],
                 "logprobs": logprobs})
 print(json.dumps(out))
+"""
+
+GENERATE = TASK + """
+docs = list(task.test_docs())
+requests = []
+for i, doc in enumerate(docs):
+    context = task.fewshot_context(doc, 0, apply_chat_template=True, chat_template=lm.apply_chat_template)
+    request = task.construct_requests(doc, context, apply_chat_template=True, metadata=(name, i, 1))
+    request.arguments[1]["max_gen_toks"] = 32
+    requests.append(request)
+texts = lm.generate_until(requests, disable_tqdm=True)
+print(json.dumps([{"id": f"{d['category']}/{d['example_id']}", "prompt": r.arguments[0], "text": t}
+                  for d, r, t in zip(docs, requests, texts)]))
 """
 
 
@@ -67,7 +85,9 @@ def test_chat_prompts_and_log_likelihoods_equal_lm_evals_on_smollm2(shared_data:
 
     folder = smollm2()
     _items(shared_data, tmp_path)
-    theirs = {row["id"]: row for row in run_in_lm_eval(SCORE, {"model": str(folder), "folder": str(tmp_path)})}
+    asked = {"model": str(folder), "folder": str(tmp_path), "task": "bbq", "yaml": "bbq_multiple_choice.yaml",
+             "batch_size": 8}
+    theirs = {row["id"]: row for row in run_in_lm_eval(SCORE, asked)}
     scorer = CausalLMScorer(str(folder), start_token="empty-context")
     bench = BBQ(data=tmp_path, options="lm-eval", chat_template="model").bind(scorer.info)
     items = [e for e in bench.load() if e.target is not None]
@@ -81,3 +101,23 @@ def test_chat_prompts_and_log_likelihoods_equal_lm_evals_on_smollm2(shared_data:
         values = [a.logprobs[0] for p in ours if isinstance(a := answers[p.id], SlotAnswer)]
         gaps.append(np.max(np.abs(np.array(values) - np.array(theirs[e.id]["logprobs"]))))
     assert max(gaps) < 1e-4
+
+
+def test_chat_prompts_and_generated_answers_equal_lm_evals_bbq_generate_on_smollm2(shared_data: Path,
+                                                                                  tmp_path: Path) -> None:
+    from biasatlas.scorers.causal_lm import CausalLMScorer
+
+    folder = smollm2()
+    _items(shared_data, tmp_path)
+    theirs = {row["id"]: row for row in run_in_lm_eval(GENERATE, {"model": str(folder), "folder": str(tmp_path),
+                                                                  "task": "bbq_generate", "yaml": "bbq_generate.yaml",
+                                                                  "batch_size": 1})}
+    scorer = CausalLMScorer(str(folder), start_token="empty-context")
+    bench = BBQ(data=tmp_path, answers="generated", max_new_tokens=32, chat_template="model").bind(scorer.info)
+    probes = [p for p in bench.probes(bench.load()) if isinstance(p, GenerationProbe)]
+    assert sorted(p.id for p in probes) == sorted(theirs) and len(probes) == 11
+    answers = scorer.score(probes)
+    for p in probes:
+        answer = answers[p.id]
+        assert p.prompt == theirs[p.id]["prompt"], p.id
+        assert isinstance(answer, GenerationAnswer) and answer.text == theirs[p.id]["text"], p.id
