@@ -4,7 +4,9 @@ lm-evaluation-harness 0.4.13's ``bbq_generate``: the prompt is the likelihood re
 ``"{context}\\n\\nQ: {question}\\nA:"`` (:func:`.benchmark.prompt`), the model generates greedily
 until ``"\\n\\n"`` (the harness's default ``until``, its few-shot delimiter; the end-of-sequence
 token ends it too) or ``max_new_tokens`` tokens (the harness's default is 256; ours is smaller,
-``--max-new-tokens``), and :mod:`.parse` maps the text to an option. From the chosen options on,
+``--max-new-tokens``), and :mod:`.parse` maps the text to an option. Under ``--chat-template model`` or a
+file, that text is the one user message and the answer is generated after the assistant's start, as the
+harness does with ``--apply_chat_template`` (:mod:`.benchmark`). From the chosen options on,
 everything is the likelihood path's own code (:func:`.evaluation.summarise`): the authors' bias
 scores, accuracy, diff-bias, abstention, intervals and the degenerate flag.
 
