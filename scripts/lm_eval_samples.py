@@ -6,6 +6,7 @@ Run with the lm-eval virtualenv's Python (lm-evaluation-harness 0.4.13), not bia
     .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task crows_pairs_english --out OUT
     .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task bbq_generate --per-category 4 \
         --batch-size 1 --max-gen-toks 32 --out OUT
+    .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task bbq --per-category 1 --apply-chat-template --out OUT
 
 The harness's tasks load their data from the Hugging Face hub (``oskarvanderwal/bbq``,
 ``jannalu/crows_pairs_multilingual``), which cannot be reached here. This script writes the
@@ -87,6 +88,8 @@ def main() -> None:
     parser.add_argument("--data-only", action="store_true", help="write the task's data and stop")
     parser.add_argument("--max-gen-toks", type=int, default=None,
                         help="generate_until tasks: at most this many new tokens (lm-eval's default is 256)")
+    parser.add_argument("--apply-chat-template", action="store_true",
+                        help="the harness's --apply_chat_template (the model's own template)")
     args = parser.parse_args()
     folder = args.out / "task"
     folder.mkdir(parents=True, exist_ok=True)
@@ -106,6 +109,8 @@ def main() -> None:
         command += ["--limit", str(args.limit)]
     if args.max_gen_toks is not None:
         command += ["--gen_kwargs", f"max_gen_toks={args.max_gen_toks}"]
+    if args.apply_chat_template:
+        command += ["--apply_chat_template"]
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     print(" ".join(command), flush=True)
     raise SystemExit(subprocess.call(command, env=env))

@@ -21,6 +21,17 @@ logits). ``options="lm-eval"`` is lm-eval's 12-option form: the two people, in o
 its ten unknown strings; any unknown string chosen counts as the unknown answer. EsBBQ and
 CaBBQ are asked with their authors' prompt and, in that form, their 11 options (the two people
 and nine unknown wordings in the dataset's language: :mod:`.esbbq`).
+
+``--chat-template`` (:mod:`..chat`; default ``none``, the plain text above, so earlier runs stay as they
+were): with ``model`` or a template file, both readings ask as lm-evaluation-harness 0.4.13 does for ``bbq``
+and ``bbq_generate`` with ``--apply_chat_template`` (``ConfigurableTask.fewshot_context``,
+``build_qa_turn`` and ``construct_requests`` in its ``lm_eval/api/task.py``). The whole prompt, ``A:`` cue
+included, is the one user message; the template renders it with the generation prompt (the assistant turn
+opened; the tasks set no ``gen_prefix``). Each option is then read right after the assistant's start with
+*no* target delimiter: lm-eval drops the ``" "`` under a chat template when there is no ``gen_prefix``, so the
+continuation is ``"Unknown"``, not ``" Unknown"``; a generated answer starts there too. The BOS is the
+template's own if it writes one (read once: :func:`..chat.chat_prompt`); SmolLM2's writes none and its
+tokenizer adds none, as with lm-eval. The content-free prompt of ``--rule pmi`` goes through the same template.
 """
 
 from __future__ import annotations
@@ -35,8 +46,9 @@ from ...errors import MissingInput, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
 from ...scorers.generation import STOP_RULE
+from ..chat import NONE, ChatOptions
 from ..contract import BenchmarkResult
-from ..options import UNRECORDED, Options, draw_sample, option
+from ..options import UNRECORDED, draw_sample, option
 from . import esbbq, generated
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
@@ -54,6 +66,7 @@ from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
 #    options of BBQ en no longer each get the last bits of their own chunk's batches.
 #   and: --answers generated (issue 38), a new reading; likelihood runs score and record as before.
 #   (EsBBQ and CaBBQ, issue 39, are new datasets: no score of an earlier one moves, so still 3.)
+#   (--chat-template, issue 38: a new choice whose default, none, asks as before: still 3.)
 VERSION = "3"
 Rule = Literal["sum", "mean", "pmi"]
 AnswersBy = Literal["likelihood", "generated"]
@@ -94,7 +107,7 @@ def choose(values: Sequence[float]) -> int | None:
 
 
 @dataclass(frozen=True)
-class BBQ(Options):
+class BBQ(ChatOptions):
     """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
     ``limit`` and ``sample`` count regular examples (an MBBQ control item comes along with its
@@ -144,6 +157,11 @@ class BBQ(Options):
     def refuse(self, info: ScorerInfo) -> None:
         """A predictions file gives one score per option of the item, compared as it is: no other
         rule, and the item's own three options."""
+        super().refuse(info)
+        if info.reads in ("given", "masked") and self.chat_template != NONE:
+            reader = "a predictions file" if info.reads == "given" else "a masked LM"
+            raise UsageError(f"--chat-template {self.chat_template}: {reader} is not asked through a chat template; "
+                             "leave it at none")
         if info.reads == "given" and self.answers == "generated":
             raise UsageError("a predictions file gives option scores, not generated text: leave --answers at "
                              "likelihood")
@@ -163,7 +181,26 @@ class BBQ(Options):
                 "rule": self.rule, "reading": self.reading,
                 "control": self.control, "prompt": prompt("{context}", "{question}", self.dataset),
                 "content_free": CONTENT_FREE,
-                **self._generation_provenance()}
+                **self._generation_provenance(), **self._chat_provenance()}
+
+    def _chat_provenance(self) -> dict[str, Any]:
+        """The template's record (:meth:`..chat.ChatOptions.chat_provenance`: sha256, the first prompt as the
+        scorer reads it); none of it under ``none``, so a plain run's config.json reads as before."""
+        if self.chat_template == NONE:
+            return {"chat_template": UNRECORDED}
+        first = next((e for e in self.load() if e.target is not None), None)
+        user = prompt(first.context, first.question, self.dataset) if first is not None else ""
+        return {"chat_template": self.chat_template, **self.chat_provenance(user, "")}
+
+    def asked(self, context: str, question: str) -> str:
+        """The text the scorer reads for a question: the prompt as it is, or as the chat template's user
+        turn with the assistant's turn opened (module docstring)."""
+        return self.prompt(prompt(context, question, self.dataset), "")
+
+    @property
+    def delimiter(self) -> str:
+        """Before each option: lm-eval's target delimiter ``" "``, none under a chat template (module docstring)."""
+        return " " if self.chat_template == NONE else ""
 
     def _generation_provenance(self) -> dict[str, Any]:
         """The generated reading's settings and stop rule; none of them in a likelihood run's config."""
@@ -200,13 +237,13 @@ class BBQ(Options):
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""
         if self.answers == "generated":
-            return generated.probes(items, self.max_new_tokens)
+            return generated.probes(items, self.max_new_tokens, lambda text: self.prompt(text, ""))
         out: list[Probe] = []
-        free = prompt(CONTENT_FREE, CONTENT_FREE, self.dataset)
+        free = self.asked(CONTENT_FREE, CONTENT_FREE)
         for e in items:
             if e.target is None:
                 continue
-            asked = prompt(e.context, e.question, self.dataset)
+            asked = self.asked(e.context, e.question)
             for k, (text, _) in enumerate(choices(e, self.options, self.dataset)):
                 pid = f"{e.id}#{k}"
                 if self.masked:
@@ -215,7 +252,7 @@ class BBQ(Options):
                         out.append(SentenceProbe(f"{pid}/free", f"{free} {text}"))
                 else:
                     contexts = (asked, free) if self.rule == "pmi" else (asked,)
-                    out.append(ContinuationProbe(pid, contexts, " " + text))
+                    out.append(ContinuationProbe(pid, contexts, self.delimiter + text))
         return out
 
     def option_values(self, e: Example, answers: Mapping[str, Answer]) -> list[float] | None:

@@ -4,7 +4,9 @@ lm-evaluation-harness 0.4.13's ``bbq_generate``: the prompt is the likelihood re
 ``"{context}\\n\\nQ: {question}\\nA:"`` (:func:`.benchmark.prompt`), the model generates greedily
 until ``"\\n\\n"`` (the harness's default ``until``, its few-shot delimiter; the end-of-sequence
 token ends it too) or ``max_new_tokens`` tokens (the harness's default is 256; ours is smaller,
-``--max-new-tokens``), and :mod:`.parse` maps the text to an option. From the chosen options on,
+``--max-new-tokens``), and :mod:`.parse` maps the text to an option. Under ``--chat-template model`` or a
+file, that text is the one user message and the answer is generated after the assistant's start, as the
+harness does with ``--apply_chat_template`` (:mod:`.benchmark`). From the chosen options on,
 everything is the likelihood path's own code (:func:`.evaluation.summarise`): the authors' bias
 scores, accuracy, diff-bias, abstention, intervals and the degenerate flag.
 
@@ -15,7 +17,7 @@ harness instead scores it wrong and, by an accident of its choice list, as an "u
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
@@ -33,12 +35,13 @@ def user_text(example: Example) -> str:
 
 
 def render(text: str) -> str:
-    """The prompt sent for ``text``: as it is (no chat template; the one place a template would wrap it)."""
+    """The prompt sent for ``text`` with no chat template: as it is."""
     return text
 
 
-def probes(items: Sequence[Example], max_new_tokens: int) -> list[Probe]:
-    """One generation per example with a known biased option, under the example's id."""
+def probes(items: Sequence[Example], max_new_tokens: int, render: Callable[[str], str] = render) -> list[Probe]:
+    """One generation per example with a known biased option, under the example's id; ``render`` makes the
+    prompt sent of lm-eval's text (the benchmark's ``--chat-template``: the user turn, the assistant's opened)."""
     return [GenerationProbe(e.id, render(user_text(e)), max_new_tokens, STOP) for e in items if e.target is not None]
 
 

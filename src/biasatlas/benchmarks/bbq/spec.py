@@ -72,11 +72,12 @@ def _sensitivity_keys(summary: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 #: Sensitivity runs (docs/sensitivity.md): neutral preambles before the prompt (English sets only),
-#: the answer rules, and the options' order; an item's outcome is the answer chosen (biased,
-#: counter or unknown; None for a tie).
+#: the answer rules, the options' order, and the prompt plain or through the model's chat template; an
+#: item's outcome is the answer chosen (biased, counter or unknown; None for a tie).
 SENSITIVITY = Sensitivity(
     kinds={"preambles": lambda bench, scorer: preambles("en" if bench.dataset in ("en", "mbbq-en") else None),
-           "rules": lambda bench, scorer: _rules(bench), "orders": orders},
+           "rules": lambda bench, scorer: _rules(bench), "orders": orders,
+           "templates": lambda bench, scorer: option_values("chat_template", ("none", "model"), "chat template")},
     headlines=lambda s: tuple(headline(s, k) for k in _sensitivity_keys(s)),
     outcome=lambda r: r.get("answer"), outcome_phrase="the answer chosen (biased, counter or unknown)")
 
@@ -89,7 +90,9 @@ def scorer_defaults(bench: BBQ) -> Mapping[str, Any]:
 
 SPEC = BenchmarkSpec(
     name="bbq", factory=BBQ, summary_type=BBQRunSummary, columns=COLUMNS, view=VIEW,
-    pairing_keys=(("rule", "rule"), ("options", "options")), language=_language,
+    # chat_template: recorded only when a template is used, so two plain runs still pair and a plain run
+    # never pairs with one asked through a template (another prompt)
+    pairing_keys=(("rule", "rule"), ("options", "options"), ("chat_template", "chat template")), language=_language,
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     scorer_defaults=scorer_defaults,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
