@@ -268,3 +268,30 @@ def test_difference_interval_of_a_constant_shift_is_that_shift():
     # every item moves by exactly +10, so every resample's mean difference is 10
     assert difference_interval(a, [x + 10 for x in a], 200, 0) == pytest.approx((10.0, 10.0))
     assert difference_interval([], [], 200, 0) == (None, None)
+
+
+@pytest.mark.slow  # four small BBQ runs, each hashing its data files
+def test_bbq_runs_pair_only_when_asked_and_answered_the_same_way(isolated_run):
+    """chat_template and answers are recorded only when used: absent, they mean the plain prompt
+    and the likelihood reading, so a plain likelihood run never pairs silently with a templated or
+    a generated one, and two plain likelihood runs still pair."""
+    import json
+
+    import biasatlas
+
+    def run(name: str, **config: str) -> object:
+        biasatlas.evaluate("bbq", model="fake", category="Religion", limit=6, n_resamples=10, progress=False,
+                           out=name)
+        if config:  # the settings a templated or generated run records (the fake scorer can do neither)
+            path = isolated_run / name / "config.json"
+            written = json.loads(path.read_text(encoding="utf-8"))
+            written["benchmark"].update(config)
+            path.write_text(json.dumps(written), encoding="utf-8")
+        return load_run(isolated_run / name)
+
+    plain, again = run("plain"), run("again")
+    assert pairing_differences(plain, again) == ()
+    assert pairing_differences(plain, run("chat", chat_template="model")) == ("chat template: A none, B model",)
+    generated = run("generated", answers="generated", parser="lm-eval-0.4.13")
+    assert pairing_differences(plain, generated) == ("answers: A likelihood, B generated",
+                                                     "answer parser: A not recorded, B lm-eval-0.4.13")

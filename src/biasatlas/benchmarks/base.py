@@ -151,6 +151,9 @@ class BenchmarkSpec:
     ``sensitivity`` declares the perturbation kinds ``biasatlas run NAME --sensitivity KIND``
     offers, its headline numbers and an item's outcome
     (:class:`~biasatlas.benchmarks.sensitivity.Sensitivity`); ``None``: no sensitivity runs.
+    ``unrecorded`` says what a pairing key absent from a run's config means, for settings recorded
+    only when used (BBQ: no ``chat_template`` is the plain prompt, no ``answers`` the likelihood
+    reading), so a run that used one never pairs silently with one that did not.
     ``renamed_config`` are its config keys renamed since run folders of format 1 recorded
     them, as (old, new) (census: ``("variant", "method")``): a rerun into such a folder and a
     report of it read them under the new names (:mod:`biasatlas.runs.format`).
@@ -171,6 +174,7 @@ class BenchmarkSpec:
     lint_items: Callable[[Any], list[LintItem]] | None = None
     sensitivity: Sensitivity | None = None
     renamed_config: tuple[tuple[str, str], ...] = ()
+    unrecorded: Mapping[str, Any] = field(default_factory=dict)
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its

@@ -126,6 +126,9 @@ def pairing_keys(benchmark: str) -> tuple[tuple[str, str], ...]:
 def _pairing_values(run: RunView, keys: Sequence[tuple[str, str]]) -> dict[str, Any]:
     """The run's pairing settings; the data hash from the provenance when config lacks it."""
     values = {key: run.benchmark_config[key] for key, _ in (*keys, ("seed", "")) if key in run.benchmark_config}
+    spec = find_spec(run.benchmark)
+    for key, meaning in (spec.unrecorded if spec is not None else {}).items():
+        values.setdefault(key, meaning)  # a setting recorded only when used
     values.setdefault("dataset", run.dataset)
     values.setdefault("exclude_flagged", False)  # recorded only when set (--exclude-flagged)
     if run.data_sha256:

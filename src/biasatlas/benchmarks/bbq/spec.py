@@ -92,7 +92,9 @@ SPEC = BenchmarkSpec(
     name="bbq", factory=BBQ, summary_type=BBQRunSummary, columns=COLUMNS, view=VIEW,
     # chat_template: recorded only when a template is used, so two plain runs still pair and a plain run
     # never pairs with one asked through a template (another prompt)
-    pairing_keys=(("rule", "rule"), ("options", "options"), ("chat_template", "chat template")), language=_language,
+    pairing_keys=(("rule", "rule"), ("options", "options"), ("chat_template", "chat template"), ("answers", "answers"),
+                  ("parser", "answer parser")),
+    unrecorded={"chat_template": "none", "answers": "likelihood"}, language=_language,
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     scorer_defaults=scorer_defaults,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
