@@ -317,7 +317,8 @@ class ServedScorer(ModelScorer):
                 "endpoint": self.endpoint.url, "served_model": self.facts.model, "root": self.facts.root,
                 "server": self.facts.owned_by, "server_version": self.facts.version, "prefix": self.prefix,
                 "chat_template_from": None if self.local is None else self.local.folder,
-                "chat_template_check": self.chat_check, "start_token": self.start_token, "server_adds_start": self.server_adds_start,
+                "chat_template_check": self.chat_check, "start_token": self.start_token,
+                "server_adds_start": self.server_adds_start,
                 "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
                 "batch_size": self.batch_size, "concurrency": self.concurrency}
 

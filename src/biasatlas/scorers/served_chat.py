@@ -80,8 +80,8 @@ def served_chat(local: LocalTokenizer | None, mode: StartToken, prefix: str, whe
     unknown where the folder is not here."""
     if local is None:
         return ChatTokens(None, start_text=prefix, model=where)
-    lead = leading_tokens(local.tokenizer)
-    start = prefix if mode == "always" and prefix else "" if mode == "first-only" else local.tokenizer.decode(list(lead))
+    lead = list(leading_tokens(local.tokenizer))
+    start = prefix if mode == "always" and prefix else "" if mode == "first-only" else local.tokenizer.decode(lead)
     return template_tokens(local.tokenizer, start, where)
 
 
