@@ -58,3 +58,28 @@ def test_discrim_eval_served_equals_in_process(vllm_server, shared_data, monkeyp
     worst = max(abs(a - b) for pid in ours for a, b in zip(ours[pid].logprobs, theirs[pid].logprobs))  # type: ignore[union-attr]
     assert worst <= 1e-3
     print(f"\ndiscrim-eval ({chat_template}): {len(probes)} probes, max |delta log P| {worst:.2g}")
+
+
+def test_generated_texts_through_the_template_equal_in_process_and_served(vllm_server, shared_data):  # noqa: F811
+    """BBQ's generated reading (lm-eval's ``bbq_generate`` prompt) of 4 seeded items, rendered through the
+    model's template by biasatlas and sent to ``/v1/completions`` as text: the same greedy texts as
+    transformers' ``generate`` in process, and the same rendered prompts (under ``empty-context``, where
+    neither scorer reads a start token of its own before SmolLM2's template)."""
+    pytest.importorskip("torch", reason="the in-process reference needs the torch extra")
+    from dataclasses import replace
+
+    from biasatlas.benchmarks.bbq import BBQ
+    from biasatlas.benchmarks.chat import MODEL, chat_prompt
+    from biasatlas.scorers.causal_lm import CausalLMScorer
+
+    served = _served(vllm_server)
+    local = CausalLMScorer(str(vllm_server.folder), start_token="empty-context")
+    bench = BBQ(data=shared_data / "bbq", sample=4, seed=38, answers="generated", max_new_tokens=16)
+    plain = bench.probes(bench.load())
+    ours = [replace(p, prompt=chat_prompt(MODEL, served.info, p.prompt, "")) for p in plain]  # type: ignore[union-attr]
+    theirs = [replace(p, prompt=chat_prompt(MODEL, local.info, p.prompt, "")) for p in plain]  # type: ignore[union-attr]
+    assert ours == theirs and all(p.prompt.startswith("<|im_start|>system") for p in ours)
+    texts = {p: a.text for p, a in served.score(ours).items()}  # type: ignore[union-attr]
+    assert texts == {p: a.text for p, a in local.score(theirs).items()}  # type: ignore[union-attr]
+    assert any(texts.values())
+    print("\n" + "\n".join(f"{p}: {t!r}" for p, t in texts.items()))
