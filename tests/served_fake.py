@@ -62,6 +62,8 @@ class FakeServer:
     max_tokens_zero: bool = True
     interrupt_at: int | None = None  # Ctrl-C (KeyboardInterrupt) as this completion request is answered
     untile_word: str | None = None  # prompts holding this word come back with offsets shifted by one
+    root: str | None = None  # the model's root in /v1/models (default /models/<model>)
+    tokenized: list[int] | None = None  # what /tokenize answers (vLLM's, at the root); None: no such endpoint
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -81,11 +83,14 @@ class FakeServer:
         path = request.url.path
         if path == "/v1/models":
             return httpx.Response(200, json={"object": "list", "data": [
-                {"id": self.model, "object": "model", "root": f"/models/{self.model}", "owned_by": "fake"}]})
+                {"id": self.model, "object": "model", "root": self.root or f"/models/{self.model}",
+                 "owned_by": "fake"}]})
         if path == "/version":
             return httpx.Response(200, json={"version": "fake-1.0"})
         if path == "/v1/completions":
             return self._complete(body)
+        if path == "/tokenize" and self.tokenized is not None:
+            return httpx.Response(200, json={"tokens": self.tokenized, "count": len(self.tokenized)})
         return httpx.Response(404, json={"detail": "Not Found"})
 
     def _complete(self, body: dict[str, Any]) -> httpx.Response:

@@ -69,7 +69,8 @@ class ModelOptions:
     served_model: str | None = option(None, "With --model URL: the model's id on that server (default: the only "
                                        "one it serves).", when_set=True, metavar="<id>")
     served_prefix: str | None = option(None, "With --model URL: text before every prompt, never scored: the "
-                                        "model's start token, e.g. '<|im_start|>', where the server adds none.",
+                                        "model's start token, e.g. '<|im_start|>', where the server adds none "
+                                        "(default: the served folder's, where it is readable here).",
                                         when_set=True, metavar="<text>")
     concurrency: int = option(DEFAULT_CONCURRENCY, "With --model URL: requests in flight at once.",
                                unscored=True, minimum=1)

@@ -126,7 +126,7 @@ def test_model_without_a_template_is_refused_naming_the_model_and_the_alternativ
     with pytest.raises(UsageError, match=r"tiny-chat has no chat template.*--chat-template none.*FILE"):
         Asks(chat_template="model").bind(_info(None))
     served = ScorerInfo("served", "sequence", chat=ChatTokens(None, model="http://x/v1 (model m)"))
-    with pytest.raises(UsageError, match=r"does not say its chat template \(a served model\).*FILE"):
+    with pytest.raises(UsageError, match=r"does not say its chat template \(a served model whose folder is not .*FILE"):
         Asks(chat_template="model").bind(served)
     # before a model loads, its info says nothing of a template: nothing to refuse yet
     Asks(chat_template="model").bind(ScorerInfo("causal-lm", "sequence"))
@@ -157,7 +157,7 @@ def test_a_served_model_refuses_its_own_template_and_takes_a_file(tmp_path: Path
 
     info = ServedScorer(URL, transport=FakeServer().transport(), sleep=lambda s: None, served_prefix="<s>").info
     assert info.chat is not None and info.chat.template is None and info.chat.start_text == "<s>"
-    with pytest.raises(UsageError, match=r"does not say its chat template \(a served model\).*FILE"):
+    with pytest.raises(UsageError, match=r"does not say its chat template \(a served model whose folder is not .*FILE"):
         Asks(chat_template="model").bind(info)
     path = tmp_path / "chat.jinja"
     path.write_text(TEMPLATE, encoding="utf-8")

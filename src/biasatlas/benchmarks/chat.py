@@ -123,7 +123,8 @@ def sha256_text(text: str) -> str:
 def no_template(info: ScorerInfo) -> UsageError:
     """The error for ``--chat-template model`` on a scorer with no template to give."""
     name = info.chat.model if info.chat is not None else info.kind
-    why = "does not say its chat template (a served model)" if info.kind == "served" else "has no chat template"
+    why = ("does not say its chat template (a served model whose folder is not readable here)"
+           if info.kind == "served" else "has no chat template")
     return UsageError(f"--chat-template model: {name} {why}; use --chat-template none (plain text) or "
                       "--chat-template FILE (a Jinja chat template file, e.g. the model's chat_template.jinja)")
 

@@ -18,13 +18,18 @@ from .start import Start
 
 def chat_tokens(tokenizer: Any, start: Start, model: str) -> ChatTokens:
     """The chat facts of ``tokenizer`` read under ``start`` (module docstring)."""
+    lead = {"always": (start.prefix,), "empty-context": start.leading, "first-only": ()}[start.mode]
+    return template_tokens(tokenizer, tokenizer.decode(list(lead)) if lead else "", model)
+
+
+def template_tokens(tokenizer: Any, start_text: str, model: str) -> ChatTokens:
+    """The chat facts of ``tokenizer`` for a scorer that reads ``start_text`` before a non-empty context
+    (a served model's folder, :mod:`.served_chat`, as the in-process scorer's own)."""
     template = getattr(tokenizer, "chat_template", None)
     if isinstance(template, dict):  # several named templates: the one transformers uses by default
         template = template.get("default")
-    lead = {"always": (start.prefix,), "empty-context": start.leading, "first-only": ()}[start.mode]
     return ChatTokens(template if isinstance(template, str) and template else None,
-                      _text(tokenizer, "bos_token"), _text(tokenizer, "eos_token"),
-                      tokenizer.decode(list(lead)) if lead else "", model)
+                      _text(tokenizer, "bos_token"), _text(tokenizer, "eos_token"), start_text, model)
 
 
 def _text(tokenizer: Any, name: str) -> str | None:

@@ -38,7 +38,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import UnsupportedProbe, UsageError, did_you_mean
-from ..probes import (Answer, ChatTokens, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, Scored,
+from ..probes import (Answer, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, Scored,
                       ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from ..values import canonical_dtype, check_batch_size
 from .base import ModelScorer, Progress
@@ -47,6 +47,7 @@ from .job import Job
 from .batching import chunks
 from .resume import EVERY_ROW, Stopped, Watch
 from .served_generation import completions
+from .served_chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .served_checks import CANARY, Canary, checked_canary, same_model
 from .served_echo import EchoedPrompt, Untiled, echoed
 from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key
@@ -97,7 +98,8 @@ class ServedScorer(ModelScorer):
         self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
                                    transport=transport, **extra)
         self.facts = self._facts(served_model)
-        self.prefix = served_prefix or ""
+        self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
+        self.prefix = served_prefix if served_prefix is not None else default_prefix(self.local)
         self.max_tokens = 0
         self._owner: dict[str, str] = {}  # prompt → the first probe that asked it (for errors)
         self._counts: dict[Ask, int] = {}
@@ -107,6 +109,9 @@ class ServedScorer(ModelScorer):
         refused = refusal(self.start_token, self.prefix, self.server_adds_start)
         if refused is not None:
             raise UsageError(f"{self.where}: {refused}")
+        self.chat = served_chat(self.local, self.start_token, self.prefix, self.where)
+        self.chat_check = "unchecked" if self.local is None else \
+            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)
 
     # -- the server --------------------------------------------------------------------------
     @property
@@ -161,10 +166,10 @@ class ServedScorer(ModelScorer):
 
     @property
     def info(self) -> ScorerInfo:
-        """Sentence log-likelihoods; the model's chat template is unknown here (the server does not
-        say it): a benchmark asked for it refuses, suggesting a template file (:mod:`..benchmarks.chat`)."""
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype,
-                          chat=ChatTokens(None, start_text=self.prefix, model=self.where))
+        """Sentence log-likelihoods; the model's chat template read from its folder where that is here
+        (:mod:`.served_chat`), else unknown: a benchmark asked for it then refuses, suggesting a
+        template file (:mod:`..benchmarks.chat`)."""
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat)
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Collection[str] = frozenset()) -> Scored:
@@ -311,7 +316,9 @@ class ServedScorer(ModelScorer):
         return {"scorer": self.name, "variant": self.variant, "model": f"{self.facts.model} @ {self.endpoint.url}",
                 "endpoint": self.endpoint.url, "served_model": self.facts.model, "root": self.facts.root,
                 "server": self.facts.owned_by, "server_version": self.facts.version, "prefix": self.prefix,
-                "start_token": self.start_token, "server_adds_start": self.server_adds_start,
+                "chat_template_from": None if self.local is None else self.local.folder,
+                "chat_template_check": self.chat_check, "start_token": self.start_token,
+                "server_adds_start": self.server_adds_start,
                 "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
                 "batch_size": self.batch_size, "concurrency": self.concurrency}
 
