@@ -253,7 +253,11 @@ class ChatTokens:
     ``start_text``: the text of the token(s) the scorer itself reads before a non-empty context under
     its start-token convention (``<bos>`` for Gemma under ``empty-context``, the BOS under
     ``always``; empty when it reads nothing before it), so a rendered prompt that begins with that text
-    is not read with it twice. ``model``: the model's name, for errors.
+    is not read with it twice. ``encoded_start``: the text of the special token(s) the tokenizer itself
+    puts before a text it encodes (``<bos>`` for Gemma, nothing for SmolLM2): a generated answer's prompt
+    is read that way, in process and served (:mod:`biasatlas.scorers.generation`), whatever the start-token
+    convention of the likelihood readings, so it is what a rendered prompt to generate from must not repeat.
+    ``model``: the model's name, for errors.
     """
 
     template: str | None
@@ -261,6 +265,7 @@ class ChatTokens:
     eos_token: str | None = None
     start_text: str = ""
     model: str = "the model"
+    encoded_start: str = ""
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,18 @@ def test_model_renders_the_user_turn_then_the_open_assistant_prefix() -> None:
     assert chat_prompt("model", _info(TEMPLATE, start="<s>"), USER, PREFIX) == expected[len("<s>"):]
 
 
+def test_a_prompt_to_generate_from_keeps_what_the_tokenizer_does_not_add() -> None:
+    # generation reads a prompt as the tokenizer encodes it, whatever the likelihood start convention:
+    # a scorer reading <s> itself under --start-token always, whose tokenizer adds nothing, must generate
+    # after the template's own <s>; one whose tokenizer adds <s> (Gemma's <bos>) must not get it twice
+    expected = f"<s><|system|>\nBe fair.</s>\n<|user|>\n{USER}</s>\n<|assistant|>\n{PREFIX}"
+    reads_start = ScorerInfo("causal-lm", "sequence", chat=ChatTokens(TEMPLATE, "<s>", "</s>", "<s>", "m"))
+    assert chat_prompt("model", reads_start, USER, PREFIX) == expected[len("<s>"):]
+    assert chat_prompt("model", reads_start, USER, PREFIX, generated=True) == expected
+    adds_start = ScorerInfo("causal-lm", "sequence", chat=ChatTokens(TEMPLATE, "<s>", "</s>", "<s>", "m", "<s>"))
+    assert chat_prompt("model", adds_start, USER, PREFIX, generated=True) == expected[len("<s>"):]
+
+
 def test_a_template_file_renders_as_the_models_would(tmp_path: Path) -> None:
     path = tmp_path / "chat.jinja"
     path.write_text(TEMPLATE, encoding="utf-8")
@@ -107,6 +119,26 @@ def test_the_scorer_reads_the_templates_tokens_once(tiny_gpt2: Path, tmp_path: P
     prompt = Asks(chat_template="model").bind(scorer.info).prompt(USER, "answer")
     assert not prompt.startswith(tokenizer.bos_token)
     assert _read_ids(scorer, prompt, " yes") == _expected_ids(tokenizer, "answer", " yes")
+
+
+def test_a_generated_prompt_is_the_templates_tokens_as_the_tokenizer_encodes_them(tiny_gpt2: Path,
+                                                                                  tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    from biasatlas.scorers.causal_lm import CausalLMScorer
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_gpt2)
+    tokenizer.chat_template = TEMPLATE
+    folder = tmp_path / "chat-gpt2"
+    transformers.AutoModelForCausalLM.from_pretrained(tiny_gpt2).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    scorer = CausalLMScorer(str(folder), start_token="always")
+    assert scorer.info.chat is not None and scorer.info.chat.encoded_start == ""  # GPT-2's tokenizer adds none
+    prompt = Asks(chat_template="model").bind(scorer.info).prompt(USER, "", generated=True)
+    # what generation encodes (scorers/generation.py: the tokenizer's own encoding of the prompt)
+    templated = tokenizer.apply_chat_template([{"role": "user", "content": USER}], add_generation_prompt=True,
+                                              tokenize=True, return_dict=True)
+    assert tokenizer(prompt)["input_ids"] == list(templated["input_ids"])
+    assert prompt.startswith(tokenizer.bos_token)  # the template's own BOS, which nothing else adds here
 
 
 @pytest.mark.slow

@@ -64,18 +64,20 @@ class ChatOptions(Options):
         if self.chat_template == MODEL and info.chat is not None and info.chat.template is None:
             raise no_template(info)
 
-    def prompt(self, user: str, prefix: str, separator: str = "") -> str:
-        """The text the scorer reads for ``user`` then ``prefix`` (:func:`chat_prompt`)."""
-        return chat_prompt(self.chat_template, self.scorer, user, prefix, separator)
+    def prompt(self, user: str, prefix: str, separator: str = "", *, generated: bool = False) -> str:
+        """The text the scorer reads for ``user`` then ``prefix`` (:func:`chat_prompt`); ``generated``: the
+        prompt of a generated answer, read as the tokenizer encodes it."""
+        return chat_prompt(self.chat_template, self.scorer, user, prefix, separator, generated=generated)
 
-    def chat_provenance(self, user: str, prefix: str, separator: str = "") -> dict[str, Any]:
+    def chat_provenance(self, user: str, prefix: str, separator: str = "", *, generated: bool = False
+                        ) -> dict[str, Any]:
         """config.json's record of the choice: the template's sha256 (None for ``none``, and for ``model``
         before a scorer says its template) and the rendered prompt of the first item (its ``user`` and
         ``prefix``; None until it can be rendered)."""
         template = self._known_template()
         renders = self.chat_template == NONE or template is not None and self.scorer is not None
         return {"chat_template_sha256": None if template is None else sha256_text(template),
-                "chat_prompt_first": self.prompt(user, prefix, separator) if renders else None}
+                "chat_prompt_first": self.prompt(user, prefix, separator, generated=generated) if renders else None}
 
     def _known_template(self) -> str | None:
         if self.chat_template == NONE:
@@ -96,14 +98,19 @@ class ChatOptions(Options):
         return f"file {Path(self.chat_template).name}"
 
 
-def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, separator: str = "") -> str:
+def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, separator: str = "", *,
+                generated: bool = False) -> str:
     """The prompt the scorer reads: ``user`` and ``prefix`` as ``choice`` (``model``, ``none`` or a template
-    file) gives them, for a scorer whose answers mean what ``info`` says (module docstring)."""
+    file) gives them, for a scorer whose answers mean what ``info`` says (module docstring). A likelihood
+    probe is read after the scorer's own start text; a prompt to generate from (``generated``) after what
+    the tokenizer adds itself (:attr:`~biasatlas.probes.ChatTokens.encoded_start`), so neither reads a
+    rendered BOS twice, and neither loses a template's first token."""
     if choice == NONE:
         return user + separator + prefix
     rendered = render(_template_text(choice, info), [{"role": "user", "content": user}],
                       bos_token=_chat_token(info, "bos_token"), eos_token=_chat_token(info, "eos_token"))
-    start = info.chat.start_text if info is not None and info.chat is not None else ""
+    chat = info.chat if info is not None else None
+    start = "" if chat is None else chat.encoded_start if generated else chat.start_text
     if start and rendered.startswith(start):  # the scorer reads its start token itself: not twice
         rendered = rendered[len(start):]
     return rendered + prefix

@@ -29,7 +29,17 @@ def template_tokens(tokenizer: Any, start_text: str, model: str) -> ChatTokens:
     if isinstance(template, dict):  # several named templates: the one transformers uses by default
         template = template.get("default")
     return ChatTokens(template if isinstance(template, str) and template else None,
-                      _text(tokenizer, "bos_token"), _text(tokenizer, "eos_token"), start_text, model)
+                      _text(tokenizer, "bos_token"), _text(tokenizer, "eos_token"), start_text, model,
+                      encoded_start(tokenizer))
+
+
+def encoded_start(tokenizer: Any) -> str:
+    """The text of what ``tokenizer`` puts before any text it encodes with its special tokens (Gemma's
+    ``<bos>``; nothing for SmolLM2 or GPT-2): the start a generated prompt is read with."""
+    plain = list(tokenizer("x", add_special_tokens=False)["input_ids"])
+    full = list(tokenizer("x")["input_ids"])
+    cut = next((i for i in range(len(full) - len(plain) + 1) if full[i:i + len(plain)] == plain), 0)
+    return str(tokenizer.decode(full[:cut])) if cut else ""
 
 
 def _text(tokenizer: Any, name: str) -> str | None:

@@ -190,7 +190,8 @@ class BBQ(ChatOptions):
             return {"chat_template": UNRECORDED}
         first = next((e for e in self.load() if e.target is not None), None)
         user = prompt(first.context, first.question, self.dataset) if first is not None else ""
-        return {"chat_template": self.chat_template, **self.chat_provenance(user, "")}
+        generated = self.answers == "generated"
+        return {"chat_template": self.chat_template, **self.chat_provenance(user, "", generated=generated)}
 
     def asked(self, context: str, question: str) -> str:
         """The text the scorer reads for a question: the prompt as it is, or as the chat template's user
@@ -237,7 +238,7 @@ class BBQ(ChatOptions):
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""
         if self.answers == "generated":
-            return generated.probes(items, self.max_new_tokens, lambda text: self.prompt(text, ""))
+            return generated.probes(items, self.max_new_tokens, lambda text: self.prompt(text, "", generated=True))
         out: list[Probe] = []
         free = self.asked(CONTENT_FREE, CONTENT_FREE)
         for e in items:
