@@ -106,6 +106,30 @@ def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Pa
 
 
 @pytest.fixture(scope="session")
+def tiny_gpt2_chat(tmp_path_factory: pytest.TempPathFactory, tiny_gpt2: Path) -> Path:
+    """The tiny GPT-2 with a chat template (ChatML, as SmolLM2's) and 1,024 positions, fresh seeded weights:
+    the stand-in for a chat model."""
+    import shutil
+
+    import transformers
+
+    import torch
+
+    folder = tmp_path_factory.mktemp("tiny-gpt2-chat") / "model"
+    shutil.copytree(tiny_gpt2, folder)
+    config = transformers.AutoConfig.from_pretrained(folder)
+    config.n_positions = 1024  # room for DiscrimEval's templated prompts (~340 tokens in this vocabulary)
+    torch.manual_seed(0)
+    transformers.AutoModelForCausalLM.from_config(config).save_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    tokenizer.model_max_length = 1024
+    tokenizer.chat_template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+                               "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
 def tiny_bart(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
     """BART seq2seq LM (1+1 layers), byte-level BPE with ``<mask>``."""
     return _build(tmp_path_factory, shared_data, "bart")

@@ -30,7 +30,7 @@ PYTHON_DOC = ROOT / "docs" / "python.md"
 TINY: dict[str, str] = {
     "bert-base-uncased": "tiny_bert", "bert-base-cased": "tiny_bert_cased", "./my-model-folder": "tiny_bert",
     "camembert-base": "tiny_bert", "roberta-base": "tiny_roberta", "bert-base-chinese": "tiny_chinese_bert",
-    "gemma-3-270m": "tiny_gpt2", "smollm2-135m": "tiny_gpt2", "ltg/norbert2": "tiny_bert",
+    "gemma-3-270m": "tiny_gpt2", "smollm2-135m": "tiny_gpt2_chat", "ltg/norbert2": "tiny_bert",
 }
 #: The model a command without --model would load (the packaged Gemma, a causal LM).
 DEFAULT_STAND_IN = "tiny_gpt2"
@@ -38,7 +38,7 @@ DEFAULT_STAND_IN = "tiny_gpt2"
 OTHER_MASKED = "tiny_roberta"
 #: Items per run: enough for every table and test, few enough for a fast suite.
 LIMIT = {"crows-pairs": "20", "census": "4", "zh-neutral": "30", "winogender": "4", "winobias": "3", "bbq": "3",
-         "stereoset": "3"}
+         "stereoset": "3", "gest": "2", "discrim-eval": "20"}
 
 ZH_SENTENCES = (  # mined by `biasatlas mine`: each holds one gendered keyword of a default pair
     "他在学校里认真学习，每天都很早起床。", "那个男童在公园里玩得很开心。", "记者发现，他每天都会去图书馆读书学习。",
@@ -199,7 +199,7 @@ def prepare(words: list[str], tiny, shared_data: Path, made: dict[str, list[str]
             args[at] = tiny(args[at])
         else:
             args += ["--model", tiny(DEFAULT_STAND_IN)]
-        if "--limit" not in args and "--sample" not in args:
+        if not {"--limit", "--sample", "--scenarios"} & set(args):  # DiscrimEval's --scenarios is its subset
             args += ["--limit", LIMIT[benchmark]]
         args = _on_this_machine(args)
     if command == "suite":
