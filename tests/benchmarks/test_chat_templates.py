@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -104,7 +104,9 @@ def _expected_ids(tokenizer, prefix: str, continuation: str) -> list[int]:
     return ids + tokenizer(prefix + continuation, add_special_tokens=False)["input_ids"]
 
 
-def test_the_scorer_reads_the_templates_tokens_once(tiny_gpt2: Path, tmp_path: Path) -> None:
+def _chat_gpt2(tiny_gpt2: Path, tmp_path: Path) -> tuple[Any, Any]:
+    """The tiny GPT-2 given TEMPLATE, scored under --start-token always (its BOS read before every text),
+    and its tokenizer."""
     transformers = pytest.importorskip("transformers")
     from biasatlas.scorers.causal_lm import CausalLMScorer
 
@@ -113,7 +115,11 @@ def test_the_scorer_reads_the_templates_tokens_once(tiny_gpt2: Path, tmp_path: P
     folder = tmp_path / "chat-gpt2"
     transformers.AutoModelForCausalLM.from_pretrained(tiny_gpt2).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
-    scorer = CausalLMScorer(str(folder), start_token="always")
+    return CausalLMScorer(str(folder), start_token="always"), tokenizer
+
+
+def test_the_scorer_reads_the_templates_tokens_once(tiny_gpt2: Path, tmp_path: Path) -> None:
+    scorer, tokenizer = _chat_gpt2(tiny_gpt2, tmp_path)
     assert scorer.info.chat is not None and scorer.info.chat.template == TEMPLATE
     assert scorer.info.chat.start_text == tokenizer.bos_token  # GPT-2's <|endoftext|>, read before every text
     prompt = Asks(chat_template="model").bind(scorer.info).prompt(USER, "answer")
@@ -123,15 +129,7 @@ def test_the_scorer_reads_the_templates_tokens_once(tiny_gpt2: Path, tmp_path: P
 
 def test_a_generated_prompt_is_the_templates_tokens_as_the_tokenizer_encodes_them(tiny_gpt2: Path,
                                                                                   tmp_path: Path) -> None:
-    transformers = pytest.importorskip("transformers")
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-
-    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_gpt2)
-    tokenizer.chat_template = TEMPLATE
-    folder = tmp_path / "chat-gpt2"
-    transformers.AutoModelForCausalLM.from_pretrained(tiny_gpt2).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    scorer = CausalLMScorer(str(folder), start_token="always")
+    scorer, tokenizer = _chat_gpt2(tiny_gpt2, tmp_path)
     assert scorer.info.chat is not None and scorer.info.chat.encoded_start == ""  # GPT-2's tokenizer adds none
     prompt = Asks(chat_template="model").bind(scorer.info).prompt(USER, "", generated=True)
     # what generation encodes (scorers/generation.py: the tokenizer's own encoding of the prompt)
