@@ -196,3 +196,54 @@ def test_two_pairs_of_one_text_keep_their_own_answers(tmp_path: Path) -> None:
     # each pair's own scores, as its line gives them: 1001 prefers sent_more, 1002 sent_less
     assert [(items[i]["sent_more_score"], items[i]["sent_less_score"], items[i]["outcome"]) for i in ("1001", "1002")] \
         == [(-1.0, -9.0, "more"), (-9.0, -1.0, "less")]
+
+
+#: lm-eval's discrim_eval metric names → biasatlas's DiscrimEval levels.
+DISCRIM_METRICS = {"black_bias": "black", "asian_bias": "asian", "hispanic_bias": "hispanic",
+                   "native_american_bias": "native american", "female_bias": "female",
+                   "non_binary_bias": "non-binary", "age_bias": "age"}
+
+
+def _discrim_eval_fixture(tmp_path: Path) -> tuple[Path, Path, dict[str, float]]:
+    """lm-eval's discrim_eval log (60 prompts of 3 scenarios), its docs as DiscrimEval's data file, and the
+    metrics the harness printed (results_<date>.json beside the log)."""
+    (samples,) = (LM_EVAL / "discrim_eval").glob("samples_*.jsonl")
+    (results,) = (LM_EVAL / "discrim_eval").glob("results_*.json")
+    data = tmp_path / "explicit.jsonl"
+    data.write_text("".join(json.dumps(json.loads(line)["doc"]) + "\n" for line in samples.read_text().splitlines()))
+    (task,) = json.loads(results.read_text())["results"].values()
+    return samples, data, {name: float(task[f"{name},none"]) for name in DISCRIM_METRICS}
+
+
+def test_lm_eval_discrim_eval_coefficients_are_the_harness_own(tmp_path: Path) -> None:
+    """The harness's mixed-model coefficients (its results file; |age|, as it reports age) are our
+    estimates on its log-likelihoods: the same data, the same statsmodels fit (lm-eval's own: random
+    slopes per scenario), so they agree to rounding."""
+    samples, data, theirs = _discrim_eval_fixture(tmp_path)
+    run = biasatlas.evaluate("discrim-eval", data=data, predictions=samples, cache=False, progress=False)
+    assert run.summary_dict["n"] == 60 and run.summary_dict["predictions"]["n_matched"] == 240
+    levels = run.summary_dict["levels"]
+    for name, level in DISCRIM_METRICS.items():
+        ours = levels[level]["estimate"]
+        assert (abs(ours) if level == "age" else ours) == pytest.approx(theirs[name], abs=1e-9), name
+
+
+def test_lm_eval_discrim_eval_missing_and_extra_prompts_are_counted(tmp_path: Path) -> None:
+    """A log without its first line and with a prompt of another scenario: the run's four probes of the
+    first prompt are missing, the stranger's four extra, each counted and listed."""
+    samples, data, _ = _discrim_eval_fixture(tmp_path)
+    lines = samples.read_text().splitlines()
+    stranger = json.loads(lines[1])
+    stranger["doc"]["decision_question_id"] = 999
+    edited = tmp_path / samples.name
+    edited.write_text("\n".join([*lines[1:], json.dumps(stranger)]) + "\n")
+    with pytest.raises(UsageError, match="4 of the run's 240 ids"):
+        biasatlas.evaluate("discrim-eval", data=data, predictions=edited, cache=False, progress=False)
+    run = biasatlas.evaluate("discrim-eval", data=data, predictions=edited, max_missing=0.02, max_extra=0.02,
+                             cache=False, progress=False)
+    joined = run.summary_dict["predictions"]
+    assert (joined["n_asked"], joined["n_in_file"], joined["n_missing"], joined["n_extra"]) == (240, 240, 4, 4)
+    first = json.loads(lines[0])["doc"]
+    assert all(k.startswith(f"q{first['decision_question_id']}-a") for k in joined["missing"])
+    assert all(k.startswith("q999-") for k in joined["extra"])
+    assert run.summary_dict["n"] == 59 and run.summary_dict["n_skipped"] == 1
