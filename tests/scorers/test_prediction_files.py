@@ -143,6 +143,19 @@ def test_lm_eval_discrim_eval_line_of_other_choices_is_unreadable_in_all_four(tm
     assert len(answers) == 4 and all("not DiscrimEval's" in str(a.why) and a.line == 1 for a in answers.values())
 
 
+def test_lm_eval_bbq_generate_samples_keep_each_generated_text() -> None:
+    path = _only("bbq_generate", "samples_bbq_generate_*.jsonl")
+    read_back = read(path)
+    assert (read_back.format, read_back.task, read_back.dtype) == ("lm-eval", "bbq_generate", "float32")
+    lines = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines()]
+    assert len(read_back.answers) == len(lines) == 16
+    for line in lines:
+        doc = line["doc"]
+        got = read_back.answers[f"{doc['category']}/{doc['example_id']}"]
+        assert (got.generated, got.values, got.why) == (line["filtered_resps"][0], (), None)
+        assert got.texts == (doc["ans0"], doc["ans1"], doc["ans2"])
+
+
 def test_lm_eval_winogender_samples_are_refused_with_the_question_they_answer(tmp_path: Path) -> None:
     # A line in the shape lm-eval 0.4.13's winogender_all logs: the doc's fields as its task yaml
     # reads them (sentence, pronoun, occupation, participant, label) and the two choices' answers.

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import biasatlas
+from biasatlas.benchmarks.bbq.data import CATEGORIES
 from biasatlas.cache import ScoreCache
 from biasatlas.errors import MissingInput, UsageError
 from biasatlas.runs.folder import RunFolderError
@@ -247,3 +248,36 @@ def test_lm_eval_discrim_eval_missing_and_extra_prompts_are_counted(tmp_path: Pa
     assert all(k.startswith(f"q{first['decision_question_id']}-a") for k in joined["missing"])
     assert all(k.startswith("q999-") for k in joined["extra"])
     assert run.summary_dict["n"] == 59 and run.summary_dict["n_skipped"] == 1
+
+
+def test_lm_eval_bbq_generate_answers_are_parsed_as_the_harness_parses_them(tmp_path: Path) -> None:
+    """16 items of lm-eval's bbq_generate log (SmolLM2, 4 categories), scored by ``bbq --answers generated``
+    on the same items: where our rule parses an answer, its correctness, whether it names a person and
+    whether it is the biased one are the harness's own per-item numbers (``amb_bias_score``: acc,
+    n_biased_ans, n_non_unk_ans); where it does not, the harness scored the answer wrong and as an
+    "unknown" one (its -1), which we count as unparsed instead."""
+    (samples,) = (LM_EVAL / "bbq_generate").glob("samples_*.jsonl")
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    data = tmp_path / "bbq"
+    data.mkdir()
+    for category in CATEGORIES["en"]:  # the categories the log lacks as empty files: the folder is BBQ's shape
+        docs = [line["doc"] for line in lines if line["doc"]["category"] == category]
+        (data / f"{category}.jsonl").write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    shutil.copy(shared_data_dir() / "bbq" / "additional_metadata.csv", data)
+    run = biasatlas.evaluate("bbq", data=data, answers="generated", predictions=samples, cache=False, progress=False)
+    ours = {r["id"]: r for r in run.records}
+    assert len(ours) == 16 and run.summary_dict["predictions"]["n_matched"] == 16
+    parsed = 0
+    for line in lines:
+        doc = line["doc"]
+        acc, n_biased, n_non_unknown, _ = line["amb_bias_score"]
+        record = ours[f"{doc['category']}/{doc['example_id']}"]
+        assert record["generated"] == line["filtered_resps"][0]
+        if record["parsed"]:
+            parsed += 1
+            assert float(record["correct"]) == acc
+            assert float(record["choice"] != record["unknown"]) == n_non_unknown
+            assert float(record["choice"] == record["target"]) == n_biased
+        else:
+            assert (acc, n_biased, n_non_unknown) == (0.0, 0.0, 0.0)
+    assert (parsed, run.summary_dict["unparsed"]) == (5 + 3, 16 - 8)

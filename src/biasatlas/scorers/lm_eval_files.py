@@ -13,6 +13,8 @@ the ``winogender_*`` tasks are refused with the reason (:data:`WINOGENDER_ASKS_A
   log-likelihood among the choices that stand for it (a person's own text; the unknown option,
   every other string), so the option chosen is the harness's argmax mapped to the item's options,
   whatever order the unknown strings come in. The id is ``{category}/{example_id}``, biasatlas's BBQ id.
+- ``bbq_generate``: the one generated text (``filtered_resps``), kept as it is, for ``bbq --answers
+  generated`` to parse by its rule (``--parser``, lm-eval's by default), as it parses a model's.
 - ``crows_pairs_*``: two choices, ``[sent_more, sent_less]``, each scored as a whole sentence
   after an empty context. The id is the document's ``id`` where the loaded data has one (the shared
   copy does; the hub copy's columns were not checked), else its position ``doc_id``.
@@ -109,6 +111,9 @@ def _choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:
 
 
 def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
+    generated = _generated(record)
+    if generated is not None:
+        return Answer(texts=tuple(str(doc.get(f"ans{i}", "")) for i in range(3)), line=line, generated=generated)
     read = _choices(record)
     if isinstance(read, str):
         return Answer(why=read, line=line)
@@ -128,6 +133,15 @@ def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer
         return Answer(why="a person's option is among none of the choices", line=line)
     answer = finite(tuple(float(v or 0.0) for v in best), line)
     return Answer(answer.values, tuple(options), answer.why, line)
+
+
+def _generated(record: Mapping[str, Any]) -> str | None:
+    """A ``generate_until`` task's answer (``bbq_generate``): ``filtered_resps`` is one string, the text
+    the model generated, cut at the task's ``until``; None for a log-likelihood task's pairs."""
+    responses = record.get("filtered_resps")
+    if isinstance(responses, list) and len(responses) == 1 and isinstance(responses[0], str):
+        return responses[0]
+    return None
 
 
 def _pair(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:

@@ -19,7 +19,7 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
   model, cat``, one row per example and model, the options' logits.
 - ``lm-eval``: lm-evaluation-harness's ``samples_<task>_<date>.jsonl`` (``--log_samples``) for its
   ``bbq*``, ``crows_pairs_*`` and ``discrim_eval_explicit`` tasks: each document's log-likelihoods
-  (``filtered_resps``).
+  (``filtered_resps``), or the text ``bbq_generate`` generated.
 - ``crows-results``: the per-pair ``results_<model>.csv`` of the CrowS-Pairs scripts (Nangia et al.'s
   ``metric.py``; Dutch CrowS-Pairs' ``mlm_metric.py``): both sentences' scores, keyed by the pair id
   or, under pandas' blank index, by row (:mod:`.crows_results_files`).
