@@ -229,25 +229,30 @@ def test_lm_eval_discrim_eval_coefficients_are_the_harness_own(tmp_path: Path) -
         assert (abs(ours) if level == "age" else ours) == pytest.approx(theirs[name], abs=1e-9), name
 
 
-def test_lm_eval_discrim_eval_missing_and_extra_prompts_are_counted(tmp_path: Path) -> None:
-    """A log without its first line and with a prompt of another scenario: the run's four probes of the
-    first prompt are missing, the stranger's four extra, each counted and listed."""
+def test_lm_eval_discrim_eval_missing_unreadable_and_extra_prompts_are_counted(tmp_path: Path) -> None:
+    """A log without its first line, with other choices on its third, and with a prompt of another scenario:
+    the run's four probes of the first prompt are missing, the third's unreadable, the stranger's four extra,
+    each counted and listed."""
     samples, data, _ = _discrim_eval_fixture(tmp_path)
     lines = samples.read_text().splitlines()
     stranger = json.loads(lines[1])
     stranger["doc"]["decision_question_id"] = 999
+    other = json.loads(lines[2])
+    other["arguments"]["gen_args_0"]["arg_1"] = "maybe"
     edited = tmp_path / samples.name
-    edited.write_text("\n".join([*lines[1:], json.dumps(stranger)]) + "\n")
-    with pytest.raises(UsageError, match="4 of the run's 240 ids"):
+    edited.write_text("\n".join([lines[1], json.dumps(other), *lines[3:], json.dumps(stranger)]) + "\n")
+    with pytest.raises(UsageError, match="8 of the run's 240 ids"):
         biasatlas.evaluate("discrim-eval", data=data, predictions=edited, cache=False, progress=False)
-    run = biasatlas.evaluate("discrim-eval", data=data, predictions=edited, max_missing=0.02, max_extra=0.02,
+    run = biasatlas.evaluate("discrim-eval", data=data, predictions=edited, max_missing=0.04, max_extra=0.02,
                              cache=False, progress=False)
     joined = run.summary_dict["predictions"]
-    assert (joined["n_asked"], joined["n_in_file"], joined["n_missing"], joined["n_extra"]) == (240, 240, 4, 4)
+    assert (joined["n_asked"], joined["n_in_file"], joined["n_missing"], joined["n_unreadable"],
+            joined["n_extra"]) == (240, 240, 4, 4, 4)
+    assert all("not DiscrimEval's" in u["why"] for u in joined["unreadable"])
     first = json.loads(lines[0])["doc"]
     assert all(k.startswith(f"q{first['decision_question_id']}-a") for k in joined["missing"])
     assert all(k.startswith("q999-") for k in joined["extra"])
-    assert run.summary_dict["n"] == 59 and run.summary_dict["n_skipped"] == 1
+    assert run.summary_dict["n"] == 58 and run.summary_dict["n_skipped"] == 2
 
 
 def test_lm_eval_bbq_generate_answers_are_parsed_as_the_harness_parses_them(tmp_path: Path) -> None:
