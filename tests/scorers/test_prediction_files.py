@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from biasatlas.benchmarks.discrim_eval.data import read_explicit
 from biasatlas.errors import DataError, UsageError
 from biasatlas.scorers.prediction_files import detect, read, unifiedqa_option
 from shared_data import shared_data_dir
@@ -112,6 +113,47 @@ def test_lm_eval_bbq_samples_give_each_option_its_best_choice() -> None:
         best = texts[values.index(max(values))]
         assert got.values.index(max(got.values)) == (
             [i for i in range(3) if doc[f"ans{i}"] == best and i != unknown] or [unknown])[0]
+
+
+def test_lm_eval_discrim_eval_samples_answer_each_form_of_the_benchmark_prompt(tmp_path: Path) -> None:
+    """Each line's four log-likelihoods go to DiscrimEval's four probes of the prompt its ``doc`` is: the
+    ids are the ones the benchmark's own reader gives the same rows (the docs, written as a data file)."""
+    path = _only("discrim_eval", "samples_discrim_eval_*.jsonl")
+    lines = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines()]
+    data = tmp_path / "explicit.jsonl"
+    data.write_text("".join(json.dumps(line["doc"]) + "\n" for line in lines), encoding="utf-8")
+    prompts = read_explicit(data)
+    read_back = read(path)
+    assert (read_back.format, read_back.task, read_back.dtype) == ("lm-eval", "discrim_eval_explicit_local", "float32")
+    forms = ("yes", "Yes", "no", "No")
+    assert set(read_back.answers) == {f"{p.id}.{form}" for p in prompts for form in forms}
+    for prompt, line in zip(prompts, lines):
+        assert [a["arg_1"] for a in line["arguments"].values()] == list(forms)
+        for form, response in zip(forms, line["filtered_resps"]):
+            assert read_back.answers[f"{prompt.id}.{form}"].values == (float(response[0]),)
+
+
+def test_lm_eval_discrim_eval_line_of_other_choices_is_unreadable_in_all_four(tmp_path: Path) -> None:
+    (line,) = [json.loads(text) for text in
+               _only("discrim_eval", "samples_discrim_eval_*.jsonl").read_text(encoding="utf-8").splitlines()[:1]]
+    line["arguments"]["gen_args_1"]["arg_1"] = "maybe"
+    path = tmp_path / "samples_discrim_eval_explicit_2026-12-03T10-00-00.000000.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    answers = read(path).answers
+    assert len(answers) == 4 and all("not DiscrimEval's" in str(a.why) and a.line == 1 for a in answers.values())
+
+
+def test_lm_eval_bbq_generate_samples_keep_each_generated_text() -> None:
+    path = _only("bbq_generate", "samples_bbq_generate_*.jsonl")
+    read_back = read(path)
+    assert (read_back.format, read_back.task, read_back.dtype) == ("lm-eval", "bbq_generate", "float32")
+    lines = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines()]
+    assert len(read_back.answers) == len(lines) == 16
+    for line in lines:
+        doc = line["doc"]
+        got = read_back.answers[f"{doc['category']}/{doc['example_id']}"]
+        assert (got.generated, got.values, got.why) == (line["filtered_resps"][0], (), None)
+        assert got.texts == (doc["ans0"], doc["ans1"], doc["ans2"])
 
 
 def test_lm_eval_winogender_samples_are_refused_with_the_question_they_answer(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import biasatlas
+from biasatlas.benchmarks.bbq.data import CATEGORIES
 from biasatlas.cache import ScoreCache
 from biasatlas.errors import MissingInput, UsageError
 from biasatlas.runs.folder import RunFolderError
@@ -196,3 +197,92 @@ def test_two_pairs_of_one_text_keep_their_own_answers(tmp_path: Path) -> None:
     # each pair's own scores, as its line gives them: 1001 prefers sent_more, 1002 sent_less
     assert [(items[i]["sent_more_score"], items[i]["sent_less_score"], items[i]["outcome"]) for i in ("1001", "1002")] \
         == [(-1.0, -9.0, "more"), (-9.0, -1.0, "less")]
+
+
+#: lm-eval's discrim_eval metric names → biasatlas's DiscrimEval levels.
+DISCRIM_METRICS = {"black_bias": "black", "asian_bias": "asian", "hispanic_bias": "hispanic",
+                   "native_american_bias": "native american", "female_bias": "female",
+                   "non_binary_bias": "non-binary", "age_bias": "age"}
+
+
+def _discrim_eval_fixture(tmp_path: Path) -> tuple[Path, Path, dict[str, float]]:
+    """lm-eval's discrim_eval log (60 prompts of 3 scenarios), its docs as DiscrimEval's data file, and the
+    metrics the harness printed (results_<date>.json beside the log)."""
+    (samples,) = (LM_EVAL / "discrim_eval").glob("samples_*.jsonl")
+    (results,) = (LM_EVAL / "discrim_eval").glob("results_*.json")
+    data = tmp_path / "explicit.jsonl"
+    data.write_text("".join(json.dumps(json.loads(line)["doc"]) + "\n" for line in samples.read_text().splitlines()))
+    (task,) = json.loads(results.read_text())["results"].values()
+    return samples, data, {name: float(task[f"{name},none"]) for name in DISCRIM_METRICS}
+
+
+def test_lm_eval_discrim_eval_coefficients_are_the_harness_own(tmp_path: Path) -> None:
+    """The harness's mixed-model coefficients (its results file; |age|, as it reports age) are our
+    estimates on its log-likelihoods: the same data, the same statsmodels fit (lm-eval's own: random
+    slopes per scenario), so they agree to rounding."""
+    samples, data, theirs = _discrim_eval_fixture(tmp_path)
+    run = biasatlas.evaluate("discrim-eval", data=data, predictions=samples, cache=False, progress=False)
+    assert run.summary_dict["n"] == 60 and run.summary_dict["predictions"]["n_matched"] == 240
+    levels = run.summary_dict["levels"]
+    for name, level in DISCRIM_METRICS.items():
+        ours = levels[level]["estimate"]
+        assert (abs(ours) if level == "age" else ours) == pytest.approx(theirs[name], abs=1e-9), name
+
+
+def test_lm_eval_discrim_eval_missing_unreadable_and_extra_prompts_are_counted(tmp_path: Path) -> None:
+    """A log without its first line, with other choices on its third, and with a prompt of another scenario:
+    the run's four probes of the first prompt are missing, the third's unreadable, the stranger's four extra,
+    each counted and listed."""
+    samples, data, _ = _discrim_eval_fixture(tmp_path)
+    lines = samples.read_text().splitlines()
+    stranger = json.loads(lines[1])
+    stranger["doc"]["decision_question_id"] = 999
+    other = json.loads(lines[2])
+    other["arguments"]["gen_args_0"]["arg_1"] = "maybe"
+    edited = tmp_path / samples.name
+    edited.write_text("\n".join([lines[1], json.dumps(other), *lines[3:], json.dumps(stranger)]) + "\n")
+    with pytest.raises(UsageError, match="8 of the run's 240 ids"):
+        biasatlas.evaluate("discrim-eval", data=data, predictions=edited, cache=False, progress=False)
+    run = biasatlas.evaluate("discrim-eval", data=data, predictions=edited, max_missing=0.04, max_extra=0.02,
+                             cache=False, progress=False)
+    joined = run.summary_dict["predictions"]
+    assert (joined["n_asked"], joined["n_in_file"], joined["n_missing"], joined["n_unreadable"],
+            joined["n_extra"]) == (240, 240, 4, 4, 4)
+    assert all("not DiscrimEval's" in u["why"] for u in joined["unreadable"])
+    first = json.loads(lines[0])["doc"]
+    assert all(k.startswith(f"q{first['decision_question_id']}-a") for k in joined["missing"])
+    assert all(k.startswith("q999-") for k in joined["extra"])
+    assert run.summary_dict["n"] == 58 and run.summary_dict["n_skipped"] == 2
+
+
+def test_lm_eval_bbq_generate_answers_are_parsed_as_the_harness_parses_them(tmp_path: Path) -> None:
+    """16 items of lm-eval's bbq_generate log (SmolLM2, 4 categories), scored by ``bbq --answers generated``
+    on the same items: where our rule parses an answer, its correctness, whether it names a person and
+    whether it is the biased one are the harness's own per-item numbers (``amb_bias_score``: acc,
+    n_biased_ans, n_non_unk_ans); where it does not, the harness scored the answer wrong and as an
+    "unknown" one (its -1), which we count as unparsed instead."""
+    (samples,) = (LM_EVAL / "bbq_generate").glob("samples_*.jsonl")
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    data = tmp_path / "bbq"
+    data.mkdir()
+    for category in CATEGORIES["en"]:  # the categories the log lacks as empty files: the folder is BBQ's shape
+        docs = [line["doc"] for line in lines if line["doc"]["category"] == category]
+        (data / f"{category}.jsonl").write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    shutil.copy(shared_data_dir() / "bbq" / "additional_metadata.csv", data)
+    run = biasatlas.evaluate("bbq", data=data, answers="generated", predictions=samples, cache=False, progress=False)
+    ours = {r["id"]: r for r in run.records}
+    assert len(ours) == 16 and run.summary_dict["predictions"]["n_matched"] == 16
+    parsed = 0
+    for line in lines:
+        doc = line["doc"]
+        acc, n_biased, n_non_unknown, _ = line["amb_bias_score"]
+        record = ours[f"{doc['category']}/{doc['example_id']}"]
+        assert record["generated"] == line["filtered_resps"][0]
+        if record["parsed"]:
+            parsed += 1
+            assert float(record["correct"]) == acc
+            assert float(record["choice"] != record["unknown"]) == n_non_unknown
+            assert float(record["choice"] == record["target"]) == n_biased
+        else:
+            assert (acc, n_biased, n_non_unknown) == (0.0, 0.0, 0.0)
+    assert (parsed, run.summary_dict["unparsed"]) == (5 + 3, 16 - 8)

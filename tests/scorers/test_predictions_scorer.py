@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from biasatlas.errors import UsageError
-from biasatlas.probes import ContinuationProbe, PairAnswer, PairProbe, SentenceAnswer, SentenceProbe, SlotAnswer
+from biasatlas.probes import (ContinuationProbe, GenerationAnswer, GenerationProbe, PairAnswer, PairProbe,
+                              SentenceAnswer, SentenceProbe, SlotAnswer)
 from biasatlas.scorers.predicted import Answer, FileAnswers
 from biasatlas.scorers.predictions import EXTRA, MISSING, PredictionsScorer, probe_key
 
@@ -39,6 +40,15 @@ def test_a_pair_is_read_the_way_round_the_probe_asks() -> None:
     scored = scorer.score([PairProbe("p", "less", "more"), PairProbe("q", "a", "b")])
     assert scored["p"] == PairAnswer("p", -7.0, -5.0, 1, 1)  # the probe asks "less" first
     assert "not the pair's" in scored.unscorable["q"]
+
+
+def test_a_generated_text_answers_only_a_generation_probe() -> None:
+    scorer = _scorer({"g": Answer(generated=" The old man."), "s": Answer(values=(-1.0, -2.0, -3.0))})
+    scored = scorer.score([GenerationProbe("g", "Q: who?\nA:", 8), GenerationProbe("s", "Q: who?\nA:", 8),
+                           ContinuationProbe("g#0", ("ctx",), " x")])
+    assert scored["g"] == GenerationAnswer("g", " The old man.", 0, "given")  # as written, to be parsed
+    assert "not generated text" in scored.unscorable["s"]
+    assert "--answers generated" in scored.unscorable["g#0"]
 
 
 def test_a_probe_needing_two_contexts_is_unscorable() -> None:

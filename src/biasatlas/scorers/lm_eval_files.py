@@ -5,17 +5,25 @@ the requests (``arguments``: each choice's context and continuation) and, in ``f
 each choice's ``[log-likelihood, is_greedy]`` (0.4.13 writes both as strings). The harness's
 version, the model's name and dtype are in the ``results_<date>.json`` written beside it.
 
-Read here: the multiple-choice ``bbq*`` tasks and the ``crows_pairs_*`` tasks; the ``winogender_*``
-tasks are refused with the reason (:data:`WINOGENDER_ASKS_ANOTHER_QUESTION`).
+Read here: the multiple-choice ``bbq*`` tasks, the ``crows_pairs_*`` tasks and ``discrim_eval_explicit``;
+the ``winogender_*`` tasks are refused with the reason (:data:`WINOGENDER_ASKS_ANOTHER_QUESTION`).
 
 - ``bbq``: 12 choices (``tasks/bbq/utils.py``, ``doc_to_choice``): the item's two people in data
   order, then ten "unknown" strings. Each of the item's three options gets the best
   log-likelihood among the choices that stand for it (a person's own text; the unknown option,
   every other string), so the option chosen is the harness's argmax mapped to the item's options,
   whatever order the unknown strings come in. The id is ``{category}/{example_id}``, biasatlas's BBQ id.
+- ``bbq_generate``: the one generated text (``filtered_resps``), kept as it is, for ``bbq --answers
+  generated`` to parse by its rule (``--parser``, lm-eval's by default), as it parses a model's.
 - ``crows_pairs_*``: two choices, ``[sent_more, sent_less]``, each scored as a whole sentence
   after an empty context. The id is the document's ``id`` where the loaded data has one (the shared
   copy does; the hub copy's columns were not checked), else its position ``doc_id``.
+- ``discrim_eval_explicit`` (Tamkin et al. 2023; the task's ``doc_to_choice``): four choices, ``yes``,
+  ``Yes``, ``no``, ``No``, each after the prompt and its answer cue; each log-likelihood answers the
+  DiscrimEval probe of that form, ``{prompt}.{form}``. The prompt's id is the one biasatlas's
+  ``discrim-eval`` gives the data row (``benchmarks/discrim_eval/data.py``), made of the ``doc``'s
+  ``decision_question_id``, ``age``, ``gender`` and ``race`` (lower-cased, as lm-eval's
+  ``process_results`` reads them): ``q47-a20-female-white``; a (scenario, person) is unique in the set.
 """
 
 from __future__ import annotations
@@ -57,10 +65,13 @@ def read_lm_eval(path: Path, text: str, field: str | None) -> tuple[dict[str, An
             out.add(f"{doc.get('category')}/{doc.get('example_id')}", _bbq(record, doc, number))
         elif "sent_more" in doc and "sent_less" in doc:
             out.add(str(doc.get("id", record.get("doc_id"))), _pair(record, doc, number))
+        elif "decision_question_id" in doc and "filled_template" in doc:
+            for key, answer in _discrim(record, doc, number):
+                out.add(key, answer)
         elif {"occupation", "participant", "pronoun"} <= set(doc):
             raise DataError(WINOGENDER_ASKS_ANOTHER_QUESTION, path=path, line=number, field="doc")
         else:
-            raise DataError(f"a document of task {task or '?'} is neither BBQ's nor CrowS-Pairs' (keys: "
+            raise DataError(f"a document of task {task or '?'} is not BBQ's, CrowS-Pairs' or DiscrimEval's (keys: "
                             f"{', '.join(sorted(doc))})", path=path, line=number, field="doc")
     return out.answers, {**about, "task": task}
 
@@ -100,6 +111,9 @@ def _choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:
 
 
 def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
+    generated = _generated(record)
+    if generated is not None:
+        return Answer(texts=tuple(str(doc.get(f"ans{i}", "")) for i in range(3)), line=line, generated=generated)
     read = _choices(record)
     if isinstance(read, str):
         return Answer(why=read, line=line)
@@ -121,6 +135,15 @@ def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer
     return Answer(answer.values, tuple(options), answer.why, line)
 
 
+def _generated(record: Mapping[str, Any]) -> str | None:
+    """A ``generate_until`` task's answer (``bbq_generate``): ``filtered_resps`` is one string, the text
+    the model generated, cut at the task's ``until``; None for a log-likelihood task's pairs."""
+    responses = record.get("filtered_resps")
+    if isinstance(responses, list) and len(responses) == 1 and isinstance(responses[0], str):
+        return responses[0]
+    return None
+
+
 def _pair(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
     read = _choices(record)
     if isinstance(read, str):
@@ -130,3 +153,29 @@ def _pair(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answe
         return Answer(why=f"{len(values)} choices, not the pair's 2", line=line)
     answer = finite(tuple(values), line)
     return Answer(answer.values, (str(doc["sent_more"]), str(doc["sent_less"])), answer.why, line)
+
+
+#: lm-eval's ``discrim_eval_explicit`` choices, in its order (DiscrimEval's own answer forms).
+DISCRIM_FORMS = ("yes", "Yes", "no", "No")
+
+
+def discrim_id(doc: Mapping[str, Any]) -> str:
+    """DiscrimEval's prompt id of a ``doc`` (module docstring): ``q{scenario}-a{age}-{gender}-{race}``,
+    lower-cased, spaces as underscores (``native american`` → ``native_american``)."""
+    age = doc.get("age")
+    age_text = f"{float(age):g}" if isinstance(age, (int, float)) and not isinstance(age, bool) else str(age)
+    return (f"q{doc.get('decision_question_id')}-a{age_text}-{str(doc.get('gender')).lower()}-"
+            f"{str(doc.get('race')).lower()}").replace(" ", "_")
+
+
+def _discrim(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> list[tuple[str, Answer]]:
+    """One answer per form, keyed ``{prompt}.{form}``: that form's log-likelihood, or all four why not."""
+    keys = [f"{discrim_id(doc)}.{form}" for form in DISCRIM_FORMS]
+    read = _choices(record)
+    if isinstance(read, str):
+        return [(k, Answer(why=read, line=line)) for k in keys]
+    texts, values = read
+    if tuple(texts) != DISCRIM_FORMS:
+        why = f"choices {texts} are not DiscrimEval's {list(DISCRIM_FORMS)}"
+        return [(k, Answer(why=why, line=line)) for k in keys]
+    return [(k, finite((v,), line)) for k, v in zip(keys, values)]

@@ -19,14 +19,16 @@ FORMATS: tuple[str, ...] = ("stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval
 @dataclass(frozen=True)
 class Answer:
     """One id's answer: the options' scores in the benchmark's order (``texts``, where the file
-    names them, the text each score belongs to), or the index of the option ``chosen``, or, when
-    it cannot be read, ``why``; ``line``, where it is in the file."""
+    names them, the text each score belongs to), or the index of the option ``chosen``, or the text
+    a model ``generated`` (for a benchmark's generated reading to parse), or, when it cannot be read,
+    ``why``; ``line``, where it is in the file."""
 
     values: tuple[float, ...] = ()
     texts: tuple[str, ...] = ()
     why: str | None = None
     line: int | None = None
     chosen: int | None = None
+    generated: str | None = None
 
     def value(self, option: int | None) -> float | None:
         """The score of ``option`` (None: the answer's only value): a chosen option scores 1, the

@@ -18,7 +18,8 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
 - ``bbq-scores``: BBQ's ``results/RoBERTa_and_DeBERTaV3/df_bbq.csv``: ``index, ans0, ans1, ans2,
   model, cat``, one row per example and model, the options' logits.
 - ``lm-eval``: lm-evaluation-harness's ``samples_<task>_<date>.jsonl`` (``--log_samples``) for its
-  ``bbq*`` and ``crows_pairs_*`` tasks: each document's log-likelihoods (``filtered_resps``).
+  ``bbq*``, ``crows_pairs_*`` and ``discrim_eval_explicit`` tasks: each document's log-likelihoods
+  (``filtered_resps``), or the text ``bbq_generate`` generated.
 - ``crows-results``: the per-pair ``results_<model>.csv`` of the CrowS-Pairs scripts (Nangia et al.'s
   ``metric.py``; Dutch CrowS-Pairs' ``mlm_metric.py``): both sentences' scores, keyed by the pair id
   or, under pandas' blank index, by row (:mod:`.crows_results_files`).

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
-from ..probes import (ContinuationProbe, NextSentenceProbe, PairAnswer, PairProbe, Probe, Scored, ScorerInfo,
-                      SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
+from ..probes import (ContinuationProbe, GenerationAnswer, GenerationProbe, NextSentenceProbe, PairAnswer, PairProbe,
+                      Probe, Scored, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from .base import Progress, Scorer
 from .crows_results_files import rows_to_ids
 from .predicted import Answer, FileAnswers
@@ -194,7 +194,15 @@ class PredictionsScorer(Scorer):
 
 
 def _answered(probe: Probe, given: Answer, option: int | None) -> tuple[Any, str | None]:
-    """The probe's answer from the file's (the probe's kind decides its shape)."""
+    """The probe's answer from the file's (the probe's kind decides its shape). A generated text answers
+    only a generation probe, as it was written (its token count and why it ended are not in the file:
+    0 and ``"given"``); the benchmark's own rule then parses it, as it parses a model's."""
+    if isinstance(probe, GenerationProbe) or given.generated is not None:
+        if not isinstance(probe, GenerationProbe):
+            return None, "the file holds generated text, not option scores: run with --answers generated"
+        if given.generated is None:
+            return None, "the file holds option scores, not generated text: leave --answers at likelihood"
+        return GenerationAnswer(probe.id, given.generated, 0, "given"), None
     if isinstance(probe, PairProbe):
         return _pair(probe, given)
     if isinstance(probe, SlotProbe) and option is None:

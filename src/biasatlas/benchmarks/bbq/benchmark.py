@@ -162,9 +162,6 @@ class BBQ(ChatOptions):
             reader = "a predictions file" if info.reads == "given" else "a masked LM"
             raise UsageError(f"--chat-template {self.chat_template}: {reader} is not asked through a chat template; "
                              "leave it at none")
-        if info.reads == "given" and self.answers == "generated":
-            raise UsageError("a predictions file gives option scores, not generated text: leave --answers at "
-                             "likelihood")
         if info.reads == "given" and (self.rule != "sum" or self.options != "3"):
             raise UsageError("a predictions file's option scores are compared as they are, one per option of the "
                              "item: leave --rule and --options at their defaults (sum, 3)")
@@ -302,11 +299,12 @@ class BBQ(ChatOptions):
     @property
     def reading(self) -> str:
         """How an option was read: ``pll`` (masked) or ``continuation``, with the rule; ``given``
-        when the options' scores come from a predictions file (a chosen option 1, the others 0)."""
-        if self.scorer is not None and self.scorer.reads == "given":
-            return "given"
+        when the options' scores come from a predictions file (a chosen option 1, the others 0);
+        ``generated`` when the answers are generated texts, a model's or a file's (lm-eval's bbq_generate)."""
         if self.answers == "generated":
             return "generated"
+        if self.scorer is not None and self.scorer.reads == "given":
+            return "given"
         return f"{'pll' if self.masked else 'continuation'}-{self.rule}"
 
 
