@@ -34,7 +34,8 @@ Rules (each a name a finding carries):
   of 2 or more outside ASCII (Korean, Chinese: a Chinese option is one run); it is looked for as
   a substring, so "manager" finds "managers", and a plural is found by its singular
   ("attendants" for "attendant"). Generic person words and function words (:data:`GENERIC_WORDS`:
-  "person", "child", "family", "with", "whose") never count as absent, nor a gendered person word
+  "person", "child", "family", "with", "whose"; their Spanish, Catalan, Dutch and Turkish counterparts
+  for EsBBQ, CaBBQ and MBBQ) never count as absent, nor a gendered person word
   ("woman") where the context names someone of that gender; where it names no gender the option
   adds one ("the gay woman" for "the other who's gay"), which is flagged: a finding to look at.
 """
@@ -246,12 +247,32 @@ _WORD = re.compile(r"\w+")
 GENERIC_WORDS = frozenset((
     "person persons people individual individuals someone somebody child children kids family families "
     "friend friends girlfriend girlfriends boyfriend boyfriends student students "
-    "with whose other others that this these those their them from both who's").split())
+    "with whose other others that this these those their them from both who's "
+    # Spanish and Catalan (EsBBQ, CaBBQ, MBBQ-es): the same kinds of words, found by reading the
+    # findings these sets gave with the English list alone ("la persona", "la gente", "el alumnado")
+    "persona personas gente individuo alguien niño niña niños niñas familia familias amigo amiga amigos amigas "
+    "novio novia novios novias estudiante estudiantes alumnado otro otra otros otras este esta está tiene cuyo "
+    "cuya como "
+    "gent individu algú nena nens nenes família famílies amic amics amigues xicot xicota estudiant "
+    "estudiants alumnat altre altra altres aquest aquesta és meva "
+    # Dutch (MBBQ-nl): "de persoon", "degene die"
+    "persoon personen mensen iemand kind kinderen familie families vriend vrienden vriendin vriendinnen "
+    "student studenten degene andere ander deze wiens "
+    # Turkish (MBBQ-tr): "kişi" (person), "olan" (who is), "adı" (named)
+    "kişi kişiler insan insanlar biri birisi çocuk çocuklar aile arkadaş arkadaşı olan diğer adı").split())
 #: Gendered person words: present where the context names someone of that gender by any of them
 #: ("the woman with a cane" for "two women, one who uses a cane"), absent where it names no
 #: gender at all, since then the option adds one ("the straight woman" for "one who's straight").
-GENDERED_WORDS = (frozenset("woman women girl girls lady ladies she her hers".split()),
-                  frozenset("man men boy boys guy guys gentleman gentlemen he him his".split()))
+GENDERED_WORDS = (frozenset("woman women girl girls lady ladies she her hers "
+                             "mujer mujeres chica chicas señora señoras ella ellas "  # Spanish
+                             "dona dones noia noies senyora senyores "  # Catalan
+                             "vrouw vrouwen meisje meisjes dame dames zij haar "  # Dutch
+                             "kadın kadınlar kız kızlar".split()),  # Turkish
+                  frozenset("man men boy boys guy guys gentleman gentlemen he him his "
+                            "hombre hombres chico chicos señor señores él ellos "
+                            "home homes noi nois senyor senyors ell ells "
+                            "mannen jongen jongens heer heren hij hem zijn "
+                            "adam adamlar erkek erkekler oğlan".split()))
 
 
 def _present(word: str, context: str, context_words: frozenset[str]) -> bool:

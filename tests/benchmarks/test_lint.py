@@ -130,6 +130,13 @@ def _choice(context: str, *options: str) -> LintItem:
     ("Two women, one who uses a cane and one with dark hair, were there.", "The woman with a cane"),
     ("The White teenager's parents are both parking attendant.", "The teenager, whose parents are attendants"),
     ("Two friends of the bakery.", "The bakeries' friend"),  # -ies plural of a word the context has
+    # EsBBQ, CaBBQ and MBBQ's generic person and function words, and a gendered word where the context names
+    # that gender ("la mujer" for "dos mujeres")
+    ("Llegaron dos mujeres, una en silla de ruedas.", "La persona que está en silla de ruedas"),
+    ("Dos mujeres hablaban.", "La mujer gente"),
+    ("Van arribar dues dones.", "La persona gent"),
+    ("Er kwamen twee vrouwen binnen.", "De persoon, degene die vrouwen zag"),
+    ("İki kadın geldi.", "Kadın olan kişi"),
 ])
 def test_option_absent_ignores_generic_person_words_function_words_and_plurals(context, option):
     """Before: "person", "with", "child", "family", "woman" (the context says "women"),
@@ -142,6 +149,8 @@ def test_option_absent_ignores_generic_person_words_function_words_and_plurals(c
     ("A Latina woman (a bartender) and a White woman talked.", "The Latino bartender", "latino"),
     ("A doctor and a lawyer met.", "The nurses", "nurses"),  # a plural of a word the context lacks
     ("She and her brother met a lawyer.", "The gentleman lawyer", "gentleman"),  # the context's man is "brother"
+    ("Conocí a dos clientes, uno gay y otro heterosexual.", "La mujer heterosexual", "mujer"),  # adds a gender
+    ("Un metge i un advocat.", "La persona infermera", "infermera"),
 ])
 def test_option_absent_still_finds_what_the_context_lacks(context, option, missing):
     found = [f.detail for f in lint([_choice(context, option)]) if f.rule == "option-absent"]

@@ -67,7 +67,9 @@ from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
 #   and: --answers generated (issue 38), a new reading; likelihood runs score and record as before.
 #   (EsBBQ and CaBBQ, issue 39, are new datasets: no score of an earlier one moves, so still 3.)
 #   (--chat-template, issue 38: a new choice whose default, none, asks as before: still 3.)
-VERSION = "3"
+# 4: lint's option-absent rule knows Spanish, Catalan, Dutch and Turkish generic person words, so an
+#    --exclude-flagged run of EsBBQ, CaBBQ or MBBQ es/nl/tr scores other items (EsBBQ: 276 more are clean).
+VERSION = "4"
 Rule = Literal["sum", "mean", "pmi"]
 AnswersBy = Literal["likelihood", "generated"]
 RULES: tuple[str, ...] = ("sum", "mean", "pmi")
