@@ -65,5 +65,20 @@ def test_a_link_back_up_the_tree_ends_the_search(tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "b" / "x.csv").write_text("1\n", encoding="utf-8")
     (tmp_path / "a" / "b" / "up").symlink_to(tmp_path / "a", target_is_directory=True)
-    assert _search(tmp_path, "x.csv") == tmp_path / "a" / "b" / "x.csv"
-    assert _search(tmp_path, "y.csv") is None
+    assert _search(tmp_path, "x.csv", "0" * 64) == tmp_path / "a" / "b" / "x.csv"
+    assert _search(tmp_path, "y.csv", "0" * 64) is None
+
+
+def test_of_two_files_named_alike_the_one_with_the_pinned_bytes_is_read(tmp_path):
+    """Two datasets naming a file alike (as EsBBQ and CaBBQ do): the sorted-first
+    folder is not the pinned file's, and the pinned file is read; with neither pinned, the first."""
+    import hashlib
+
+    from biasatlas.benchmarks.fetch import _search
+
+    for folder, text in (("a-other", "other\n"), ("b-pinned", "pinned\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "Age.csv").write_text(text, encoding="utf-8")
+    pin = hashlib.sha256(b"pinned\n").hexdigest()
+    assert _search(tmp_path, "Age.csv", pin) == tmp_path / "b-pinned" / "Age.csv"
+    assert _search(tmp_path, "Age.csv", "0" * 64) == tmp_path / "a-other" / "Age.csv"

@@ -54,7 +54,7 @@ def locate(spec: DataFile, *, gzip_ok: bool = False) -> Path:
     data_dir = os.environ.get("BIASATLAS_DATA_DIR")
     if data_dir:
         for name in (spec.name, spec.name + ".gz") if gzip_ok else (spec.name,):
-            found = _search(Path(data_dir), name)
+            found = _search(Path(data_dir), name, spec.sha256)
             if found is not None:
                 return found
     cached = cache_dir() / "data" / spec.sha256[:12] / spec.name
@@ -63,10 +63,13 @@ def locate(spec: DataFile, *, gzip_ok: bool = False) -> Path:
     return _download(spec, cached)
 
 
-def _search(root: Path, name: str) -> Path | None:
-    """The first file called ``name`` under ``root``, in sorted path order, sub-folders searched
-    and symlinked folders followed (a data tree of links to copies elsewhere), each real folder
-    once, so a link back up the tree ends the walk instead of looping."""
+def _search(root: Path, name: str, sha256: str) -> Path | None:
+    """The file called ``name`` under ``root``, sub-folders searched and symlinked folders followed
+    (a data tree of links to copies elsewhere), each real folder once, so a link back up the tree
+    ends the walk instead of looping. Where several folders hold that name (two datasets naming
+    their files alike, as EsBBQ and CaBBQ do), the one with the pinned bytes
+    wins; else, as with one, the first in sorted path order (a user's own copy, changed or
+    compressed, is still read, as ``$BIASATLAS_DATA_DIR`` promises)."""
     found, seen = [], set()
     for folder, subfolders, files in os.walk(root, followlinks=True):
         real = os.path.realpath(folder)
@@ -76,7 +79,10 @@ def _search(root: Path, name: str) -> Path | None:
         seen.add(real)
         if name in files:
             found.append(Path(folder) / name)
-    return min(found) if found else None
+    if len(found) > 1:
+        pinned = [path for path in sorted(found) if _sha256_of(path) == sha256]
+        return pinned[0] if pinned else min(found)
+    return found[0] if found else None
 
 
 def verified(path: Path, sha256: str) -> Path:
