@@ -190,13 +190,14 @@ class ModelOptions:
         """``benchmark`` set up as a ``kind`` scorer of these options will bind it (its probes are
         then the run's), refusing the pair as :meth:`check_fits` says; unbound for a scorer
         that does not declare what it reads."""
-        from .registry import READS
+        from .registry import GENERATES, READS
 
         reads = READS.get(kind)
         if reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
-        bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
+        bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype,
+                                                     generates=GENERATES.get(kind)))
         return bound
 
     def loading(self) -> str:

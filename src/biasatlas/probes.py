@@ -312,6 +312,11 @@ class ScorerInfo:
 
     ``chat``: what the scorer knows of its model's chat template (:class:`ChatTokens`); None when it
     does not say (a scorer not loaded yet, the fake scorer).
+
+    ``generates``: the scorer answers :class:`GenerationProbe` s (a causal LM in process or served; a
+    predictions file holding generated texts); False where it cannot (a masked LM, an encoder, a file of
+    option scores), so a benchmark's generated reading is refused before any scoring; None where it
+    does not say (a registered scorer of a plugin: its ``score`` refuses then, as before).
     """
 
     kind: str
@@ -321,6 +326,7 @@ class ScorerInfo:
     mask_token: str | None = None
     next_sentence: bool = False
     chat: ChatTokens | None = None
+    generates: bool | None = None
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding", "given"):

@@ -66,6 +66,10 @@ READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2
                            "encoder": "embedding", "word-vectors": "embedding", "served": "sequence",
                            "fake": "sequence",
                            "predictions": "given"}
+#: Whether each scorer answers generation probes (``ScorerInfo.generates``), known before its model loads,
+#: so a generated reading asked of a masked LM is refused first; a predictions file says so once it is read.
+GENERATES: dict[str, bool] = {"masked-lm": False, "causal-lm": True, "seq2seq": False, "encoder": False,
+                              "word-vectors": False, "served": True, "fake": False}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
@@ -81,6 +85,7 @@ def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...
     SCORERS[name] = target
     VARIANTS[name] = tuple(variants)
     READS.pop(name, None)
+    GENERATES.pop(name, None)
     if reads is not None:
         READS[name] = reads
 

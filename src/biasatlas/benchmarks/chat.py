@@ -136,6 +136,16 @@ def no_template(info: ScorerInfo) -> UsageError:
                       "--chat-template FILE (a Jinja chat template file, e.g. the model's chat_template.jinja)")
 
 
+def cannot_generate(info: ScorerInfo) -> str:
+    """The one-line refusal of ``--answers generated`` on a scorer whose ``info`` says it writes no text
+    (``generates`` False), naming the scorer and what to do; decided before any scoring."""
+    if info.reads == "given":
+        return ("--answers generated: the predictions file holds option scores, not generated texts; give a "
+                "file of generated answers (lm-eval's bbq_generate samples) or leave --answers at likelihood")
+    return (f"--answers generated: the {info.kind} scorer does not generate text; use a causal LM (a packaged "
+            "one such as smollm2-135m, a model folder, or a served model's URL) or leave --answers at likelihood")
+
+
 def _template_text(choice: str, info: ScorerInfo | None) -> str:
     if choice != MODEL:
         return input_file(choice).read_text(encoding="utf-8")

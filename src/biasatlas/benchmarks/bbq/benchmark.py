@@ -46,7 +46,7 @@ from ...errors import MissingInput, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
 from ...scorers.generation import STOP_RULE
-from ..chat import NONE, ChatOptions
+from ..chat import NONE, ChatOptions, cannot_generate
 from ..contract import BenchmarkResult
 from ..options import UNRECORDED, draw_sample, option
 from . import esbbq, generated
@@ -158,6 +158,8 @@ class BBQ(ChatOptions):
         """A predictions file gives one score per option of the item, compared as it is: no other
         rule, and the item's own three options."""
         super().refuse(info)
+        if self.answers == "generated" and info.generates is False:
+            raise UsageError(cannot_generate(info))
         if info.reads in ("given", "masked") and self.chat_template != NONE:
             reader = "a predictions file" if info.reads == "given" else "a masked LM"
             raise UsageError(f"--chat-template {self.chat_template}: {reader} is not asked through a chat template; "
