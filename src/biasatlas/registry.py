@@ -46,7 +46,7 @@ SCORERS: dict[str, ScorerTarget] = {
     "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
     "encoder": "biasatlas.scorers.encoder:EncoderScorer",
     "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
-    "served": "biasatlas.scorers.served:ServedScorer",
+    "served": "biasatlas.scorers.served_chat_api:served_scorer",
     "fake": _fake,
     "predictions": "biasatlas.scorers.predictions:from_file",
 }

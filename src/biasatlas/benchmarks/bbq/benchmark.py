@@ -237,7 +237,8 @@ class BBQ(ChatOptions):
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""
         if self.answers == "generated":
-            return generated.probes(items, self.max_new_tokens, lambda text: self.prompt(text, "", generated=True))
+            return self.messaged(generated.probes(items, self.max_new_tokens,
+                                                  lambda text: self.prompt(text, "", generated=True)))
         out: list[Probe] = []
         free = self.asked(CONTENT_FREE, CONTENT_FREE)
         for e in items:
@@ -289,14 +290,21 @@ class BBQ(ChatOptions):
             records.append(_record(o, values))
         summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
                             rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
-        return BenchmarkResult(summary, records, skipped)
+        return BenchmarkResult(replace(summary, chat_template=self._labelled()), records, skipped)
 
     def _score_generated(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
         """The generated reading (:mod:`.generated`): parsed answers scored by the same code."""
         outcomes, records, skipped, unparsed = generated.parsed(items, answers, self.parser)
         summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
                             rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
-        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.parser), records, skipped)
+        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.parser,
+                                       chat_template=self._labelled()), records, skipped)
+
+    def _labelled(self) -> str | None:
+        """The chat template's label for the summary (:meth:`..chat.ChatOptions.chat_label`); None (not
+        written) where there is nothing to say: plain text to a scorer that knows no template (fake, masked)."""
+        label = self.chat_label()
+        return None if label == NONE else label
 
     @property
     def reading(self) -> str:
