@@ -116,8 +116,7 @@ def _content(probe: Probe) -> list:
     if isinstance(probe, NextSentenceProbe):
         return ["next-sentence", probe.first, probe.second]
     if isinstance(probe, GenerationProbe):
-        # the user message only where one is sent (a chat endpoint's probe): a text prompt's key is as it was
-        user = [] if probe.user is None else [probe.user]
+        user = [] if probe.user is None else [probe.user]  # only a chat endpoint's: a text prompt's key as it was
         return ["generation", probe.prompt, probe.max_new_tokens, list(probe.stop), *user]
     raise TypeError(f"not a probe: {probe!r}")
 

@@ -66,11 +66,12 @@ class ServedChatScorer(ServedScorer):
                  request_timeout: float = DEFAULT_TIMEOUT, dtype: str = "float32", transport: Any = None,
                  sleep: Any = None, **_: Any) -> None:
         """As :class:`ServedScorer`'s, less what only likelihoods use (the prefix, the start token, the
-        pair variant); ``batch_size`` is kept for the record (one conversation per request)."""
+        pair variant); ``batch_size`` is checked and recorded as 1 (one conversation per request)."""
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
         self.variant, self.dtype, self.start_token, self.prefix = "chat", canonical_dtype(dtype), "empty-context", ""
-        self.batch_size = 1 if check_batch_size(batch_size) == "auto" else batch_size
+        check_batch_size(batch_size)
+        self.batch_size = 1  # one conversation per request: the chat API takes no list of them
         self.concurrency, self.max_tokens, self.server_adds_start = concurrency, 0, True
         self.endpoint = Endpoint.parse(model)
         extra = {"sleep": sleep} if sleep is not None else {}
