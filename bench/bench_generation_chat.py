@@ -95,14 +95,20 @@ def main() -> None:
           f"{args.sample}, seed {args.seed}, max {args.max_new_tokens} new tokens, stop '\\n\\n', --chat-template "
           f"model); seconds: chat {seconds['chat']:.1f}, completions {seconds['completions']:.1f}, in process "
           f"{seconds['local']:.1f}.\n")
-    print("| path | " + " | ".join(HEADLINE) + " | unparsed |")
-    print("|---|" + "---|" * (len(HEADLINE) + 1))
+    print("| path | " + " | ".join(HEADLINE) + " | bias_amb 95% CI | bias_dis 95% CI | unparsed |")
+    print("|---|" + "---|" * (len(HEADLINE) + 3))
     for name in ("chat", "completions", "local"):
         s = asked[name].score(items, texts[name]).summary
         overall = s.overall  # type: ignore[attr-defined]
         values = [getattr(overall, k) for k in HEADLINE]
         cells = " | ".join("–" if v is None else f"{v:.1f}" for v in values)
-        print(f"| {name} | {cells} | {s.unparsed} |")  # type: ignore[attr-defined]
+        cis = " | ".join(_interval(overall.interval(k)) for k in ("bias_amb", "bias_dis"))
+        print(f"| {name} | {cells} | {cis} | {s.unparsed} |")  # type: ignore[attr-defined]
+
+
+def _interval(bounds: tuple[float | None, float | None]) -> str:
+    low, high = bounds
+    return "–" if low is None or high is None else f"[{low:.1f}, {high:.1f}]"
 
 
 if __name__ == "__main__":
