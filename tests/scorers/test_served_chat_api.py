@@ -33,6 +33,7 @@ class ChatGateway:
 
     said: str = "The"
     faults: list[int] = field(default_factory=list)
+    interrupt_at: int | None = None  # Ctrl-C as this chat request (counting the canaries) is answered
     seen: list[tuple[str, Any]] = field(default_factory=list)
 
     def handle(self, request: Any) -> Any:
@@ -45,6 +46,8 @@ class ChatGateway:
             return httpx.Response(200, json={"data": [{"id": "gw", "root": "/nowhere/gw", "owned_by": "gateway"}]})
         if request.url.path != "/v1/chat/completions":
             return httpx.Response(404, json={"detail": "Not Found"})
+        if self.interrupt_at == sum(path == "/v1/chat/completions" for path, _ in self.seen):
+            raise KeyboardInterrupt
         text = f"{self.said} {body['messages'][-1]['content'].split()[-1]}\n\nAnd more."
         if body.get("stop"):
             text = text.split(body["stop"][0])[0]
@@ -120,6 +123,20 @@ def test_faults_are_retried_and_a_refusal_is_named() -> None:
     gateway.faults = [400]
     with pytest.raises(Exception, match=r"chat/completions refused POST: HTTP 400 fault 400"):
         scorer.score([probe])
+
+
+def test_ctrl_c_keeps_the_answers_of_the_requests_finished() -> None:
+    from biasatlas.scorers.resume import Interrupted
+    from biasatlas.scorers.served_chat_api import served_scorer
+
+    gateway = ChatGateway()
+    scorer = served_scorer(URL, served_api="chat", concurrency=1, transport=httpx.MockTransport(gateway.handle))
+    gateway.interrupt_at = 5  # the construction's canary, the score call's canary, g0, g1; Ctrl-C during g2
+    probes = [GenerationProbe(f"g{i}", f"Q{i}", 4, user=f"Q{i}") for i in range(4)]
+    with pytest.raises(Interrupted) as stopped:
+        scorer.score(probes)
+    assert sorted(stopped.value.finished) == ["g0", "g1"]
+    assert stopped.value.finished["g1"] == GenerationAnswer("g1", "The Q1\n\nAnd more.", 2, "stop")
 
 
 def test_the_setting_is_recorded_only_when_set_and_only_for_a_url() -> None:
