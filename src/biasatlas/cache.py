@@ -116,7 +116,8 @@ def _content(probe: Probe) -> list:
     if isinstance(probe, NextSentenceProbe):
         return ["next-sentence", probe.first, probe.second]
     if isinstance(probe, GenerationProbe):
-        return ["generation", probe.prompt, probe.max_new_tokens, list(probe.stop)]
+        user = [] if probe.user is None else [probe.user]  # only a chat endpoint's: a text prompt's key as it was
+        return ["generation", probe.prompt, probe.max_new_tokens, list(probe.stop), *user]
     raise TypeError(f"not a probe: {probe!r}")
 
 

@@ -22,7 +22,7 @@ from .option_fields import check_fields, option
 from .probes import MultiToken, ScorerInfo
 from .scorers.batch_size import DEFAULT_BATCH_SIZE
 from .scorers.predicted import PredictionsFormat
-from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, Endpoint, is_endpoint
+from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, SERVED_APIS, Endpoint, ServedApi, is_endpoint
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
 from .scorers.start import START_TOKENS, StartToken
 from .values import BatchSize, Dtype, canonical_dtype, check_batch_size, check_device_name
@@ -72,6 +72,10 @@ class ModelOptions:
                                         "model's start token, e.g. '<|im_start|>', where the server adds none "
                                         "(default: the served folder's, where it is readable here).",
                                         when_set=True, metavar="<text>")
+    served_api: ServedApi | None = option(None, "With --model URL: completions (default: /v1/completions, "
+                                          "log-probabilities, and the chat template rendered here) or chat "
+                                          "(/v1/chat/completions: the server renders its own template; generated "
+                                          "answers only).", when_set=True)
     concurrency: int = option(DEFAULT_CONCURRENCY, "With --model URL: requests in flight at once.",
                                unscored=True, minimum=1)
     api_key_env: str | None = option(None, f"With --model URL: the environment variable holding the API key "
@@ -112,6 +116,8 @@ class ModelOptions:
         check_fields(self)
         if is_endpoint(self.model):  # a URL with user-info is refused before it is recorded anywhere
             Endpoint.parse(self.model)
+        if self.served_api is not None and (self.served_api not in SERVED_APIS or not is_endpoint(self.model)):
+            raise UsageError(f"--served-api {self.served_api}: completions or chat, with --model URL (a served model)")
         if self.scorer != "auto" and self.scorer not in SCORERS:
             raise did_you_mean("scorer", self.scorer, ["auto", *SCORERS])
         if self.scorer == "auto":
@@ -190,13 +196,14 @@ class ModelOptions:
         """``benchmark`` set up as a ``kind`` scorer of these options will bind it (its probes are
         then the run's), refusing the pair as :meth:`check_fits` says; unbound for a scorer
         that does not declare what it reads."""
-        from .registry import READS
+        from .registry import GENERATES, READS
 
         reads = READS.get(kind)
         if reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
-        bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype))
+        bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype,
+                                                     generates=GENERATES.get(kind)))
         return bound
 
     def loading(self) -> str:

@@ -113,12 +113,17 @@ class GenerationProbe:
     most ``max_new_tokens`` new tokens, cut before the first of ``stop`` (lm-evaluation-harness's
     ``generate_until`` request: ``until`` strings, ``max_gen_toks``). The prompt is encoded as the
     model's tokenizer encodes a text (its own special tokens), as a server does. Answered with a
-    :class:`GenerationAnswer`; causal LMs (in process and served) answer it, others refuse it."""
+    :class:`GenerationAnswer`; causal LMs (in process and served) answer it, others refuse it.
+
+    ``user``: the one user message, set only for a scorer that sends messages to a server rendering its
+    own chat template (``/v1/chat/completions``: :attr:`ChatTokens.server_renders`); None for every other
+    scorer, which reads ``prompt`` as text, so such a probe (and its cache key) is what it always was."""
 
     id: str
     prompt: str
     max_new_tokens: int = 32
     stop: tuple[str, ...] = ()
+    user: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.max_new_tokens, bool) or not isinstance(self.max_new_tokens, int) \
@@ -257,7 +262,10 @@ class ChatTokens:
     puts before a text it encodes (``<bos>`` for Gemma, nothing for SmolLM2): a generated answer's prompt
     is read that way, in process and served (:mod:`biasatlas.scorers.generation`), whatever the start-token
     convention of the likelihood readings, so it is what a rendered prompt to generate from must not repeat.
-    ``model``: the model's name, for errors.
+    ``model``: the model's name, for errors. ``server_renders``: the scorer sends a generated answer's user
+    turn as a message and the server renders its own template (a served ``/v1/chat/completions``); then
+    ``template`` is the served folder's where that is readable here (checked against the server's
+    rendering), else None, and only the model's own template (``--chat-template model``) can be asked for.
     """
 
     template: str | None
@@ -266,6 +274,7 @@ class ChatTokens:
     start_text: str = ""
     model: str = "the model"
     encoded_start: str = ""
+    server_renders: bool = False
 
 
 @dataclass(frozen=True)
@@ -312,6 +321,11 @@ class ScorerInfo:
 
     ``chat``: what the scorer knows of its model's chat template (:class:`ChatTokens`); None when it
     does not say (a scorer not loaded yet, the fake scorer).
+
+    ``generates``: the scorer answers :class:`GenerationProbe` s (a causal LM in process or served; a
+    predictions file holding generated texts); False where it cannot (a masked LM, an encoder, a file of
+    option scores), so a benchmark's generated reading is refused before any scoring; None where it
+    does not say (a registered scorer of a plugin: its ``score`` refuses then, as before).
     """
 
     kind: str
@@ -321,6 +335,7 @@ class ScorerInfo:
     mask_token: str | None = None
     next_sentence: bool = False
     chat: ChatTokens | None = None
+    generates: bool | None = None
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding", "given"):

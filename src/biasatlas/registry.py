@@ -46,7 +46,7 @@ SCORERS: dict[str, ScorerTarget] = {
     "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
     "encoder": "biasatlas.scorers.encoder:EncoderScorer",
     "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
-    "served": "biasatlas.scorers.served:ServedScorer",
+    "served": "biasatlas.scorers.served_chat_api:served_scorer",
     "fake": _fake,
     "predictions": "biasatlas.scorers.predictions:from_file",
 }
@@ -66,6 +66,10 @@ READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2
                            "encoder": "embedding", "word-vectors": "embedding", "served": "sequence",
                            "fake": "sequence",
                            "predictions": "given"}
+#: Whether each scorer answers generation probes (``ScorerInfo.generates``), known before its model loads,
+#: so a generated reading asked of a masked LM is refused first; a predictions file says so once it is read.
+GENERATES: dict[str, bool] = {"masked-lm": False, "causal-lm": True, "seq2seq": False, "encoder": False,
+                              "word-vectors": False, "served": True, "fake": False}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
@@ -81,6 +85,7 @@ def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...
     SCORERS[name] = target
     VARIANTS[name] = tuple(variants)
     READS.pop(name, None)
+    GENERATES.pop(name, None)
     if reads is not None:
         READS[name] = reads
 

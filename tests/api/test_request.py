@@ -58,8 +58,8 @@ def test_only_options_that_can_change_a_score_are_recorded():
     moved = ModelOptions(model="m", batch_size=3, device="cuda", device_map="auto")
     assert base.recorded() == moved.recorded()
     assert set(base.recorded()) == {f.name for f in fields(ModelOptions)} - {
-        "batch_size", "device", "device_map", "multi_token", "served_model", "served_prefix", "concurrency",
-        "api_key_env", "request_timeout", "start_token",
+        "batch_size", "device", "device_map", "multi_token", "served_model", "served_prefix", "served_api",
+        "concurrency", "api_key_env", "request_timeout", "start_token",
         *PREDICTION_OPTIONS}  # a model's run reads no file
     assert ModelOptions(model="m", dtype="bfloat16").recorded() != base.recorded()
     assert ModelOptions(model="m", multi_token="joint").recorded()["multi_token"] == "joint"

@@ -167,15 +167,18 @@ def test_model_without_a_template_is_refused_naming_the_model_and_the_alternativ
 def test_the_choice_is_labelled_and_recorded(tmp_path: Path) -> None:
     chat_model = _info(TEMPLATE)
     plain = Asks().bind(chat_model)
-    assert plain.chat_label() == "none, the model has a chat template"
-    assert Asks().bind(_info(None)).chat_label() == "none"
+    assert plain.chat_label() == "none (the model has one)"  # a chat model asked without its template
+    assert Asks().bind(_info(None)).chat_label() == "none (the model has none)"  # a base model
+    assert Asks().chat_label() == "none"  # no scorer bound: nothing known of a template
+    digest = hashlib.sha256(TEMPLATE.encode()).hexdigest()[:12]
+    assert Asks(chat_template="model").bind(chat_model).chat_label() == f"model (sha256 {digest})"
     assert plain.chat_provenance(USER, PREFIX) == {"chat_template_sha256": None, "chat_prompt_first": USER + PREFIX}
     recorded = Asks(chat_template="model").bind(chat_model).chat_provenance(USER, PREFIX)
     assert recorded["chat_template_sha256"] == hashlib.sha256(TEMPLATE.encode()).hexdigest()
     assert recorded["chat_prompt_first"].endswith(f"<|assistant|>\n{PREFIX}")
     path = tmp_path / "t.jinja"
     path.write_bytes(TEMPLATE.encode())
-    assert Asks(chat_template=str(path)).bind(_info(None)).chat_label() == "file t.jinja"
+    assert Asks(chat_template=str(path)).bind(_info(None)).chat_label() == f"file t.jinja (sha256 {digest})"
     assert Asks(chat_template="model").chat_provenance(USER, PREFIX)["chat_prompt_first"] is None  # unbound
 
 

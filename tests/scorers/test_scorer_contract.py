@@ -23,7 +23,7 @@ from biasatlas.scorers.fake import FakeScorer
 def test_fake_scorer_reads_like_a_sentence_likelihood():
     # What census and zh-neutral did for it when they read the name "fake": template
     # normalisation, no mask-count check. The recorded kind is unchanged.
-    assert FakeScorer().info == ScorerInfo(kind="fake", reads="sequence", multi_token=None)
+    assert FakeScorer().info == ScorerInfo(kind="fake", reads="sequence", multi_token=None, generates=False)
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -41,14 +41,21 @@ def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bar
     from biasatlas.scorers.masked_lm import MaskedLMScorer
     from biasatlas.scorers.seq2seq import Seq2SeqScorer
 
-    assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint", mask_token="[MASK]")
+    assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint", mask_token="[MASK]",
+                                                             generates=False)
     assert MaskedLMScorer(str(tiny_bert), multi_token="first-token").info.multi_token == "first-token"
     causal = CausalLMScorer(str(tiny_gpt2)).info
-    assert dataclasses.replace(causal, chat=None) == ScorerInfo("causal-lm", "sequence")
+    assert dataclasses.replace(causal, chat=None) == ScorerInfo("causal-lm", "sequence", generates=True)
     # GPT-2: no chat template, <|endoftext|> as BOS and EOS, read before every text (start token "always")
     assert causal.chat is not None and (causal.chat.template, causal.chat.bos_token, causal.chat.eos_token,
                                         causal.chat.start_text) == (None, *["<|endoftext|>"] * 3)
-    assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence")
+    assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence", generates=False)
+    # what the registry says before a load (a generated reading refused first) is what each loaded one says
+    from biasatlas.registry import GENERATES
+
+    for kind, info in (("masked-lm", MaskedLMScorer(str(tiny_bert)).info), ("causal-lm", causal),
+                       ("seq2seq", Seq2SeqScorer(str(tiny_bart)).info), ("fake", FakeScorer().info)):
+        assert GENERATES[kind] == info.generates, kind
 
 
 # -- score() returns its skips and keeps none -----------------------------------------------------

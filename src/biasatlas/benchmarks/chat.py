@@ -24,21 +24,26 @@ begins with that text loses it, so the model reads the template's BOS once, as l
 ``tok_encode`` adds no special tokens to a text that begins with the BOS text).
 
 Recorded in config.json (:meth:`ChatOptions.chat_provenance`): the choice, the template's sha256 (of its
-UTF-8 text) and the rendered prompt of the first item.
+UTF-8 text) and the rendered prompt of the first item; and labelled in the summary (:meth:`ChatOptions.chat_label`).
+
+A served chat endpoint (``--served-api chat``, :attr:`~biasatlas.probes.ChatTokens.server_renders`) renders the
+template itself: only ``model`` (the server's) can be asked for, a generated answer's probe carries its user
+turn as the message to send (:meth:`ChatOptions.messaged`; its prompt is that text), and a likelihood reading
+is refused (a chat endpoint returns no prompt log-probabilities: lm-evaluation-harness issues 942 and 1196).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..probes import ScorerInfo
+from ..probes import GenerationProbe, Probe, ScorerInfo
 from ..textfiles import input_file
 from .options import Options, option
 
@@ -59,10 +64,28 @@ class ChatOptions(Options):
             input_file(self.chat_template)  # a missing template file is a usage error before anything loads
 
     def refuse(self, info: ScorerInfo) -> None:
-        """``model`` on a scorer that knows its model has no template (or cannot know it)."""
+        """``model`` on a scorer that knows its model has no template (or cannot know it); anything but
+        ``model`` on a chat endpoint, which renders its own."""
         super().refuse(info)
+        if info.chat is not None and info.chat.server_renders:
+            if self.chat_template != MODEL:
+                raise UsageError(f"--chat-template {self.chat_template}: --served-api chat sends the user's message "
+                                 "and the server renders its own template; use --chat-template model (with a "
+                                 "generated reading), or --served-api completions")
+            return
         if self.chat_template == MODEL and info.chat is not None and info.chat.template is None:
             raise no_template(info)
+
+    def messaged(self, probes: list[Probe]) -> list[Probe]:
+        """``probes`` as the scorer is sent them: on a chat endpoint each generation probe carries its user
+        turn (its prompt, unrendered there: :func:`chat_prompt`) as the message; elsewhere as they are, so
+        a text prompt's probe and cache key never change."""
+        if not self._server_renders():
+            return probes
+        return [replace(p, user=p.prompt) if isinstance(p, GenerationProbe) else p for p in probes]
+
+    def _server_renders(self) -> bool:
+        return self.scorer is not None and self.scorer.chat is not None and self.scorer.chat.server_renders
 
     def prompt(self, user: str, prefix: str, separator: str = "", *, generated: bool = False) -> str:
         """The text the scorer reads for ``user`` then ``prefix`` (:func:`chat_prompt`); ``generated``: the
@@ -88,14 +111,22 @@ class ChatOptions(Options):
         return input_file(self.chat_template).read_text(encoding="utf-8")
 
     def chat_label(self) -> str:
-        """How a run says its choice: ``model``, ``none`` (``none, the model has a chat template`` on a
-        chat model), or ``file NAME``."""
-        if self.chat_template == MODEL:
-            return MODEL
+        """How a run says its choice, in its summary (issue 38: a base model without a template and a chat
+        model asked without its own are both labelled): ``none (the model has one)``, ``none (the model has
+        none)``, ``none`` where the scorer does not say; ``model (sha256 …)``, ``model (the server's)`` on a
+        chat endpoint (``, sha256 …`` where its folder is readable here); ``file NAME (sha256 …)``."""
+        chat = self.scorer.chat if self.scorer is not None else None
         if self.chat_template == NONE:
-            chat = self.scorer.chat if self.scorer is not None else None
-            return "none, the model has a chat template" if chat is not None and chat.template else NONE
-        return f"file {Path(self.chat_template).name}"
+            if chat is None or chat.template is None and self.scorer is not None and self.scorer.kind == "served":
+                return NONE  # a scorer that does not say, or a served model whose folder is not here
+            return "none (the model has one)" if chat.template else "none (the model has none)"
+        template = self._known_template()
+        digest = f"sha256 {sha256_text(template)[:12]}" if template is not None else None
+        if self.chat_template == MODEL:
+            if chat is not None and chat.server_renders:
+                return "model (the server's" + (f", {digest})" if digest else ")")
+            return f"model ({digest})" if digest else MODEL
+        return f"file {Path(self.chat_template).name} ({digest})"
 
 
 def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, separator: str = "", *,
@@ -107,6 +138,8 @@ def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, se
     rendered BOS twice, and neither loses a template's first token."""
     if choice == NONE:
         return user + separator + prefix
+    if info is not None and info.chat is not None and info.chat.server_renders:
+        return _sent_as_message(user, prefix, generated)
     rendered = render(_template_text(choice, info), [{"role": "user", "content": user}],
                       bos_token=_chat_token(info, "bos_token"), eos_token=_chat_token(info, "eos_token"))
     chat = info.chat if info is not None else None
@@ -114,6 +147,18 @@ def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, se
     if start and rendered.startswith(start):  # the scorer reads its start token itself: not twice
         rendered = rendered[len(start):]
     return rendered + prefix
+
+
+def _sent_as_message(user: str, prefix: str, generated: bool) -> str:
+    """A chat endpoint's prompt: the user turn as it is (the server renders it); nothing else can be sent."""
+    if not generated:
+        raise UsageError("--served-api chat: a chat endpoint returns no prompt log-probabilities "
+                         "(lm-evaluation-harness issues 942 and 1196), so a likelihood reading cannot be read through "
+                         "it; use a generated reading (bbq --answers generated) or --served-api completions")
+    if prefix:
+        raise UsageError("--served-api chat: a chat endpoint cannot continue an assistant turn begun with an answer "
+                         f"cue ({prefix!r}); use --served-api completions")
+    return user
 
 
 def render(template: str, messages: list[dict[str, str]], *, add_generation_prompt: bool = True,
@@ -134,6 +179,16 @@ def no_template(info: ScorerInfo) -> UsageError:
            if info.kind == "served" else "has no chat template")
     return UsageError(f"--chat-template model: {name} {why}; use --chat-template none (plain text) or "
                       "--chat-template FILE (a Jinja chat template file, e.g. the model's chat_template.jinja)")
+
+
+def cannot_generate(info: ScorerInfo) -> str:
+    """The one-line refusal of ``--answers generated`` on a scorer whose ``info`` says it writes no text
+    (``generates`` False), naming the scorer and what to do; decided before any scoring."""
+    if info.reads == "given":
+        return ("--answers generated: the predictions file holds option scores, not generated texts; give a "
+                "file of generated answers (lm-eval's bbq_generate samples) or leave --answers at likelihood")
+    return (f"--answers generated: the {info.kind} scorer does not generate text; use a causal LM (a packaged "
+            "one such as smollm2-135m, a model folder, or a served model's URL) or leave --answers at likelihood")
 
 
 def _template_text(choice: str, info: ScorerInfo | None) -> str:

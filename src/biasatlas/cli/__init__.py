@@ -96,7 +96,8 @@ def list_command() -> None:
         for flag, choices in option_choices(spec):
             table.add_row(f"  {flag}", ", ".join(map(str, choices)))
     for scorer, variants in VARIANTS.items():
-        served = "; --model http://HOST:PORT/v1 [--served-model ID] (docs/serving.md)" if scorer == "served" else ""
+        served = ("; --model http://HOST:PORT/v1 [--served-model ID] [--served-api completions|chat] "
+                  "(docs/serving.md)") if scorer == "served" else ""
         table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants) + served)
     for name, note in PACKAGED_NOTES.items():
         table.add_row(f"packaged model {name}", f"{note}; 4-bit quantised GGUF, dequantised once on first use; "

@@ -135,7 +135,7 @@ class CausalLMScorer(ModelScorer):
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log-likelihoods of the filled-in sentences."""
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat)
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat, generates=True)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` without special tokens (the prefix is added per row)."""

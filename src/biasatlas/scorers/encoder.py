@@ -91,7 +91,7 @@ class EncoderScorer(Scorer):
     @property
     def info(self) -> ScorerInfo:
         """Vectors, no likelihoods."""
-        return ScorerInfo(kind=self.name, reads="embedding", dtype=self.dtype)
+        return ScorerInfo(kind=self.name, reads="embedding", dtype=self.dtype, generates=False)
 
     def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
         """Embeddings, told which probes are answered: their batches are skipped (:mod:`.resume`)."""

@@ -32,7 +32,7 @@ class FakeScorer(Scorer):
     def info(self) -> ScorerInfo:
         """A hash of the whole filled-in text: read like a sentence likelihood (census
         normalises it over each template's identifiers; zh-neutral checks no mask counts)."""
-        return ScorerInfo(kind=self.name, reads="sequence")
+        return ScorerInfo(kind=self.name, reads="sequence", generates=False)
 
     def _text_score(self, text: str) -> float:
         bonus = self.bias if any(word in text for word in self.boost) else 0.0

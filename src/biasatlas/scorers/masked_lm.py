@@ -128,7 +128,7 @@ class MaskedLMScorer(ModelScorer):
     def info(self) -> ScorerInfo:
         """Slot answers are log P(filler | context) read at the mask."""
         return ScorerInfo(kind=self.name, reads="masked", multi_token=self.multi_token, dtype=self.dtype,
-                          mask_token=self.tokenizer.mask_token, next_sentence=self._nsp is not None)
+                          mask_token=self.tokenizer.mask_token, next_sentence=self._nsp is not None, generates=False)
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:

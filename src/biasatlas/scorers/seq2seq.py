@@ -95,7 +95,7 @@ class Seq2SeqScorer(ModelScorer):
     @property
     def info(self) -> ScorerInfo:
         """Slot answers are log-likelihoods of the filled-in sentences (given the masked input)."""
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype)
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, generates=False)
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:

@@ -169,7 +169,7 @@ class ServedScorer(ModelScorer):
         """Sentence log-likelihoods; the model's chat template read from its folder where that is here
         (:mod:`.served_chat`), else unknown: a benchmark asked for it then refuses, suggesting a
         template file (:mod:`..benchmarks.chat`)."""
-        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat)
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat, generates=True)
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Collection[str] = frozenset()) -> Scored:

@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..errors import ModelError, UsageError
@@ -40,6 +40,10 @@ BACKOFF_BASE, BACKOFF_CAP = 0.5, 8.0
 DEFAULT_TIMEOUT = 120.0
 #: Requests in flight at once unless ``--concurrency`` says otherwise.
 DEFAULT_CONCURRENCY = 4
+#: Which endpoint a served model is asked through (``--served-api``): ``/v1/completions`` (log-probabilities;
+#: the chat template rendered here) or ``/v1/chat/completions`` (generated answers; the server's template).
+ServedApi = Literal["completions", "chat"]
+SERVED_APIS: tuple[str, ...] = ("completions", "chat")
 _RETRIED = frozenset({408, 429, 500, 502, 503, 504})
 
 

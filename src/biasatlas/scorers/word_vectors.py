@@ -63,7 +63,7 @@ class WordVectorScorer(Scorer):
 
     @property
     def info(self) -> ScorerInfo:
-        return ScorerInfo(kind=self.name, reads="embedding")
+        return ScorerInfo(kind=self.name, reads="embedding", generates=False)
 
     def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
         """The words the file lacks, each with :data:`OOV`: one read of the file finds them (and

@@ -36,7 +36,7 @@ def test_none_asks_the_plain_prompt_with_lm_evals_space_before_each_option() -> 
     bench = BBQ(chat_template="none").bind(CHAT)  # a chat model asked without its template: allowed
     assert _contexts(bench) == [(("C.\n\nQ: Who?\nA:",), " The old"), (("C.\n\nQ: Who?\nA:",), " Unknown"),
                                 (("C.\n\nQ: Who?\nA:",), " The young")]
-    assert bench.chat_label() == "none, the model has a chat template"
+    assert bench.chat_label() == "none (the model has one)"
 
 
 def test_a_template_makes_the_prompt_the_user_turn_and_drops_the_delimiter() -> None:

@@ -46,7 +46,7 @@ from ...errors import MissingInput, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
 from ...scorers.generation import STOP_RULE
-from ..chat import NONE, ChatOptions
+from ..chat import NONE, ChatOptions, cannot_generate
 from ..contract import BenchmarkResult
 from ..options import UNRECORDED, draw_sample, option
 from . import esbbq, generated
@@ -160,6 +160,8 @@ class BBQ(ChatOptions):
         """A predictions file gives one score per option of the item, compared as it is: no other
         rule, and the item's own three options."""
         super().refuse(info)
+        if self.answers == "generated" and info.generates is False:
+            raise UsageError(cannot_generate(info))
         if info.reads in ("given", "masked") and self.chat_template != NONE:
             reader = "a predictions file" if info.reads == "given" else "a masked LM"
             raise UsageError(f"--chat-template {self.chat_template}: {reader} is not asked through a chat template; "
@@ -237,7 +239,8 @@ class BBQ(ChatOptions):
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""
         if self.answers == "generated":
-            return generated.probes(items, self.max_new_tokens, lambda text: self.prompt(text, "", generated=True))
+            return self.messaged(generated.probes(items, self.max_new_tokens,
+                                                  lambda text: self.prompt(text, "", generated=True)))
         out: list[Probe] = []
         free = self.asked(CONTENT_FREE, CONTENT_FREE)
         for e in items:
@@ -289,14 +292,21 @@ class BBQ(ChatOptions):
             records.append(_record(o, values))
         summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
                             rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
-        return BenchmarkResult(summary, records, skipped)
+        return BenchmarkResult(replace(summary, chat_template=self._labelled()), records, skipped)
 
     def _score_generated(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
         """The generated reading (:mod:`.generated`): parsed answers scored by the same code."""
         outcomes, records, skipped, unparsed = generated.parsed(items, answers, self.parser)
         summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
                             rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
-        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.parser), records, skipped)
+        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.parser,
+                                       chat_template=self._labelled()), records, skipped)
+
+    def _labelled(self) -> str | None:
+        """The chat template's label for the summary (:meth:`..chat.ChatOptions.chat_label`); None (not
+        written) where there is nothing to say: plain text to a scorer that knows no template (fake, masked)."""
+        label = self.chat_label()
+        return None if label == NONE else label
 
     @property
     def reading(self) -> str:

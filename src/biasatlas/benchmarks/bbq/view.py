@@ -64,6 +64,8 @@ def tables(run: RunView) -> list[Table]:
     if s.parser is not None:
         reading = (f" Dataset {s.dataset or '–'}, generated answers mapped to options by {s.parser}; "
                    f"{s.unparsed or 0:g} unparsed (left out of every score, kept in items.jsonl).")
+    if s.chat_template is not None:
+        reading += f" Chat template: {s.chat_template}."
     out = [Table(f"BBQ {s.dataset or ''}".strip(), COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.sets)),
                  CAPTION + reading)]
     if s.control:

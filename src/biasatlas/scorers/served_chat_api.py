@@ -1,0 +1,179 @@
+"""Generated answers through a server's ``/v1/chat/completions`` (issue 38): ``--served-api chat``.
+
+Gateways and hosted APIs often offer only a chat endpoint; there the server renders the chat template. A
+:class:`~biasatlas.probes.GenerationProbe` built for this scorer carries its user turn (``user``: the
+benchmark sets it when :attr:`~biasatlas.probes.ChatTokens.server_renders` says so), sent as the one user
+message, ``messages=[{"role": "user", "content": user}]``, at ``temperature`` 0 with ``max_tokens`` the
+probe's ``max_new_tokens``, ``stop`` its stop strings and ``n`` 1: the request lm-evaluation-harness's
+``local-chat-completions`` sends for ``generate_until``. The answer's text is ``message.content`` (cut again
+on the stop strings, which changes nothing where the server cut it), its token count the response's
+``usage.completion_tokens``, and ``finish`` read as on the completions path (:mod:`.served_generation`):
+``length``; a stop string where the server names one (vLLM's ``stop_reason``) or the text was cut here;
+else the end-of-sequence token. One conversation per request (the API takes no list), ``concurrency``
+requests in flight.
+
+Likelihoods are refused with the reason (a chat endpoint returns no prompt log-probabilities,
+lm-evaluation-harness issues 942 and 1196): the server is never asked its ``/v1/completions``, so none of
+the echo canary's checks run. The answers' identity is instead a **chat canary**: the greedy answer to a
+fixed message (:data:`~.served_chat.PROBE_MESSAGE`), hashed; it keys the cache (with the API, so no answer of
+the completions path is ever reused here) and is asked again before each ``score`` call, so a model swapped
+behind the same name stops the run with the answers so far kept. Retries, the named 4xx, the key kept out of
+every message: :mod:`.served_http`'s client, as the completions path's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+from ..errors import ModelError, UnsupportedProbe, UsageError
+from ..probes import GenerationAnswer, GenerationProbe, Probe, Scored, ScorerInfo
+from ..values import canonical_dtype, check_batch_size
+from .base import ModelScorer, Progress
+from .generation import cut
+from .resume import Interrupted
+from .served import ServedScorer
+from .served_chat import PROBE_MESSAGE, cross_check, local_tokenizer, served_chat
+from .served_http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedApi, ServedClient, ServerError,
+                          api_key)
+#: The chat canary's budget: enough tokens that another model's answer differs, few enough to be cheap.
+CANARY_TOKENS = 16
+NO_LIKELIHOODS = ("{kind} probes need prompt log-probabilities, and a chat endpoint returns none "
+                  "(lm-evaluation-harness issues 942 and 1196): --served-api chat answers generated texts only "
+                  "(bbq --answers generated); leave --served-api at completions for likelihood benchmarks")
+
+
+def served_scorer(model: str, *, served_api: ServedApi | None = None, **options: Any) -> ServedScorer:
+    """The served scorer of ``--served-api``: ``completions`` (the default: :class:`ServedScorer`) or ``chat``."""
+    if served_api in (None, "completions"):
+        return ServedScorer(model, **options)
+    if served_api != "chat":
+        raise UsageError(f"--served-api is completions or chat, not {served_api!r}")
+    return ServedChatScorer(model, **options)
+
+
+class ServedChatScorer(ServedScorer):
+    """The served model's greedy answers from ``/v1/chat/completions`` (module docstring); what the server
+    says of itself (``/v1/models``, ``/version``) and the served folder's template are read as the
+    completions path reads them."""
+
+    def __init__(self, model: str, *, served_model: str | None = None, batch_size: Any = 1,
+                 concurrency: int = DEFAULT_CONCURRENCY, api_key_env: str | None = None,
+                 request_timeout: float = DEFAULT_TIMEOUT, dtype: str = "float32", transport: Any = None,
+                 sleep: Any = None, **_: Any) -> None:
+        """As :class:`ServedScorer`'s, less what only likelihoods use (the prefix, the start token, the
+        pair variant); ``batch_size`` is checked and recorded as 1 (one conversation per request)."""
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
+        self.variant, self.dtype, self.start_token, self.prefix = "chat", canonical_dtype(dtype), "empty-context", ""
+        check_batch_size(batch_size)
+        self.batch_size = 1  # one conversation per request: the chat API takes no list of them
+        self.concurrency, self.max_tokens, self.server_adds_start = concurrency, 0, True
+        self.endpoint = Endpoint.parse(model)
+        extra = {"sleep": sleep} if sleep is not None else {}
+        self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
+                                   transport=transport, **extra)
+        self.facts = self._facts(served_model)
+        self.local = local_tokenizer(self.facts.root)
+        self.chat = replace(served_chat(self.local, "first-only", "", self.where), server_renders=True)
+        self.chat_check = "unchecked" if self.local is None else \
+            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)
+        self.chat_canary = self._chat_canary()
+
+    @property
+    def info(self) -> ScorerInfo:
+        """Generated texts only, through the server's own template (``ChatTokens.server_renders``)."""
+        return ScorerInfo(kind=self.name, reads="sequence", dtype=self.dtype, chat=self.chat, generates=True)
+
+    def _chat_canary(self) -> str:
+        """The sha256 of the greedy answer to :data:`PROBE_MESSAGE` (and of the model's id)."""
+        body = {"model": self.facts.model, "messages": [{"role": "user", "content": PROBE_MESSAGE}],
+                "max_tokens": CANARY_TOKENS, "temperature": 0, "n": 1}
+        said = self.client.post("chat/completions", body)
+        text = _content(said, self.where, "the chat canary")
+        return hashlib.sha256(json.dumps([self.facts.model, text]).encode()).hexdigest()[:16]
+
+    def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
+              answered: Collection[str] = frozenset()) -> Scored:
+        """:meth:`Scorer.score`, after checking that the chat canary's answer has not changed."""
+        now = self._chat_canary()
+        if now != self.chat_canary:
+            raise ServerError(f"the model behind {self.where} changed during the run (chat canary {self.chat_canary}, "
+                              f"now {now}): the answers scored before the change are kept in the score cache; rerun "
+                              "to score the rest against the model served now")
+        return ModelScorer.score(self, probes, progress, answered=answered)
+
+    def _job_builders(self) -> tuple[tuple[type, Callable[[list[Any]], Iterable[Any]]], ...]:
+        return tuple((kind, self._no_likelihoods) for kind, _ in super()._job_builders())
+
+    @staticmethod
+    def _no_likelihoods(probes: list[Any]) -> Iterable[Any]:
+        kind = type(probes[0]).__name__.removesuffix("Probe").lower() if probes else "likelihood"
+        raise UnsupportedProbe(NO_LIKELIHOODS.format(kind=kind))
+
+    def _generations(self, probes: list[GenerationProbe], tick: Progress,
+                     answered: frozenset[str] = frozenset()) -> list[GenerationAnswer]:
+        """One request per probe not ``answered``, ``concurrency`` in flight; on Ctrl-C,
+        :class:`~.resume.Interrupted` with the answers of the requests finished."""
+        todo = [p for p in probes if p.id not in answered]
+        for p in todo:
+            if p.user is None:
+                raise UnsupportedProbe(f"probe {p.id} is a text prompt, not a user message: a chat endpoint renders "
+                                       "the template itself; ask with --chat-template model, or use --served-api "
+                                       "completions")
+        out: dict[str, GenerationAnswer] = {}
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="served-chat")
+        try:
+            futures = [pool.submit(self.client.post, "chat/completions", self._body(p)) for p in todo]
+            for probe, future in zip(todo, futures):
+                out[probe.id] = _answer(probe, future.result(), self.where)
+                tick(1)
+        except KeyboardInterrupt:
+            raise Interrupted(dict(out)) from None
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return [out[p.id] for p in todo]
+
+    def _body(self, probe: GenerationProbe) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.facts.model, "messages": [{"role": "user", "content": probe.user}],
+                                "max_tokens": probe.max_new_tokens, "temperature": 0, "n": 1}
+        if probe.stop:
+            body["stop"] = list(probe.stop)
+        return body
+
+    def describe(self) -> dict[str, Any]:
+        return {"scorer": self.name, "api": "chat", "model": f"{self.facts.model} @ {self.endpoint.url}",
+                "endpoint": self.endpoint.url, "served_model": self.facts.model, "root": self.facts.root,
+                "server": self.facts.owned_by, "server_version": self.facts.version,
+                "chat_template": "server", "chat_template_from": None if self.local is None else self.local.folder,
+                "chat_template_check": self.chat_check, "chat_canary": self.chat_canary, "dtype": self.dtype,
+                "batch_size": self.batch_size, "concurrency": self.concurrency}
+
+    def fingerprint(self) -> str:
+        """The cache key: the API and the chat canary (never a completions-path answer's key)."""
+        key = {"scorer": self.name, "api": "chat", "canary": self.chat_canary}
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _content(said: Any, where: str, what: str) -> str:
+    choices = said.get("choices") if isinstance(said, Mapping) else None
+    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) \
+        else None
+    text = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(text, str):
+        raise ModelError(f"{where} gave no message text for {what}")
+    return text
+
+
+def _answer(probe: GenerationProbe, said: Any, where: str) -> GenerationAnswer:
+    text, cut_here = cut(_content(said, where, f"probe {probe.id}"), probe.stop)
+    choice = said["choices"][0]
+    usage = said.get("usage")
+    n_tokens = usage.get("completion_tokens") if isinstance(usage, Mapping) else None
+    reason, stop_reason = choice.get("finish_reason"), choice.get("stop_reason")
+    finish = "length" if reason == "length" else "stop" if cut_here or isinstance(stop_reason, str) else "eos"
+    return GenerationAnswer(probe.id, text, n_tokens if isinstance(n_tokens, int) else 0, finish)
