@@ -44,6 +44,17 @@ class SetScores(WithIntervals):
 
 
 @dataclass(frozen=True)
+class PromptScores:
+    """KoBBQ's generative protocol, one prompt (:mod:`.kobbq_generated`): its rows (sample × order), how many
+    were out of choice (unparsed), the out-of-choice share per set over all its rows, and its sets' scores."""
+
+    rows: float | None = None
+    unparsed: float | None = None
+    ooc_ratio: Mapping[str, float] = field(default_factory=dict)
+    sets: Mapping[str, SetScores] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class BBQRunSummary(Summary):
     """The overall scores, each reporting group's, and the control set's (MBBQ)."""
 
@@ -61,6 +72,8 @@ class BBQRunSummary(Summary):
     #: map (left out of every score, kept in items.jsonl); absent from a likelihood run's summary.
     parser: str | None = when_set()
     unparsed: float | None = when_set()
+    #: ``--parser kobbq``: each prompt's own scores (the sets above are their mean over the prompts).
+    prompts: Mapping[str, PromptScores] | None = when_set()
 
     @property
     def overall(self) -> SetScores:
