@@ -199,12 +199,13 @@ def mean_sets(parsed_by_prompt: Mapping[str, Parsed], *, n_resamples: int, seed:
     shared by every prompt (the mean recomputed per resample)."""
     import numpy as np
 
+    grouped = [_groups(p.outcomes, lambda o: o.example) for p in parsed_by_prompt.values()]
     names: dict[str, None] = {}
-    for p in parsed_by_prompt.values():
-        names.update(dict.fromkeys(_groups(p.outcomes, lambda o: o.example)))
+    for groups in grouped:
+        names.update(dict.fromkeys(groups))
     out = {}
     for name in names:
-        by_prompt = [_groups(p.outcomes, lambda o: o.example).get(name, []) for p in parsed_by_prompt.values()]
+        by_prompt = [groups.get(name, []) for groups in grouped]
         matrices, templates = _aligned(by_prompt)
         picks = np.random.default_rng(seed).integers(0, len(templates), size=(n_resamples, len(templates)))
         resampled = [_mean([scores(m[pick].sum(axis=0)) for m in matrices]) for pick in picks]
