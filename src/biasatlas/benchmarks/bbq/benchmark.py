@@ -138,7 +138,8 @@ class BBQ(ChatOptions):
                            switch=(False, True))
     answers: AnswersBy = option("likelihood", "likelihood (each option's log-likelihood after the prompt) or "
                                               "generated (the model writes its answer, --parser maps it to an "
-                                              "option; lm-eval's bbq_generate; en and mbbq-en).")
+                                              "option; lm-eval's bbq_generate; en and mbbq-en; kobbq: its "
+                                              "authors' own protocol, --parser kobbq).")
     parser: ParseRule = option("lm-eval-0.4.13", "With --answers generated: the rule mapping a generated "
                                                  "answer to an option.", choices=PARSE_RULES)
     max_new_tokens: int | None = option(None, "With --answers generated: at most this many new tokens per answer "
