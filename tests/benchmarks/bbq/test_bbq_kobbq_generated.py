@@ -14,8 +14,9 @@ from biasatlas.benchmarks.bbq.data import Example
 from biasatlas.benchmarks.bbq.kobbq_generated import PROMPTS
 from biasatlas.benchmarks.bbq.summary import BBQRunSummary
 from biasatlas.errors import UsageError
-from biasatlas.probes import GenerationAnswer
+from biasatlas.probes import GenerationAnswer, ScorerInfo
 from biasatlas.runs.typed import encode
+from biasatlas.scorers.base import Scorer
 
 UNKNOWN = "알 수 없음"
 
@@ -188,3 +189,47 @@ def test_our_scores_match_5_evaluation_written_out_in_pandas(shared_data) -> Non
             mine = [ours.ooc_ratio[name], *(math.nan if v is None else v / 100 for v in (
                 s.accuracy_amb, s.accuracy_dis, s.diff_bias_amb, s.diff_bias_dis))]
             assert mine == pytest.approx(list(t), abs=1e-12, rel=0, nan_ok=True), (p, name)
+
+
+def test_a_generator_always_saying_a_is_split_evenly_by_the_orders(shared_data) -> None:
+    """A pure position prior: each option stands at A once per sample, so each sample gives one biased,
+    one counter-biased and one unknown answer per prompt: diff-bias 0, ambiguous accuracy 1/3."""
+    bench, items = _bench(shared_data)
+    o = bench.score(items, _answers(items, lambda e, p, shown: "A")).summary.overall
+    assert o.diff_bias_amb == 0.0 and o.accuracy_amb == pytest.approx(100 / 3)
+    assert o.abstain_dis == pytest.approx(100 / 3)
+
+
+class _Parrot(Scorer):
+    """A generating scorer without a model: answers "A" to every prompt and counts the prompts asked."""
+
+    name = "parrot"
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    @property
+    def info(self) -> ScorerInfo:
+        return ScorerInfo(kind="parrot", reads="sequence")
+
+    def describe(self) -> dict:
+        return {"scorer": "parrot"}
+
+    def _generations(self, probes, tick, answered=frozenset()):
+        self.asked += len(probes)
+        return [GenerationAnswer(p.id, "A", 1, "stop") for p in probes]
+
+
+@pytest.mark.slow  # the run hashes the data files (seconds)
+def test_a_kobbq_generated_run_is_cached_under_stable_ids(shared_data, tmp_path) -> None:
+    from biasatlas.cache import ScoreCache
+    from biasatlas.pipeline import run_benchmark
+
+    bench, items = _bench(shared_data)
+    cache = ScoreCache(tmp_path / "cache.sqlite")
+    first, again = _Parrot(), _Parrot()
+    one = run_benchmark(bench, first, cache=cache)
+    two = run_benchmark(bench, again, cache=cache)
+    assert first.asked == 15 * len(items) and again.asked == 0  # the rerun reads every text from the cache
+    assert one.records == two.records and len(one.records) == 15 * len(items)
+    assert one.summary["unparsed"] == 0 and set(one.summary["prompts"]) == set(PROMPTS)
