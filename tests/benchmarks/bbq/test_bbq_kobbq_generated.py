@@ -233,3 +233,12 @@ def test_a_kobbq_generated_run_is_cached_under_stable_ids(shared_data, tmp_path)
     assert first.asked == 15 * len(items) and again.asked == 0  # the rerun reads every text from the cache
     assert one.records == two.records and len(one.records) == 15 * len(items)
     assert one.summary["unparsed"] == 0 and set(one.summary["prompts"]) == set(PROMPTS)
+
+
+def test_the_parser_sensitivity_tries_only_rules_the_dataset_takes(shared_data) -> None:
+    from biasatlas.benchmarks.bbq.spec import SENSITIVITY
+
+    kobbq, _ = _bench(shared_data)
+    english = BBQ(data=shared_data / "bbq", answers="generated")
+    assert [p.name for p in SENSITIVITY.kinds["rules"](kobbq, None)] == ["parser-kobbq"]
+    assert [p.name for p in SENSITIVITY.kinds["rules"](english, None)] == ["parser-lm-eval-0.4.13"]
