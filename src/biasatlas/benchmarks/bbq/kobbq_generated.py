@@ -24,7 +24,8 @@ What the authors' scripts do, step by step, and where it lives here:
   order) answer, weight 1.
 
 The scores of a run are each prompt's (``prompts`` in summary.json, each with its ooc counts) and, at
-the top, their mean over the prompts asked (the paper's tables average the five prompts); a prompt
+the top, their mean over the prompts asked (the authors run all five, one table each; the paper
+reports them over the five); a prompt
 where a score is undefined (no parsed answer there) is left out of that score's mean. Intervals: the
 template bootstrap of the likelihood path, one draw of templates shared by all prompts, the mean
 recomputed in each resample. An ooc answer is counted, shown and kept in items.jsonl with its text; it
