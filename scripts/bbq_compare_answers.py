@@ -6,7 +6,10 @@ Both are run folders of ``biasatlas run bbq`` on the same items (the second with
 generated``). Prints, as Markdown: the cross-table of answer kinds (biased, counter, unknown; the
 generated side adds *unparsed*), how often the two chose the same option among the items both
 answered, and the first ``--items`` rows item by item (gold, each answer, the generated text).
-Reads items.jsonl only, as the report does.
+Reads items.jsonl only, as the report does. A KoBBQ run with ``--parser kobbq`` asks each sample 15 times
+(5 prompts × 3 orders of its options): each of those rows is set beside its sample's likelihood answer
+(its ``sample`` field), and "same option" compares the answers' kinds (the options are shown reordered,
+and the unknown one reworded, so their indices and texts differ).
 """
 
 from __future__ import annotations
@@ -37,24 +40,26 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=20, help="item rows to print (default 20)")
     args = parser.parse_args()
     a, b = items(args.likelihood), items(args.generated)
-    shared = [i for i in a if i in b]
-    print(f"{len(shared)} items in both runs ({len(a) - len(shared)} only in the likelihood run, "
-          f"{len(b) - len(shared)} only in the generated one).\n")
-    table = Counter((kind(a[i]), kind(b[i])) for i in shared)
+    of = {i: str(r.get("sample", i)) for i, r in b.items()}  # a generated row's likelihood item
+    shared = [i for i in b if of[i] in a]
+    print(f"{len(shared)} generated answers with a likelihood answer ({len(set(a) - set(of.values()))} items only in "
+          f"the likelihood run, {len(b) - len(shared)} answers only in the generated one).\n")
+    table = Counter((kind(a[of[i]]), kind(b[i])) for i in shared)
     print("| likelihood \\ generated | " + " | ".join(KINDS) + " |")
     print("|---" * (len(KINDS) + 1) + "|")
     for k in KINDS[:3] + ("tie",):
         print(f"| {k} | " + " | ".join(str(table[(k, g)]) for g in KINDS) + " |")
-    both = [i for i in shared if a[i].get("choice") is not None and b[i].get("choice") is not None]
-    same = sum(a[i]["choice"] == b[i]["choice"] for i in both)
+    both = [i for i in shared if a[of[i]].get("choice") is not None and b[i].get("choice") is not None]
+    same = sum(kind(a[of[i]]) == kind(b[i]) for i in both)
     if both:
         print(f"\nSame option chosen: {same} of {len(both)} items both answered ({100 * same / len(both):.1f} %).\n")
     print("| id | context | gold | likelihood | generated | generated text |")
     print("|---|---|---|---|---|---|")
     for i in shared[: args.items]:
-        gold = a[i]["options"][a[i]["label"]]
+        row = a[of[i]]
+        gold = row["options"][row["label"]]
         text = str(b[i].get("generated", "")).replace("\n", "⏎").replace("|", "\\|")[:60]
-        print(f"| {i} | {a[i]['context_condition']} | {gold} | {kind(a[i])} | {kind(b[i])} | {text} |")
+        print(f"| {i} | {row['context_condition']} | {gold} | {kind(row)} | {kind(b[i])} | {text} |")
 
 
 if __name__ == "__main__":

@@ -31,9 +31,10 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from .data import Example
+from .kobbq_parse import kobbq_option
 
-ParseRule = Literal["lm-eval-0.4.13"]
-PARSE_RULES: tuple[str, ...] = ("lm-eval-0.4.13",)
+ParseRule = Literal["lm-eval-0.4.13", "kobbq"]
+PARSE_RULES: tuple[str, ...] = ("lm-eval-0.4.13", "kobbq")
 #: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`.benchmark.LM_EVAL_UNKNOWNS` is
 #: this list), and with the four it adds for generation (``UNKNOWN_RESPONSES_ALL``).
 UNKNOWN_STRINGS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
@@ -113,4 +114,5 @@ def lm_eval_option(example: Example, text: str) -> int | None:
     return people[k] if k < len(people) else example.unknown
 
 
-PARSERS: dict[str, Callable[[Example, str], int | None]] = {"lm-eval-0.4.13": lm_eval_option}
+#: ``kobbq``: KoBBQ's own rule (:mod:`.kobbq_parse`), read on an example as shown (its options in the order asked).
+PARSERS: dict[str, Callable[[Example, str], int | None]] = {"lm-eval-0.4.13": lm_eval_option, "kobbq": kobbq_option}

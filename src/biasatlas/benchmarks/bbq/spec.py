@@ -61,8 +61,9 @@ def _reorder_all(order: Sequence[int]) -> Callable[[Sequence[Example]], list[Exa
 
 def _rules(bench: BBQ) -> tuple[Perturbation, ...]:
     """The likelihood reading's answer rules, or the generated reading's parse rules."""
-    if bench.answers == "generated":
-        return option_values("parser", PARSE_RULES, "answer parser")
+    if bench.answers == "generated":  # kobbq's rule reads its own prompts only, and no other rule reads them
+        rules = tuple(r for r in PARSE_RULES if (r == "kobbq") == (bench.dataset == "kobbq"))
+        return option_values("parser", rules, "answer parser")
     return option_values("rule", RULES, "answer rule")
 
 

@@ -44,6 +44,17 @@ class SetScores(WithIntervals):
 
 
 @dataclass(frozen=True)
+class PromptScores:
+    """KoBBQ's generative protocol, one prompt (:mod:`.kobbq_generated`): its rows (sample × order), how many
+    were out of choice (unparsed), the out-of-choice share per set over all its rows, and its sets' scores."""
+
+    rows: float | None = None
+    unparsed: float | None = None
+    ooc_ratio: Mapping[str, float] = field(default_factory=dict)
+    sets: Mapping[str, SetScores] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class BBQRunSummary(Summary):
     """The overall scores, each reporting group's, and the control set's (MBBQ)."""
 
@@ -64,6 +75,8 @@ class BBQRunSummary(Summary):
     #: How the prompt reached the model (:meth:`..chat.ChatOptions.chat_label`): ``none (the model has one)``,
     #: ``none (the model has none)``, ``model (sha256 …)``, …; absent where the scorer says nothing of a template.
     chat_template: str | None = when_set()
+    #: ``--parser kobbq``: each prompt's own scores (the sets above are their mean over the prompts).
+    prompts: Mapping[str, PromptScores] | None = when_set()
 
     @property
     def overall(self) -> SetScores:

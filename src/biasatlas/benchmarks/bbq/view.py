@@ -25,6 +25,7 @@ from .cite import references
 from .controls import headlines
 from .plots import plots
 from .evaluation import HEADLINE
+from .kobbq_view import prompt_tables
 from .summary import BBQRunSummary, SetScores
 
 COLUMNS = ("set", "ambiguous", "disambiguated", "acc amb", "acc dis", "bias amb", "95% CI", "bias dis", "95% CI",
@@ -68,6 +69,7 @@ def tables(run: RunView) -> list[Table]:
         reading += f" Chat template: {s.chat_template}."
     out = [Table(f"BBQ {s.dataset or ''}".strip(), COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.sets)),
                  CAPTION + reading)]
+    out += prompt_tables(s)
     if s.control:
         out.append(Table("MBBQ control set (names instead of group words: QA ability without stereotypes)",
                          COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.control)),
