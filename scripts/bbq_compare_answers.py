@@ -9,7 +9,8 @@ answered, and the first ``--items`` rows item by item (gold, each answer, the ge
 Reads items.jsonl only, as the report does. A KoBBQ run with ``--parser kobbq`` asks each sample 15 times
 (5 prompts × 3 orders of its options): each of those rows is set beside its sample's likelihood answer
 (its ``sample`` field), and "same option" compares the answers' kinds (the options are shown reordered,
-and the unknown one reworded, so their indices and texts differ).
+and the unknown one reworded, so their indices and texts differ). An MBBQ run of ``--parser mbbq`` answers
+each item once per prompt: ``--prompt K`` picks which (default: its first), matched to the other run by item id.
 """
 
 from __future__ import annotations
@@ -22,9 +23,15 @@ from pathlib import Path
 KINDS = ("biased", "counter", "unknown", "unparsed", "tie")
 
 
-def items(run: Path) -> dict[str, dict]:
+def items(run: Path, prompt: int | None = None) -> dict[str, dict]:
+    """The run's rows by item id; of a ``--parser mbbq`` run, those of one prompt (``prompt``, else its first)."""
     rows = [json.loads(line) for line in (run / "items.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    return {r["id"]: r for r in rows}
+    prompts = sorted({r["prompt"] for r in rows if "item" in r})  # MBBQ's rows (KoBBQ's name their "sample")
+    if not prompts:
+        return {r["id"]: r for r in rows}
+    chosen = prompts[0] if prompt is None else prompt
+    print(f"{run}: MBBQ prompt {chosen} (of {', '.join(map(str, prompts))}).\n")
+    return {r["item"]: r for r in rows if r["prompt"] == chosen}
 
 
 def kind(row: dict) -> str:
@@ -38,8 +45,9 @@ def main() -> None:
     parser.add_argument("likelihood", type=Path)
     parser.add_argument("generated", type=Path)
     parser.add_argument("--items", type=int, default=20, help="item rows to print (default 20)")
+    parser.add_argument("--prompt", type=int, help="of a --parser mbbq run: which of its prompts (default the first)")
     args = parser.parse_args()
-    a, b = items(args.likelihood), items(args.generated)
+    a, b = items(args.likelihood), items(args.generated, args.prompt)
     of = {i: str(r.get("sample", i)) for i, r in b.items()}  # a generated row's likelihood item
     shared = [i for i in b if of[i] in a]
     print(f"{len(shared)} generated answers with a likelihood answer ({len(set(a) - set(of.values()))} items only in "

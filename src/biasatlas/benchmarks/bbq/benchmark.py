@@ -45,15 +45,14 @@ from typing import Any, ClassVar, Literal
 from ...errors import MissingInput, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer
-from ...scorers.generation import STOP_RULE
 from ..chat import NONE, ChatOptions, cannot_generate
 from ..contract import BenchmarkResult
 from ..options import UNRECORDED, draw_sample, option
-from . import esbbq, generated, kobbq_generated
+from . import esbbq, kobbq_generated
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
 from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
-from .summary import BBQRunSummary
+from .protocols import GeneratedReading
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
@@ -68,7 +67,8 @@ from .summary import BBQRunSummary
 #   and: --answers generated (issue 38), a new reading; likelihood runs score and record as before.
 #   (EsBBQ and CaBBQ, issue 39, are new datasets: no score of an earlier one moves, so still 3.)
 #   (--chat-template, issue 38: a new choice whose default, none, asks as before: still 3.)
-#   (--parser kobbq, issue 38: KoBBQ's own generative protocol, a new reading: no earlier score moves, still 3.)
+#   (--parser kobbq and --parser mbbq, issue 38: KoBBQ's and MBBQ's own generative protocols, new readings: no
+#    earlier score moves, still 3.)
 # 4: lint's option-absent rule knows Spanish, Catalan, Dutch and Turkish generic person words, so an
 #    --exclude-flagged run of EsBBQ, CaBBQ or MBBQ es/nl/tr scores other items (EsBBQ: 276 more are clean).
 VERSION = "4"
@@ -111,7 +111,7 @@ def choose(values: Sequence[float]) -> int | None:
 
 
 @dataclass(frozen=True)
-class BBQ(ChatOptions):
+class BBQ(ChatOptions, GeneratedReading):
     """The benchmark: its options, declared once (:mod:`..options`), and its probes and metric.
 
     ``limit`` and ``sample`` count regular examples (an MBBQ control item comes along with its
@@ -142,27 +142,29 @@ class BBQ(ChatOptions):
                                               "generated (the model writes its answer, --parser maps it to an "
                                               "option; lm-eval's bbq_generate; en and mbbq-en; kobbq: its "
                                               "authors' own protocol, --parser kobbq).")
-    parser: ParseRule = option("lm-eval-0.4.13", "With --answers generated: the rule mapping a generated "
-                                                 "answer to an option.", choices=PARSE_RULES)
+    parser: ParseRule = option("auto", "With --answers generated: the rule mapping a generated "
+                                                 "answer to an option: auto (the dataset's own: kobbq on kobbq, "
+                                                 "mbbq on mbbq-*, else lm-eval-0.4.13); lm-eval-0.4.13 (en, "
+                                                 "mbbq-en); kobbq (KoBBQ's five prompts x three orders and its "
+                                                 "answer rule); mbbq (MBBQ's own prompts and answer detection, read "
+                                                 "at run time from the authors' answer_detection.py, which has no "
+                                                 "licence: offline, a copy under BIASATLAS_DATA_DIR; its authors ask "
+                                                 "under the model's chat template: --chat-template model).",
+                               choices=PARSE_RULES)
     max_new_tokens: int | None = option(None, "With --answers generated: at most this many new tokens per answer "
-                                              "(default 32; with --parser kobbq the authors' 30).", minimum=1)
+                                              "(default: 32 under lm-eval-0.4.13, the authors' 30 under kobbq and "
+                                              "100 under mbbq).", minimum=1)
     kobbq_prompts: str = option(kobbq_generated.ALL_PROMPTS, "With --parser kobbq: which of the authors' five "
                                                               "prompts to ask, comma-separated (the paper: all).")
+    mbbq_prompts: str = option("1,2,3,4,5", "With --parser mbbq: which of MBBQ's five prompts to ask, e.g. 1,3 "
+                                            "(default all five, as its authors).", metavar="N,N,…")
 
     def check(self) -> None:
         """lm-eval's unknown strings are English; a folder of the user's must exist."""
         if self.options == "lm-eval" and self.dataset not in ("en", "mbbq-en", *esbbq.PROMPTS):
             raise UsageError(f"--options lm-eval uses English unknown strings, only en and mbbq-en (and esbbq and "
                              f"cabbq their authors' Spanish and Catalan ones), not {self.dataset}")
-        if self.answers == "generated" and (self.parser == "kobbq") != (self.dataset == "kobbq"):
-            raise UsageError("--answers generated on kobbq asks KoBBQ's own prompts: --parser kobbq, which no other "
-                             "dataset takes")
-        kobbq_generated.chosen_prompts(self.kobbq_prompts)
-        if self.answers == "generated" and (self.dataset not in ("en", "mbbq-en", "kobbq") or self.rule != "sum"
-                                            or self.options != "3"):
-            raise UsageError("--answers generated reads what the model writes with lm-eval's English rule: en and "
-                             "mbbq-en only (kobbq: its own, --parser kobbq), with --rule and --options left at their "
-                             "defaults (sum, 3)")
+        self.check_generated()
         if self.data is not None and not Path(self.data).is_dir():
             raise MissingInput("no such folder", path=self.data)
 
@@ -192,7 +194,7 @@ class BBQ(ChatOptions):
                 "rule": self.rule, "reading": self.reading,
                 "control": self.control, "prompt": prompt("{context}", "{question}", self.dataset),
                 "content_free": CONTENT_FREE,
-                **self._generation_provenance(), **self._chat_provenance()}
+                **self.generation_provenance(), **self._chat_provenance()}
 
     def _chat_provenance(self) -> dict[str, Any]:
         """The template's record (:meth:`..chat.ChatOptions.chat_provenance`: sha256, the first prompt as the
@@ -201,7 +203,7 @@ class BBQ(ChatOptions):
             return {"chat_template": UNRECORDED}
         first = next((e for e in self.load() if e.target is not None), None)
         user = prompt(first.context, first.question, self.dataset) if first is not None else ""
-        if first is not None and self.parser == "kobbq" and self.answers == "generated":
+        if first is not None and self.parse_rule == "kobbq" and self.answers == "generated":
             ask = self.kobbq_prompt_ids[0]
             user = kobbq_generated.user_text(kobbq_generated.shown(first, ask, 0), ask)
         generated = self.answers == "generated"
@@ -217,28 +219,6 @@ class BBQ(ChatOptions):
         """Before each option: lm-eval's target delimiter ``" "``, none under a chat template (module docstring)."""
         return " " if self.chat_template == NONE else ""
 
-    def _generation_provenance(self) -> dict[str, Any]:
-        """The generated reading's settings and stop rule; none of them in a likelihood run's config."""
-        kobbq = self.answers == "generated" and self.parser == "kobbq"
-        asked = {"kobbq_prompts": ",".join(self.kobbq_prompt_ids),
-                 "prompts": {p: kobbq_generated.template_text(p) for p in self.kobbq_prompt_ids}} if kobbq else {}
-        if self.answers == "likelihood":
-            return {"answers": UNRECORDED, "parser": UNRECORDED, "max_new_tokens": UNRECORDED,
-                    "kobbq_prompts": UNRECORDED}
-        return {"answers": self.answers, "parser": self.parser, "max_new_tokens": self.new_tokens,
-                "kobbq_prompts": UNRECORDED, **asked,
-                "stop": list(kobbq_generated.STOP if kobbq else generated.STOP), "generation": STOP_RULE}
-
-    @property
-    def new_tokens(self) -> int:
-        """``--max-new-tokens`` as set, else 32, or the KoBBQ authors' 30 under their protocol."""
-        if self.max_new_tokens is not None:
-            return self.max_new_tokens
-        return kobbq_generated.MAX_NEW_TOKENS if self.parser == "kobbq" else 32
-
-    @property
-    def kobbq_prompt_ids(self) -> tuple[str, ...]:
-        return kobbq_generated.chosen_prompts(self.kobbq_prompts)
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -267,12 +247,8 @@ class BBQ(ChatOptions):
 
     def probes(self, items: Sequence[Example]) -> list[Probe]:
         """One probe per option of every example with a known biased option (module docstring)."""
-        if self.answers == "generated" and self.parser == "kobbq":
-            return self.messaged(kobbq_generated.probes(items, self.kobbq_prompt_ids, self.new_tokens,
-                                                        lambda text: self.prompt(text, "", generated=True)))
         if self.answers == "generated":
-            return self.messaged(generated.probes(items, self.new_tokens,
-                                                  lambda text: self.prompt(text, "", generated=True)))
+            return self.generated_probes(items)
         out: list[Probe] = []
         free = self.asked(CONTENT_FREE, CONTENT_FREE)
         for e in items:
@@ -310,7 +286,7 @@ class BBQ(ChatOptions):
 
     def score(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
         if self.answers == "generated":
-            return self._score_generated(items, answers)
+            return self.score_generated(items, answers)
         outcomes, records, skipped = [], [], []
         for e in items:
             values = None if e.target is None else self.option_values(e, answers)
@@ -324,29 +300,7 @@ class BBQ(ChatOptions):
             records.append(_record(o, values))
         summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
                             rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
-        return BenchmarkResult(replace(summary, chat_template=self._labelled()), records, skipped)
-
-    def _score_generated(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
-        """The generated reading (:mod:`.generated`; KoBBQ's own: :mod:`.kobbq_generated`): parsed answers scored
-        by the same code."""
-        if self.parser == "kobbq":
-            sets, prompts, records, skipped = kobbq_generated.scored(
-                items, answers, self.kobbq_prompt_ids, n_resamples=self.n_resamples, seed=self.seed)
-            return BenchmarkResult(BBQRunSummary(
-                sets.get("overall"), sets, {}, len(skipped), self.rule, self.reading, self.dataset, self.options,
-                parser=self.parser, unparsed=sum(p.unparsed or 0 for p in prompts.values()), prompts=prompts,
-                chat_template=self._labelled()), records, skipped)
-        outcomes, records, skipped, unparsed = generated.parsed(items, answers, self.parser)
-        summary = summarise(outcomes, n_resamples=self.n_resamples, seed=self.seed, n_skipped=len(skipped),
-                            rule=self.rule, reading=self.reading, dataset=self.dataset, options=self.options)
-        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.parser,
-                                       chat_template=self._labelled()), records, skipped)
-
-    def _labelled(self) -> str | None:
-        """The chat template's label for the summary (:meth:`..chat.ChatOptions.chat_label`); None (not
-        written) where there is nothing to say: plain text to a scorer that knows no template (fake, masked)."""
-        label = self.chat_label()
-        return None if label == NONE else label
+        return BenchmarkResult(replace(summary, chat_template=self.labelled()), records, skipped)
 
     @property
     def reading(self) -> str:

@@ -43,13 +43,13 @@ def _controls(s: BBQRunSummary) -> tuple[Control, ...]:
     return tuple(out)
 
 
-def _headline(o: SetScores, key: str, controls: tuple[Control, ...]) -> Headline:
+def _headline(o: SetScores, key: str, controls: tuple[Control, ...], label: str | None = None) -> Headline:
     se = se_from_interval(*o.interval(key))
     mde = Detectable(mde_normal(se), "bias points (×100)", "normal approximation at the template bootstrap's SE",
                      o.n_templates, "(z.975 + z.80)·SE, SE = 95% bootstrap interval width / 3.92 (Bloom 1995)",
                      scale_end=100.0)
-    return Headline(key, LABELS[key], getattr(o, key), o.intervals.get(key), o.n, None, 0.0, "farther", controls,
-                    mde, _missing(o, key))
+    return Headline(key, label or LABELS[key], getattr(o, key), o.intervals.get(key), o.n, None, 0.0, "farther",
+                    controls, mde, _missing(o, key))
 
 
 def _missing(o: SetScores, key: str) -> str:
@@ -67,5 +67,8 @@ def _missing(o: SetScores, key: str) -> str:
 def headlines(run: RunView) -> tuple[Headline, ...]:
     s = run.typed(BBQRunSummary)
     controls = _controls(s)
+    if s.parser == "mbbq":  # MBBQ's generative protocol: KoBBQ-style scores, our reading (METHODS-MORE.md §3)
+        return tuple(_headline(s.overall, key, controls, f"bias ({context}; diff-bias, our reading of MBBQ)")
+                     for key, context in (("diff_bias_amb", "ambiguous"), ("diff_bias_dis", "disambiguated")))
     keys = OWN_SCORES.get(s.dataset or "", ("bias_amb", "bias_dis"))
     return tuple(_headline(s.overall, key, controls) for key in keys)

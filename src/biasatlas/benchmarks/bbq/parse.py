@@ -33,8 +33,10 @@ from typing import Literal
 from .data import Example
 from .kobbq_parse import kobbq_option
 
-ParseRule = Literal["lm-eval-0.4.13", "kobbq"]
-PARSE_RULES: tuple[str, ...] = ("lm-eval-0.4.13", "kobbq")
+ParseRule = Literal["auto", "lm-eval-0.4.13", "kobbq", "mbbq"]
+#: auto: the dataset's own (:func:`.protocols.own_rule`); kobbq: KoBBQ's rule (:mod:`.kobbq_parse`); mbbq: MBBQ's
+#: (:mod:`.mbbq_generated`)
+PARSE_RULES: tuple[str, ...] = ("auto", "lm-eval-0.4.13", "kobbq", "mbbq")
 #: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`.benchmark.LM_EVAL_UNKNOWNS` is
 #: this list), and with the four it adds for generation (``UNKNOWN_RESPONSES_ALL``).
 UNKNOWN_STRINGS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",

@@ -61,9 +61,11 @@ def _reorder_all(order: Sequence[int]) -> Callable[[Sequence[Example]], list[Exa
 
 def _rules(bench: BBQ) -> tuple[Perturbation, ...]:
     """The likelihood reading's answer rules, or the generated reading's parse rules."""
-    if bench.answers == "generated":  # kobbq's rule reads its own prompts only, and no other rule reads them
-        rules = tuple(r for r in PARSE_RULES if (r == "kobbq") == (bench.dataset == "kobbq"))
-        return option_values("parser", rules, "answer parser")
+    if bench.answers == "generated":
+        # KoBBQ's and MBBQ's rules read their own prompts (other probes): neither is a perturbation of lm-eval's
+        # rule, nor it of them; each dataset's generated run varies only among the rules that read its prompts
+        return option_values("parser", (bench.parse_rule,) if bench.parse_rule in ("kobbq", "mbbq") else
+                             tuple(p for p in PARSE_RULES if p not in ("kobbq", "mbbq")), "answer parser")
     return option_values("rule", RULES, "answer rule")
 
 
@@ -94,7 +96,8 @@ SPEC = BenchmarkSpec(
     # chat_template: recorded only when a template is used, so two plain runs still pair and a plain run
     # never pairs with one asked through a template (another prompt)
     pairing_keys=(("rule", "rule"), ("options", "options"), ("chat_template", "chat template"), ("answers", "answers"),
-                  ("parser", "answer parser")),
+                  ("parser", "answer parser"), ("mbbq_prompts", "MBBQ prompts"),
+                  ("mbbq_upstream_sha256", "MBBQ authors' answer_detection.py sha256")),
     unrecorded={"chat_template": "none", "answers": "likelihood"}, language=_language,
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     scorer_defaults=scorer_defaults,

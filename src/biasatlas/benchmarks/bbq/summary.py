@@ -77,6 +77,10 @@ class BBQRunSummary(Summary):
     chat_template: str | None = when_set()
     #: ``--parser kobbq``: each prompt's own scores (the sets above are their mean over the prompts).
     prompts: Mapping[str, PromptScores] | None = when_set()
+    #: ``--parser mbbq``: each prompt's overall scores (``"1"``…; the control set's ``"control 1"``…) and
+    #: how many of its answers were undetected; the sets above pool every prompt's detected answers.
+    prompt_sets: Mapping[str, SetScores] | None = when_set()
+    undetected: Mapping[str, float] | None = when_set()
 
     @property
     def overall(self) -> SetScores:

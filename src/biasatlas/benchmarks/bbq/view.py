@@ -74,6 +74,12 @@ def tables(run: RunView) -> list[Table]:
         out.append(Table("MBBQ control set (names instead of group words: QA ability without stereotypes)",
                          COLUMNS, tuple(_row(k, v) for k, v in _ordered(s.control)),
                          "As above; control bias should be ≈ 0 and control accuracy sits beside each bias score."))
+    if s.prompt_sets:
+        undetected = ", ".join(f"{k} {v:g}" for k, v in (s.undetected or {}).items())
+        out.append(Table("MBBQ per prompt (the sets above pool every prompt's detected answers)", COLUMNS,
+                         tuple(_row(f"prompt {k}".replace("prompt control", "control set, prompt"), v)
+                               for k, v in s.prompt_sets.items()),
+                         f"Each of the authors' prompts on its own. Undetected answers per prompt: {undetected}."))
     return out
 
 
