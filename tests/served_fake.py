@@ -45,13 +45,25 @@ def toy_sum(text: str, start: int, prefix: str = "<s>", salt: str = "") -> float
     return total
 
 
+#: What a real llama.cpp server answered to the canary with ``echo`` (choice 0, by ``logprobs`` 0 and 1): llama.cpp
+#: commit 0c1e570 (the copy vendored in llama-cpp-python 0.3.36), ``llama-server`` built here on 2026-12-03
+#: (``GGML_NATIVE=OFF``), serving the packaged SmolLM2-135M-Instruct Q4_1 GGUF; ``max_tokens`` 0 and 1 answered
+#: alike. The prompt is not echoed: the text is the one generated token, and its value is the only one.
+LLAMA_SERVER_ANSWERS: tuple[dict[str, Any], ...] = (
+    {"text": "\n", "index": 0, "logprobs": None, "finish_reason": "length"},
+    {"text": "\n", "index": 0, "finish_reason": "length", "logprobs": {"content": [
+        {"id": 198, "token": "\n", "bytes": [10], "logprob": -1.150149941444397,
+         "top_logprobs": [{"id": 198, "token": "\n", "bytes": [10], "logprob": -1.150149941444397}]}]}},
+)
+
+
 @dataclass
 class FakeServer:
     """The server's behaviour; ``seen`` keeps every request (method, URL, headers, body)."""
 
     model: str = "toy"
     salt: str = ""
-    mode: str = "good"  # good | one-value | llama-content | untiled | positive | noisy | noncausal | no-echo
+    mode: str = "good"  # good | one-value | llama-content | llama-server | untiled | positive | noisy | noncausal | no-echo
     adds_start: bool = False  # the server puts "<s>" before every prompt itself
     faults: list[Any] = field(default_factory=list)  # served first, one per request: a status or an exception
     key: str | None = None  # the bearer token it requires
@@ -106,6 +118,11 @@ class FakeServer:
         salt = self.salt + ("swapped" if self.swap_after is not None and self.completions > self.swap_after else "")
         prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
         generated = int(body.get("max_tokens", 16))
+        if self.mode == "llama-server":  # the answers of a real llama-server (LLAMA_SERVER_ANSWERS), whatever asked
+            choices = [{**LLAMA_SERVER_ANSWERS[min(int(body.get("logprobs") or 0), 1)], "index": i}
+                       for i in range(len(prompts))]
+            return httpx.Response(200, json={"object": "text_completion", "model": self.model, "choices": choices,
+                                             "system_fingerprint": "b1-0c1e570"})
         if not body.get("echo"):  # a generation: " and" max_tokens times, no log-probabilities of the prompt
             choices = [{"index": i, "text": " and" * generated, "finish_reason": "length",
                         "logprobs": {"tokens": [" and"] * generated}} for i in range(len(prompts))]

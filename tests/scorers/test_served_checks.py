@@ -8,9 +8,10 @@ import pytest
 pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_checks import CHECKS, UntrustedServer  # noqa: E402
+from biasatlas.scorers.served_checks import CANARY, CHECKS, UntrustedServer, _one_per_token  # noqa: E402
+from biasatlas.scorers.served_echo import echoed  # noqa: E402
 from biasatlas.scorers.served_http import ServerError  # noqa: E402
-from served_fake import URL, FakeServer  # noqa: E402
+from served_fake import LLAMA_SERVER_ANSWERS, URL, FakeServer  # noqa: E402
 
 
 def build(fake: FakeServer, prefix: str | None = "<s>") -> ServedScorer:
@@ -48,6 +49,26 @@ def test_llama_cpps_one_value_answer_is_refused_though_each_value_is_a_fine_numb
     with pytest.raises(UntrustedServer, match="0 log-probabilities.*llama.cpp"):
         build(fake)
     assert fake.completions >= 1  # refused on its answer, not before asking
+
+
+def test_a_real_llama_servers_answers_are_refused_by_the_one_per_token_check() -> None:
+    """The canary's answers of a real llama-server (tests/served_fake.py ``LLAMA_SERVER_ANSWERS``: none at
+    ``logprobs`` 0, which the scorer asks; the generated token's value only at 1): refused before any scoring,
+    by the named check, with what to do."""
+    fake = FakeServer(mode="llama-server")
+    with pytest.raises(UntrustedServer, match="'one-per-token' check: it returned no log-probabilities.*vLLM") \
+            as caught:
+        build(fake)
+    assert caught.value.check == "one-per-token" and fake.completions >= 1  # refused on its answer, not before
+    assert [seen[3].get("echo") for seen in fake.seen if seen[1].endswith("/v1/completions")][-1] is True
+
+
+def test_the_one_value_answer_at_logprobs_1_is_refused_too() -> None:
+    """Its answer at ``logprobs`` 1: one entry (the generated token's) for the canary's many tokens."""
+    answer = LLAMA_SERVER_ANSWERS[1]
+    echo = echoed({"choices": [answer]}, [CANARY])[0]
+    with pytest.raises(UntrustedServer, match="returned 0 log-probabilities.*llama.cpp"):
+        _one_per_token(echo, URL)
 
 
 def test_a_server_refusing_echo_is_an_error_quoting_it() -> None:

@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .served_echo import EchoedPrompt
+from .served_echo import EchoedPrompt, NoLogprobs
 from .served_http import ServerError
 
 #: The canary (plain ASCII words, so every tokenizer splits it into whole-word pieces) and the
@@ -86,7 +86,12 @@ def checked_canary(ask: Ask, prefix: str, where: str) -> Canary:
     """Run every check of :data:`CHECKS` on the canary (``prefix`` before it, as before every
     prompt); the first that fails raises :class:`UntrustedServer` naming it, ``where`` (the
     URL and model) and what to do. Returns the canary's values."""
-    first = ask([prefix + CANARY])[0]
+    try:
+        first = ask([prefix + CANARY])[0]
+    except NoLogprobs:  # llama.cpp's server: none at logprobs 0 (and the generated token's only at 1 or more)
+        raise UntrustedServer("one-per-token", where, "it returned no log-probabilities for the echoed canary "
+                              "(llama.cpp's server answers none, or the generated token's only)", _ONE_PER_TOKEN_TODO
+                              ) from None
     _one_per_token(first, where)
     reason = first.untiled()
     if reason is not None:
@@ -126,6 +131,9 @@ def same_model(ask: Ask, prefix: str, before: Canary, where: str) -> None:
                           "are kept in the score cache; rerun to score the rest against the model served now")
 
 
+_ONE_PER_TOKEN_TODO = "serve the model with a server that returns prompt log-probabilities with echo (vLLM; docs/serving.md)"
+
+
 def _one_per_token(echo: EchoedPrompt, where: str) -> None:
     values = list(echo.logprobs[1:])
     missing = len(echo.tokens) < 2 or len(echo.logprobs) != len(echo.tokens) or any(v is None for v in values)
@@ -134,9 +142,7 @@ def _one_per_token(echo: EchoedPrompt, where: str) -> None:
             "one-per-token", where,
             f"it returned {sum(v is not None for v in echo.logprobs)} log-probabilities for the canary's "
             f"{len(echo.tokens) if len(echo.tokens) > 1 else 'many'} tokens (llama.cpp's server answers with the "
-            "generated token's only)",
-            "serve the model with a server that returns prompt log-probabilities with echo (vLLM; "
-            "docs/serving.md)")
+            "generated token's only)", _ONE_PER_TOKEN_TODO)
 
 
 def _canary(echo: EchoedPrompt, start: int) -> Canary:

@@ -108,10 +108,15 @@ def echoed(body: Any, prompts: Sequence[str], generated: int = 0) -> list[Echoed
     return [_prompt(choice, text, generated) for choice, text in zip(ordered, prompts)]
 
 
+class NoLogprobs(ServerError):
+    """An echoed answer without any log-probabilities (``"logprobs": null``): llama.cpp's server (build
+    0c1e570) answers so to ``logprobs`` 0, which asks for the chosen tokens' values and no alternatives."""
+
+
 def _prompt(choice: Any, text: str, generated: int) -> EchoedPrompt:
     logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
     if not isinstance(logprobs, dict):
-        raise ServerError("the server returned no log-probabilities (is `logprobs` supported by this endpoint?)")
+        raise NoLogprobs("the server returned no log-probabilities (is `logprobs` supported by this endpoint?)")
     tokens = list(logprobs.get("tokens") or [])
     values = list(logprobs.get("token_logprobs") or [])
     offsets = list(logprobs.get("text_offset") or [])

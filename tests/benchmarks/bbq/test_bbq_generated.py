@@ -117,8 +117,14 @@ def test_a_likelihood_runs_config_holds_none_of_the_generated_settings(shared_da
 
 
 def test_generated_answers_need_an_english_set_and_the_default_rule(shared_data) -> None:
-    with pytest.raises(UsageError, match="en and mbbq-en only"):
+    with pytest.raises(UsageError, match="leave --rule and --options at their defaults"):
         BBQ(data=shared_data / "bbq", answers="generated", rule="pmi").check()
+    with pytest.raises(UsageError, match="--parser lm-eval-0.4.13 reads en, mbbq-en, not cbbq"):
+        BBQ(dataset="cbbq", answers="generated").check()  # auto: lm-eval's English rule, CBBQ has none of its own
+    with pytest.raises(UsageError, match="--parser kobbq reads kobbq, not en"):
+        BBQ(data=shared_data / "bbq", answers="generated", parser="kobbq").check()
+    with pytest.raises(UsageError, match="--parser mbbq maps generated answers: add --answers generated"):
+        BBQ(dataset="mbbq-nl", parser="mbbq").check()
 
 
 # Run in lm-eval's virtualenv: its own process_docs on the raw records, and its own parse of each text

@@ -71,8 +71,9 @@ def test_the_prompts_asked_are_chosen_and_checked(shared_data) -> None:
     assert {p.id.split("#p")[1][0] for p in bench.probes(items)} == {"2", "5"}
     with pytest.raises(UsageError, match="1 to 5"):
         BBQ(dataset="kobbq", answers="generated", parser="kobbq", kobbq_prompts="1,6").check()
-    with pytest.raises(UsageError, match="--parser kobbq"):
-        BBQ(dataset="kobbq", answers="generated").check()  # lm-eval's English rule on Korean answers
+    with pytest.raises(UsageError, match="--parser lm-eval-0.4.13 reads en, mbbq-en, not kobbq"):
+        BBQ(dataset="kobbq", answers="generated", parser="lm-eval-0.4.13").check()  # English rule, Korean answers
+    assert BBQ(dataset="kobbq", answers="generated").parse_rule == "kobbq"  # --parser auto: the dataset's own
     with pytest.raises(UsageError, match="--parser kobbq"):
         BBQ(dataset="en", answers="generated", parser="kobbq").check()
 

@@ -275,14 +275,21 @@ def test_garbage_is_all_undetected(upstream: Tables) -> None:
 
 @pytest.mark.parametrize(("options", "match"), [
     ({"dataset": "en", "answers": "generated", "parser": "mbbq"}, "mbbq-en, mbbq-nl"),
-    ({"dataset": "mbbq-nl", "parser": "mbbq"}, "--answers likelihood"),
-    ({"dataset": "mbbq-nl", "answers": "generated"}, "en and mbbq-en only"),
+    ({"dataset": "mbbq-nl", "parser": "mbbq"}, "add --answers generated"),
+    ({"dataset": "mbbq-nl", "answers": "generated", "parser": "lm-eval-0.4.13"}, "reads en, mbbq-en, not mbbq-nl"),
     ({"dataset": "mbbq-es", "answers": "generated", "parser": "mbbq", "mbbq_prompts": "1,6"}, "1-5"),
     ({"dataset": "mbbq-es", "answers": "generated", "parser": "mbbq", "mbbq_prompts": "2,2"}, "1-5"),
 ])
 def test_the_mbbq_parser_needs_an_mbbq_set_and_generated_answers(options: dict, match: str) -> None:
     with pytest.raises(UsageError, match=match):
         BBQ(data=MBBQ, **options)
+
+
+@pytest.mark.parametrize(("dataset", "rule"), [("mbbq-nl", "mbbq"), ("mbbq-tr", "mbbq"), ("mbbq-en", "lm-eval-0.4.13"),
+                                               ("en", "lm-eval-0.4.13"), ("kobbq", "kobbq")])
+def test_parser_auto_takes_the_datasets_own_rule(dataset: str, rule: str) -> None:
+    """mbbq-en keeps lm-eval's English rule (as before MBBQ's own protocol existed); --parser mbbq asks for MBBQ's."""
+    assert BBQ(dataset=dataset, answers="generated").parse_rule == rule
 
 
 def test_a_parser_sensitivity_run_stays_within_its_protocol() -> None:

@@ -53,10 +53,14 @@ class GeneratedReading:
     mbbq_prompts: str
     n_resamples: int
     seed: int
-    reading: str
     prompt: Callable[..., str]
     messaged: Callable[[list[Probe]], list[Probe]]
     chat_label: Callable[[], str]
+
+    @property
+    def reading(self) -> str:
+        """How an option was read (:attr:`.benchmark.BBQ.reading` says)."""
+        raise NotImplementedError
 
     @property
     def parse_rule(self) -> str:

@@ -65,7 +65,7 @@ def _rules(bench: BBQ) -> tuple[Perturbation, ...]:
         # KoBBQ's and MBBQ's rules read their own prompts (other probes): neither is a perturbation of lm-eval's
         # rule, nor it of them; each dataset's generated run varies only among the rules that read its prompts
         return option_values("parser", (bench.parse_rule,) if bench.parse_rule in ("kobbq", "mbbq") else
-                             tuple(p for p in PARSE_RULES if p not in ("kobbq", "mbbq")), "answer parser")
+                             tuple(p for p in PARSE_RULES if p not in ("auto", "kobbq", "mbbq")), "answer parser")
     return option_values("rule", RULES, "answer rule")
 
 
