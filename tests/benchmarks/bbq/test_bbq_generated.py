@@ -10,8 +10,8 @@ from biasatlas.benchmarks.bbq.data import Example
 from biasatlas.benchmarks.bbq.generated import STOP, user_text
 from biasatlas.benchmarks.bbq.parse import clean, lm_eval_option
 from biasatlas.errors import UsageError
-from biasatlas.probes import GenerationAnswer, GenerationProbe, ScorerInfo
-from biasatlas.scorers.base import Scorer
+from biasatlas.probes import GenerationAnswer, GenerationProbe
+from parrot_scorer import Parrot
 
 
 def _example(options, groups, unknown, label=0, target=0) -> Example:
@@ -174,27 +174,6 @@ def test_the_parser_equals_lm_evals_own_on_the_same_records_and_texts(shared_dat
     assert len(cases) > 1000 and -1 in theirs and {0, 1, 2} <= set(theirs)  # every outcome exercised
 
 
-class _Parrot(Scorer):
-    """A generating scorer without a model: each prompt's answer looked up in ``said``; counts the
-    prompts it was asked (a rerun answered from the cache asks none)."""
-
-    name = "parrot"
-
-    def __init__(self, said: dict[str, str]) -> None:
-        self.said, self.asked = said, 0
-
-    @property
-    def info(self) -> ScorerInfo:
-        return ScorerInfo(kind="parrot", reads="sequence")
-
-    def describe(self) -> dict:
-        return {"scorer": "parrot"}
-
-    def _generations(self, probes, tick, answered=frozenset()):
-        self.asked += len(probes)
-        return [GenerationAnswer(p.id, self.said[p.prompt], 2, "stop") for p in probes]
-
-
 @pytest.mark.slow  # the run hashes the data files (seconds)
 def test_a_generated_run_is_cached_and_a_rerun_reads_every_text_back(shared_data, tmp_path) -> None:
     from biasatlas.cache import ScoreCache
@@ -203,7 +182,7 @@ def test_a_generated_run_is_cached_and_a_rerun_reads_every_text_back(shared_data
     bench, items = _bench(shared_data)
     cache = ScoreCache(tmp_path / "cache.sqlite")
     said = {user_text(e): f" {e.options[e.target]}." for e in items}
-    first, again = _Parrot(said), _Parrot(said)
+    first, again = Parrot(lambda p: said[p.prompt], 2), Parrot(lambda p: said[p.prompt], 2)
     one = run_benchmark(bench, first, cache=cache)
     two = run_benchmark(bench, again, cache=cache)
     assert first.asked == len(items) and again.asked == 0  # the rerun generated nothing: every text from the cache

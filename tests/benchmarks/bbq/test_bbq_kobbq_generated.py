@@ -14,9 +14,9 @@ from biasatlas.benchmarks.bbq.data import Example
 from biasatlas.benchmarks.bbq.kobbq_generated import PROMPTS
 from biasatlas.benchmarks.bbq.summary import BBQRunSummary
 from biasatlas.errors import UsageError
-from biasatlas.probes import GenerationAnswer, ScorerInfo
+from biasatlas.probes import GenerationAnswer
 from biasatlas.runs.typed import encode
-from biasatlas.scorers.base import Scorer
+from parrot_scorer import Parrot
 
 UNKNOWN = "알 수 없음"
 
@@ -201,26 +201,6 @@ def test_a_generator_always_saying_a_is_split_evenly_by_the_orders(shared_data) 
     assert o.abstain_dis == pytest.approx(100 / 3)
 
 
-class _Parrot(Scorer):
-    """A generating scorer without a model: answers "A" to every prompt and counts the prompts asked."""
-
-    name = "parrot"
-
-    def __init__(self) -> None:
-        self.asked = 0
-
-    @property
-    def info(self) -> ScorerInfo:
-        return ScorerInfo(kind="parrot", reads="sequence")
-
-    def describe(self) -> dict:
-        return {"scorer": "parrot"}
-
-    def _generations(self, probes, tick, answered=frozenset()):
-        self.asked += len(probes)
-        return [GenerationAnswer(p.id, "A", 1, "stop") for p in probes]
-
-
 @pytest.mark.slow  # the run hashes the data files (seconds)
 def test_a_kobbq_generated_run_is_cached_under_stable_ids(shared_data, tmp_path) -> None:
     from biasatlas.cache import ScoreCache
@@ -228,7 +208,7 @@ def test_a_kobbq_generated_run_is_cached_under_stable_ids(shared_data, tmp_path)
 
     bench, items = _bench(shared_data)
     cache = ScoreCache(tmp_path / "cache.sqlite")
-    first, again = _Parrot(), _Parrot()
+    first, again = Parrot(lambda p: "A"), Parrot(lambda p: "A")
     one = run_benchmark(bench, first, cache=cache)
     two = run_benchmark(bench, again, cache=cache)
     assert first.asked == 15 * len(items) and again.asked == 0  # the rerun reads every text from the cache
