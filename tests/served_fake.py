@@ -63,7 +63,8 @@ class FakeServer:
 
     model: str = "toy"
     salt: str = ""
-    mode: str = "good"  # good | one-value | llama-content | llama-server | untiled | positive | noisy | noncausal | no-echo
+    mode: str = "good"  # good | one-value | llama-content | llama-server | untiled | positive | noisy | noncausal
+    #   | no-echo
     adds_start: bool = False  # the server puts "<s>" before every prompt itself
     faults: list[Any] = field(default_factory=list)  # served first, one per request: a status or an exception
     key: str | None = None  # the bearer token it requires
