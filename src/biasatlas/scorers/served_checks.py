@@ -131,7 +131,8 @@ def same_model(ask: Ask, prefix: str, before: Canary, where: str) -> None:
                           "are kept in the score cache; rerun to score the rest against the model served now")
 
 
-_ONE_PER_TOKEN_TODO = "serve the model with a server that returns prompt log-probabilities with echo (vLLM; docs/serving.md)"
+_ONE_PER_TOKEN_TODO = ("serve the model with a server that returns prompt log-probabilities with echo (vLLM; "
+                       "docs/serving.md)")
 
 
 def _one_per_token(echo: EchoedPrompt, where: str) -> None:
