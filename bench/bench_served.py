@@ -14,7 +14,11 @@ in-process causal scorer on the same model folder, and the script prints, per wo
 
     PYTHONPATH=src python bench/bench_served.py --url http://127.0.0.1:8000/v1 [--served-prefix '<|im_start|>']
         [--model smollm2-135m] [--sample 40] [--concurrency 4] [--batch-size 64] [--only crows-pairs-en,...]
-        [--lm-eval-python .venvs/lm-eval/bin/python]
+        [--lm-eval-python .venvs/lm-eval/bin/python] [--readings echo,auto]
+
+``--readings``: the served scorer's ``--single-token`` settings to measure, each a row per workload
+(``echo``: every option echoed whole; ``auto``: an option of one token after its context read through
+``logprob_token_ids`` where the server is trusted with it; src/biasatlas/scorers/served_tokens.py).
 
 With ``--lm-eval-python``, lm-evaluation-harness's ``local-completions`` reads the same requests
 from the same server (bench/lm_eval_local_completions.py, in that python): the largest difference
@@ -126,7 +130,8 @@ def compare(label: str, served: Any, local: Any, sample: int, args: Any = None) 
     same = sum(choice(ours[pid]) == choice(theirs[pid]) for pid in shared)
     same_counts = sum(counts(ours[pid]) == counts(theirs[pid]) for pid in shared)
     n = max(len(shared), 1)
-    row = (f"| {label} | {len(probes)} | {len(shared)} | {delta:.2e} | {100 * same / n:.1f} % | "
+    row = (f"| {label} ({served.single_token}) | {len(probes)} | {len(shared)} | {delta:.2e} | "
+           f"{100 * same / n:.1f} % | "
            f"{100 * same_counts / n:.1f} % | {len(probes) / t_served:.1f} | {len(probes) / t_local:.1f} | "
            f"{t_local / t_served:.2f} |")
     if args is None or not args.lm_eval_python:
@@ -153,20 +158,25 @@ def main() -> None:
                         "local-completions on the same server (LM_EVAL_PYTHONPATH: its PYTHONPATH)")
     parser.add_argument("--lm-eval-model", default="smollm2", help="the served model's id, for lm-eval")
     parser.add_argument("--tokenizer", default=None, help="the model folder, for lm-eval's tokenizer")
+    parser.add_argument("--readings", default="auto", help="--single-token settings to measure, in turn")
     args = parser.parse_args()
-    served = load_scorer(args.url, "served", served_model=args.served_model, served_prefix=args.served_prefix,
-                         api_key_env=args.api_key_env, concurrency=args.concurrency, batch_size=args.batch_size)
+    readings = [load_scorer(args.url, "served", served_model=args.served_model, served_prefix=args.served_prefix,
+                            api_key_env=args.api_key_env, concurrency=args.concurrency, batch_size=args.batch_size,
+                            single_token=reading) for reading in args.readings.split(",")]
+    served = readings[0]
     local = load_scorer(args.model, "causal-lm")
     if args.lm_eval_python and args.tokenizer is None:
         args.tokenizer = str(local.resolved.location)
     print(f"served: {served.where}, {served.facts.version or '?'}; in-process: {args.model}; "
-          f"sample {args.sample} items, seed 0")
+          f"sample {args.sample} items, seed 0; load average {os.getloadavg()[0]:.1f}")
     peer = " lm-eval max abs Δ vs served | lm-eval probes/s | served speed / lm-eval |" if args.lm_eval_python else ""
     print("| workload | probes | compared | max abs Δ (nats) | same choice | same counts | served probes/s "
           "| in-process probes/s | served / in-process |" + peer)
     print("|---|---|---|---|---|---|---|---|---|" + "---|" * (3 if args.lm_eval_python else 0))
     for label in args.only.split(","):
-        print(compare(label.strip(), served, local, args.sample, args), flush=True)
+        for each in readings:
+            print(compare(label.strip(), each, local, args.sample, args), flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

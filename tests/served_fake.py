@@ -28,6 +28,14 @@ def toy_tokens(text: str) -> list[str]:
     return TOKEN.findall(text)
 
 
+VOCAB: dict[str, int] = {}  # the toy tokenizer's ids, given in order of first sight (shared by the fake)
+
+
+def toy_ids(text: str) -> list[int]:
+    """The toy tokens of ``text`` as ids (the served scorer's ``token_ids`` in tests)."""
+    return [VOCAB.setdefault(t, len(VOCAB) + 1) for t in toy_tokens(text)]
+
+
 def toy_logprob(before: list[str], token: str, salt: str = "") -> float:
     """log P(token | before) of the toy model: in (-10, -0.01], a hash of both."""
     key = (salt + "\x00" + "".join(before) + "\x00" + token).encode()
@@ -77,6 +85,9 @@ class FakeServer:
     untile_word: str | None = None  # prompts holding this word come back with offsets shifted by one
     root: str | None = None  # the model's root in /v1/models (default /models/<model>)
     tokenized: list[int] | None = None  # what /tokenize answers (vLLM's, at the root); None: no such endpoint
+    by_id: bool = False  # honours logprob_token_ids (vLLM 0.32); else it generates as if the field were not there
+    by_id_shift: float = 0.0  # added to every value it reads by id (a server whose two readings disagree)
+    by_id_drop: str | None = None  # the token whose id it leaves out of its by-id answers
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -124,13 +135,26 @@ class FakeServer:
                        for i in range(len(prompts))]
             return httpx.Response(200, json={"object": "text_completion", "model": self.model, "choices": choices,
                                              "system_fingerprint": "b1-0c1e570"})
-        if not body.get("echo"):  # a generation: " and" max_tokens times, no log-probabilities of the prompt
+        if body.get("logprob_token_ids") and self.by_id:
+            choices = [self._by_id(i, p, body["logprob_token_ids"], salt) for i, p in enumerate(prompts)]
+        elif not body.get("echo"):  # a generation: " and" max_tokens times, no log-probabilities of the prompt
             choices = [{"index": i, "text": " and" * generated, "finish_reason": "length",
                         "logprobs": {"tokens": [" and"] * generated}} for i in range(len(prompts))]
         else:
             choices = [self._choice(i, p, generated, salt) for i, p in enumerate(prompts)]
         return httpx.Response(200, json={"id": "cmpl-fake", "object": "text_completion", "model": self.model,
                                          "choices": choices})
+
+    def _by_id(self, index: int, prompt: str, ids: list[int], salt: str) -> dict[str, Any]:
+        """vLLM's answer with ``return_tokens_as_token_ids``: the generated token (" and") and each asked
+        id's log-probability after the prompt, at the one generated position."""
+        before, words = toy_tokens(("<s>" if self.adds_start else "") + prompt), {i: t for t, i in VOCAB.items()}
+        top = {f"token_id:{VOCAB.setdefault(' and', len(VOCAB) + 1)}": -1.0}
+        top.update({f"token_id:{i}": toy_logprob(before, words[i], salt) + self.by_id_shift
+                    for i in ids if words.get(i) is not None and words[i] != self.by_id_drop})
+        return {"index": index, "text": " and", "finish_reason": "length",
+                "logprobs": {"tokens": [next(iter(top))], "token_logprobs": [-1.0], "text_offset": [len(prompt)],
+                             "top_logprobs": [top]}}
 
     def _choice(self, index: int, prompt: str, generated: int, salt: str) -> dict[str, Any]:
         text = ("<s>" if self.adds_start else "") + prompt

@@ -24,6 +24,7 @@ from .scorers.batch_size import DEFAULT_BATCH_SIZE
 from .scorers.predicted import PredictionsFormat
 from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, SERVED_APIS, Endpoint, ServedApi, is_endpoint
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
+from .scorers.served_tokens import SINGLE_TOKEN_CHOICES, SingleToken
 from .scorers.start import START_TOKENS, StartToken
 from .values import BatchSize, Dtype, canonical_dtype, check_batch_size, check_device_name
 
@@ -76,6 +77,10 @@ class ModelOptions:
                                           "log-probabilities, and the chat template rendered here) or chat "
                                           "(/v1/chat/completions: the server renders its own template; generated "
                                           "answers only).", when_set=True)
+    single_token: SingleToken | None = option(
+        None, "With --model URL: how an option of one token after its context is read: auto (vLLM's "
+        "logprob_token_ids, one prompt per context, where the server reads the canary alike both ways; else "
+        "echo) or echo (each option's whole text echoed). Default auto.", when_set=True)
     concurrency: int = option(DEFAULT_CONCURRENCY, "With --model URL: requests in flight at once.",
                                unscored=True, minimum=1)
     api_key_env: str | None = option(None, f"With --model URL: the environment variable holding the API key "
@@ -130,6 +135,8 @@ class ModelOptions:
             raise did_you_mean("multi-token policy", self.multi_token, MULTI_TOKEN_POLICIES)
         if self.start_token is not None and self.start_token not in START_TOKENS:
             raise did_you_mean("start token convention", self.start_token, START_TOKENS)
+        if self.single_token is not None and self.single_token not in SINGLE_TOKEN_CHOICES:
+            raise did_you_mean("served single-token reading", self.single_token, SINGLE_TOKEN_CHOICES)
         self._check_predictions()
 
     def _check_predictions(self) -> None:

@@ -59,11 +59,12 @@ def test_only_options_that_can_change_a_score_are_recorded():
     assert base.recorded() == moved.recorded()
     assert set(base.recorded()) == {f.name for f in fields(ModelOptions)} - {
         "batch_size", "device", "device_map", "multi_token", "served_model", "served_prefix", "served_api",
-        "concurrency", "api_key_env", "request_timeout", "start_token",
+        "concurrency", "api_key_env", "request_timeout", "start_token", "single_token",
         *PREDICTION_OPTIONS}  # a model's run reads no file
     assert ModelOptions(model="m", dtype="bfloat16").recorded() != base.recorded()
     assert ModelOptions(model="m", multi_token="joint").recorded()["multi_token"] == "joint"
     assert ModelOptions(model="m", start_token="always").recorded()["start_token"] == "always"
+    assert ModelOptions(model="m", single_token="echo").recorded()["single_token"] == "echo"
 
 
 def test_what_is_left_out_of_the_request_is_what_the_scorer_fingerprint_ignores():

@@ -298,11 +298,13 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.values import DTYPE_ALIASES, DTYPES
     from biasatlas.scorers.start import START_TOKENS
     from biasatlas.scorers.served_http import SERVED_APIS
+    from biasatlas.scorers.served_tokens import SINGLE_TOKEN_CHOICES
 
     scorer_sets = {"start_token": START_TOKENS, "scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,
                    "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
                    "dtype": (*DTYPES, *DTYPE_ALIASES), "multi_token": MULTI_TOKEN_POLICIES,
-                   "engine": typing.get_args(EngineName), "sensitivity": KINDS, "served_api": SERVED_APIS}
+                   "engine": typing.get_args(EngineName), "sensitivity": KINDS, "served_api": SERVED_APIS,
+                   "single_token": SINGLE_TOKEN_CHOICES}
     assert _choices("crows-pairs") == {"dataset": tuple(DATASETS), **scorer_sets}
     assert _choices("zh-neutral") == {"log_base": tuple(LOG_BASES), "unequal_masks": UNEQUAL_MASKS, **scorer_sets}
     assert _choices("census") == {

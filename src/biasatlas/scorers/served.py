@@ -52,6 +52,8 @@ from .served_checks import CANARY, Canary, checked_canary, same_model
 from .served_echo import EchoedPrompt, Untiled, echoed
 from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key
 from .served_start import Ask, Reading, read, reading, refusal
+from .served_tokens import (SingleToken, TokenAsk, TokenRow, answered, batches, body, encoder, ids_of, one_token,
+                            token_value, trusted)
 from .spans import split_continuation
 from .start import DEFAULT_START, StartToken, check_start_token
 
@@ -74,8 +76,8 @@ class ServedScorer(ModelScorer):
                  variant: str = "sentence-ll", batch_size: Any = DEFAULT_BATCH_SIZE,
                  concurrency: int = DEFAULT_CONCURRENCY, api_key_env: str | None = None,
                  request_timeout: float = DEFAULT_TIMEOUT, dtype: str = "float32",
-                 start_token: StartToken = DEFAULT_START, transport: Any = None, sleep: Any = None,
-                 **_: Any) -> None:
+                 start_token: StartToken = DEFAULT_START, single_token: SingleToken | None = None,
+                 transport: Any = None, sleep: Any = None, token_ids: Any = None, **_: Any) -> None:
         """``model`` is the API's base URL; ``served_model`` the model's id there (default: the
         only one it lists); ``served_prefix`` the text before every prompt (default: none, which
         needs a server that adds its own start token). ``batch_size`` prompts per request,
@@ -83,8 +85,11 @@ class ServedScorer(ModelScorer):
         (default ``OPENAI_API_KEY``, when set); ``dtype`` is what the server computes in, as the
         user declares it (it bounds which outcomes are called fragile). ``start_token``: what each
         text is read after (:mod:`.served_start`; one this server cannot give is refused before
-        any scoring). ``transport`` and
-        ``sleep`` are for tests (an in-process server, no real waits)."""
+        any scoring). ``single_token``: ``auto`` (None) reads an option of one token after its
+        context through ``logprob_token_ids`` where the server is trusted with it (:mod:`.served_tokens`),
+        ``echo`` never.
+        ``transport``, ``sleep`` and ``token_ids`` (the server's tokenizer, text → ids, where no served
+        folder is here) are for tests (an in-process server, no real waits)."""
         if variant != "sentence-ll":
             raise UnsupportedProbe(f"served pair variant {variant!r} unknown; the served scorer reads sentence-ll")
         if check_batch_size(batch_size) == "auto":  # a server's memory is its own: auto is the default
@@ -101,8 +106,8 @@ class ServedScorer(ModelScorer):
         self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
         self.prefix = served_prefix if served_prefix is not None else default_prefix(self.local)
         self.max_tokens = 0
-        self._owner: dict[str, str] = {}  # prompt → the first probe that asked it (for errors)
-        self._counts: dict[Ask, int] = {}
+        self._owner: dict[Any, str] = {}  # prompt → the first probe that asked it (for errors)
+        self._counts: dict[Any, int] = {}
         self._late: dict[str, EchoedPrompt] = {}  # prompts read after the job's (served_start.read's lead)
         self.canary = self._trusted()
         self.server_adds_start = self._adds_start()
@@ -112,6 +117,9 @@ class ServedScorer(ModelScorer):
         self.chat = served_chat(self.local, self.start_token, self.prefix, self.where)
         self.chat_check = "unchecked" if self.local is None else \
             cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)
+        self.encode = token_ids if token_ids is not None else None if self.local is None else \
+            encoder(self.local.tokenizer)
+        self.single_token, self.single_token_why = self._single_token(single_token or "auto")
 
     # -- the server --------------------------------------------------------------------------
     @property
@@ -157,6 +165,21 @@ class ServedScorer(ModelScorer):
             return True
         bare = self.ask([CANARY])[0]
         return bool(bare.logprobs) and bare.logprobs[0] is not None
+
+    def _single_token(self, wanted: SingleToken) -> tuple[str, str | None]:
+        """How one-token options are read, decided once (:func:`.served_tokens.trusted`), and why not
+        through ``logprob_token_ids`` where they are not."""
+        if wanted == "echo":
+            return "echo", "asked (--single-token echo)"
+        if self.encode is None:
+            return "echo", "no tokenizer of the served model here to tell one-token options"
+        why = trusted(lambda text, start: self.ask([text])[0].summed(start)[0], self.ask_ids, self.encode,
+                      self.prefix + CANARY)
+        return ("echo", why) if why is not None else ("logprob_token_ids", None)
+
+    def ask_ids(self, contexts: Sequence[str], ids: Collection[int]) -> list[dict[int, float]]:
+        """One request reading each context's next-token log-probabilities of ``ids``."""
+        return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts)
 
     def ask(self, prompts: Sequence[str]) -> list[EchoedPrompt]:
         """One ``/v1/completions`` request for ``prompts``: each echoed with its log-probabilities."""
@@ -214,8 +237,20 @@ class ServedScorer(ModelScorer):
             plans = []
             for p in chunk:
                 split = [split_continuation(c, p.continuation) for c in p.contexts]
-                plans.append([self._reading(p.id, c + rest, len(c), context=bool(c)) for c, rest in split])
+                plans.append([self._one_token(p.id, self._reading(p.id, c + rest, len(c), context=bool(c)))
+                              for c, rest in split])
             yield self._job(chunk, plans, partial(self._option_answers, chunk, plans))
+
+    def _one_token(self, probe_id: str, asks: Reading) -> Reading:
+        """``asks`` as one token id after its context where it is exactly that and the server is trusted
+        with ``logprob_token_ids`` (:func:`.served_tokens.one_token`); else as they are (echo)."""
+        if self.single_token != "logprob_token_ids" or len(asks) != 1 or self.encode is None:
+            return asks
+        token = one_token(asks[0], self.encode)
+        if token is None:
+            return asks
+        self._owner.setdefault(token, probe_id)
+        return (token,)  # type: ignore[return-value]  # a TokenAsk reads as an Ask does
 
     @staticmethod
     def _job(chunk: Sequence[Any], plans: list[list[Reading]], answers: Any) -> Job:
@@ -247,10 +282,16 @@ class ServedScorer(ModelScorer):
 
     # -- the engine --------------------------------------------------------------------------
     def _model_input(self, request: Any) -> Any:
-        return request.prompt
+        return request.row if isinstance(request, TokenAsk) else request.prompt
 
     def _batch_plan(self, requests: Sequence[Any]) -> list[list[Any]]:
-        return chunks(list(dict.fromkeys(r.prompt for r in requests)), max(self.batch_size, 1))
+        """Echoed prompts ``batch_size`` per request; contexts read by token id likewise, at most
+        128 ids per request (:func:`.served_tokens.batches`)."""
+        rows = list(dict.fromkeys(map(self._model_input, requests)))
+        size = max(self.batch_size, 1)
+        by_id = [r for r in rows if isinstance(r, TokenRow)]
+        echoed_rows = chunks([r for r in rows if not isinstance(r, TokenRow)], size)
+        return [*echoed_rows, *batches(by_id, ids_of(requests), size)] if by_id else echoed_rows
 
     def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
         return sum(len(self._batch_plan(call)) for call in calls)
@@ -262,10 +303,13 @@ class ServedScorer(ModelScorer):
         """Send the batches ``watch`` wants, ``concurrency`` at a time; the reader sums each request's
         tokens from the echoed prompts (NaN for a prompt not sent)."""
         wanted = [b for b in self._batch_plan(requests) if watch.wants(b)]
-        echoes: dict[str, EchoedPrompt] = {}
+        echoes: dict[Any, Any] = {}  # a prompt's echo, a token row's {id: log P}
+        ids = ids_of(requests)
         pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="served")
         try:
-            futures: list[Future[list[EchoedPrompt]]] = [pool.submit(self.ask, batch) for batch in wanted]
+            futures: list[Future[list[Any]]] = [
+                pool.submit(self.ask_ids, [r.context for r in batch], set().union(*(ids[r] for r in batch)))
+                if isinstance(batch[0], TokenRow) else pool.submit(self.ask, batch) for batch in wanted]
             for batch, future in zip(wanted, futures):
                 echoes.update(zip(batch, future.result()))
                 work["rows_computed"] = work.get("rows_computed", 0) + len(batch)
@@ -278,15 +322,26 @@ class ServedScorer(ModelScorer):
             pool.shutdown(wait=False, cancel_futures=True)
         return partial(self._values, requests, echoes)
 
-    def _values(self, requests: Sequence[Ask], echoes: dict[str, EchoedPrompt]) -> list[float]:
+    def _values(self, requests: Sequence[Any], echoes: dict[Any, Any]) -> list[float]:
         values = []
         for ask in requests:
-            echo = echoes.get(ask.prompt)
+            echo = echoes.get(self._model_input(ask))
             if echo is None:
                 values.append(math.nan)
-                continue
-            values.append(self._read(ask, echo))
+            elif isinstance(ask, TokenAsk):
+                values.append(self._read_id(ask, echo))
+            else:
+                values.append(self._read(ask, echo))
         return values
+
+    def _read_id(self, ask: TokenAsk, got: dict[int, float]) -> float:
+        """A one-token option's log-probability; one the server left out stops the run naming the probe."""
+        try:
+            found = token_value(ask, got)
+        except ServerError as exc:
+            raise ServerError(f"probe {self._owner.get(ask, '?')}: {self.where}: {exc}") from None
+        self._counts[ask] = 1
+        return found
 
     def _read(self, ask: Ask, echo: EchoedPrompt) -> float:
         """The request's sum, its token count kept for the answer; a prompt whose tokens do not
@@ -318,7 +373,8 @@ class ServedScorer(ModelScorer):
                 "server": self.facts.owned_by, "server_version": self.facts.version, "prefix": self.prefix,
                 "chat_template_from": None if self.local is None else self.local.folder,
                 "chat_template_check": self.chat_check, "start_token": self.start_token,
-                "server_adds_start": self.server_adds_start,
+                "server_adds_start": self.server_adds_start, "single_token_reading": self.single_token,
+                "single_token_echo_because": self.single_token_why,
                 "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
                 "batch_size": self.batch_size, "concurrency": self.concurrency}
 
@@ -331,6 +387,8 @@ class ServedScorer(ModelScorer):
 
         key = {"scorer": self.name, "variant": self.variant, "prefix": self.prefix,
                "start_token": self.start_token, "canary": self.canary.fingerprint}
+        if self.single_token != "echo":  # answers read another way: never the echo reading's cache
+            key["single_token"] = self.single_token
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 

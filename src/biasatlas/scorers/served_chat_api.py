@@ -73,6 +73,8 @@ class ServedChatScorer(ServedScorer):
         check_batch_size(batch_size)
         self.batch_size = 1  # one conversation per request: the chat API takes no list of them
         self.concurrency, self.max_tokens, self.server_adds_start = concurrency, 0, True
+        # the completions path's one-token reading (:mod:`.served_tokens`) reads likelihoods, which this path refuses
+        self.single_token, self.single_token_why, self.encode = "echo", "a chat endpoint reads no likelihoods", None
         self.endpoint = Endpoint.parse(model)
         extra = {"sleep": sleep} if sleep is not None else {}
         self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
