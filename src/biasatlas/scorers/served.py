@@ -50,7 +50,8 @@ from .served_generation import completions
 from .served_chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .served_checks import CANARY, Canary, checked_canary, same_model
 from .served_echo import EchoedPrompt, Untiled, echoed
-from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key
+from .served_http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key,
+                          checked_concurrency)
 from .served_start import Ask, Reading, read, reading, refusal
 from .served_tokens import (SingleToken, TokenAsk, TokenRow, answered, batches, body, encoder, ids_of, one_token,
                             token_value, trusted)
@@ -94,16 +95,9 @@ class ServedScorer(ModelScorer):
             raise UnsupportedProbe(f"served pair variant {variant!r} unknown; the served scorer reads sentence-ll")
         if check_batch_size(batch_size) == "auto":  # a server's memory is its own: auto is the default
             batch_size = DEFAULT_BATCH_SIZE
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
         self.variant, self.dtype, self.start_token = variant, canonical_dtype(dtype), check_start_token(start_token)
-        self.batch_size, self.concurrency = batch_size, concurrency
-        self.endpoint = Endpoint.parse(model)
-        extra = {"sleep": sleep} if sleep is not None else {}
-        self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
-                                   transport=transport, **extra)
-        self.facts = self._facts(served_model)
-        self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
+        self.batch_size, self.concurrency = batch_size, checked_concurrency(concurrency)
+        self._connect(model, served_model, api_key_env, request_timeout, transport, sleep)
         self.prefix = served_prefix if served_prefix is not None else default_prefix(self.local)
         self.max_tokens = 0
         self._owner: dict[Any, str] = {}  # prompt → the first probe that asked it (for errors)
@@ -122,6 +116,16 @@ class ServedScorer(ModelScorer):
         self.single_token, self.single_token_why = self._single_token(single_token or "auto")
 
     # -- the server --------------------------------------------------------------------------
+    def _connect(self, model: str, served_model: str | None, api_key_env: str | None, request_timeout: float,
+                 transport: Any, sleep: Any) -> None:
+        """The endpoint's client, the served model's ``/v1/models`` facts, its folder's tokenizer (both APIs)."""
+        self.endpoint = Endpoint.parse(model)
+        extra = {"sleep": sleep} if sleep is not None else {}
+        self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
+                                   transport=transport, **extra)
+        self.facts = self._facts(served_model)
+        self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
+
     @property
     def where(self) -> str:
         """The endpoint and model, as messages name them (no credentials: the URL holds none)."""

@@ -37,9 +37,9 @@ from .base import ModelScorer, Progress
 from .generation import cut
 from .resume import Interrupted
 from .served import ServedScorer
-from .served_chat import PROBE_MESSAGE, cross_check, local_tokenizer, served_chat
-from .served_http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedApi, ServedClient, ServerError,
-                          api_key)
+from .served_chat import PROBE_MESSAGE, cross_check, served_chat
+from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, ServedApi, ServerError, checked_concurrency
+
 #: The chat canary's budget: enough tokens that another model's answer differs, few enough to be cheap.
 CANARY_TOKENS = 16
 NO_LIKELIHOODS = ("{kind} probes need prompt log-probabilities, and a chat endpoint returns none "
@@ -67,20 +67,14 @@ class ServedChatScorer(ServedScorer):
                  sleep: Any = None, **_: Any) -> None:
         """As :class:`ServedScorer`'s, less what only likelihoods use (the prefix, the start token, the
         pair variant); ``batch_size`` is checked and recorded as 1 (one conversation per request)."""
-        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-            raise UsageError(f"concurrency is a whole number of requests of at least 1, not {concurrency!r}")
+        concurrency = checked_concurrency(concurrency)
         self.variant, self.dtype, self.start_token, self.prefix = "chat", canonical_dtype(dtype), "empty-context", ""
         check_batch_size(batch_size)
         self.batch_size = 1  # one conversation per request: the chat API takes no list of them
         self.concurrency, self.max_tokens, self.server_adds_start = concurrency, 0, True
         # the completions path's one-token reading (:mod:`.served_tokens`) reads likelihoods, which this path refuses
         self.single_token, self.single_token_why, self.encode = "echo", "a chat endpoint reads no likelihoods", None
-        self.endpoint = Endpoint.parse(model)
-        extra = {"sleep": sleep} if sleep is not None else {}
-        self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
-                                   transport=transport, **extra)
-        self.facts = self._facts(served_model)
-        self.local = local_tokenizer(self.facts.root)
+        self._connect(model, served_model, api_key_env, request_timeout, transport, sleep)
         self.chat = replace(served_chat(self.local, "first-only", "", self.where), server_renders=True)
         self.chat_check = "unchecked" if self.local is None else \
             cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)

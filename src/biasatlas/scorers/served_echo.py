@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .served_http import ServerError
+from .served_http import ServerError, ordered_choices
 
 
 class Untiled(ServerError):
@@ -100,12 +100,7 @@ class EchoedPrompt:
 def echoed(body: Any, prompts: Sequence[str], generated: int = 0) -> list[EchoedPrompt]:
     """The echoed prompts of a ``/v1/completions`` answer to ``prompts`` (one choice each, by
     ``index``), without the ``generated`` tokens that follow each (``max_tokens``)."""
-    choices = body.get("choices") if isinstance(body, dict) else None
-    if not isinstance(choices, list) or len(choices) != len(prompts):
-        raise ServerError(f"the server answered {len(choices) if isinstance(choices, list) else 'no'} choices "
-                          f"for {len(prompts)} prompts")
-    ordered = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
-    return [_prompt(choice, text, generated) for choice, text in zip(ordered, prompts)]
+    return [_prompt(choice, text, generated) for choice, text in zip(ordered_choices(body, len(prompts)), prompts)]
 
 
 class NoLogprobs(ServerError):

@@ -25,7 +25,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .served_http import ServerError
+from .served_checks import REPEAT_TOLERANCE
+from .served_http import ServerError, ordered_choices
 from .served_start import Ask
 
 SingleToken = Literal["auto", "echo"]
@@ -33,8 +34,6 @@ Reading = Literal["logprob_token_ids", "echo"]
 SINGLE_TOKEN_CHOICES: tuple[SingleToken, ...] = ("auto", "echo")
 #: vLLM 0.32 refuses a longer ``logprob_token_ids`` list (``MAX_LOGPROB_TOKEN_IDS``).
 MAX_IDS = 128
-#: Nats the two readings of the canary may differ by: the canary's determinism tolerance.
-TOLERANCE = 1e-4
 
 Encode = Callable[[str], list[int]]
 
@@ -117,12 +116,7 @@ def body(model: str, contexts: Sequence[str], ids: Sequence[int]) -> dict[str, A
 def answered(reply: Any, contexts: Sequence[str]) -> list[dict[int, float]]:
     """Per context (by choice ``index``), the log-probability of each id the first generated position
     names (``top_logprobs[0]``, keys ``token_id:N``)."""
-    choices = reply.get("choices") if isinstance(reply, dict) else None
-    if not isinstance(choices, list) or len(choices) != len(contexts):
-        raise ServerError(f"the server answered {len(choices) if isinstance(choices, list) else 'no'} choices "
-                          f"for {len(contexts)} prompts")
-    ordered = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
-    return [_ids(choice) for choice in ordered]
+    return [_ids(choice) for choice in ordered_choices(reply, len(contexts))]
 
 
 def _ids(choice: Any) -> dict[int, float]:
@@ -153,8 +147,8 @@ def trusted(echo: Callable[[str, int], float],
             encode: Encode, text: str) -> str | None:
     """Why the server cannot be trusted with ``logprob_token_ids``, or None when it can: the first word
     of ``text`` that is one token after the words before it, read by ``echo(text, start)`` and by
-    ``by_id(contexts, ids)``, must agree to :data:`TOLERANCE`. A server error or a missing value is a
-    reason, never a failure."""
+    ``by_id(contexts, ids)``, must agree to the canary's determinism tolerance
+    (:data:`.served_checks.REPEAT_TOLERANCE`). A server error or a missing value is a reason, never a failure."""
     spaces = [i for i, c in enumerate(text) if c == " "]
     for start, end in zip(spaces, [*spaces[1:], len(text)]):  # each word after the first, with its space
         ask = one_token(Ask(text[:end], start), encode)
@@ -165,7 +159,7 @@ def trusted(echo: Callable[[str, int], float],
             got, want = token_value(ask, served), echo(text[:end], start)
         except ServerError as error:
             return f"the server did not answer logprob_token_ids ({error})"
-        if abs(got - want) > TOLERANCE:
+        if abs(got - want) > REPEAT_TOLERANCE:
             return f"logprob_token_ids gave {got!r} where the echo reading gives {want!r}"
         return None
     return "no word of the canary is one token"
