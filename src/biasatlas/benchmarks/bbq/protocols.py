@@ -97,6 +97,10 @@ class GeneratedReading:
     def kobbq_prompt_ids(self) -> tuple[str, ...]:
         return kobbq_generated.chosen_prompts(self.kobbq_prompts)
 
+    @property
+    def mbbq_prompt_numbers(self) -> tuple[int, ...]:
+        return mbbq_generated.parse_prompts(self.mbbq_prompts)
+
     def generation_provenance(self) -> dict[str, Any]:
         """The generated reading's settings and stop rule; none of them in a likelihood run's config."""
         unasked = {"kobbq_prompts": UNRECORDED, "mbbq_prompts": UNRECORDED}
@@ -127,9 +131,8 @@ class GeneratedReading:
         if rule == "kobbq":
             return self.messaged(kobbq_generated.probes(items, self.kobbq_prompt_ids, self.new_tokens, render))
         if rule == "mbbq":
-            return self.messaged(mbbq_generated.probes(items, mbbq_generated.parse_prompts(self.mbbq_prompts),
-                                                       LANGUAGE[self.dataset], self.new_tokens, render,
-                                                       mbbq_upstream.load()))
+            return self.messaged(mbbq_generated.probes(items, self.mbbq_prompt_numbers, LANGUAGE[self.dataset],
+                                                       self.new_tokens, render, mbbq_upstream.load()))
         return self.messaged(generated.probes(items, self.new_tokens, render))
 
     def score_generated(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
@@ -152,7 +155,7 @@ class GeneratedReading:
 
     def _score_mbbq(self, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
         """MBBQ's protocol: every prompt's detected answers pooled, and each prompt's own scores."""
-        numbers = mbbq_generated.parse_prompts(self.mbbq_prompts)
+        numbers = self.mbbq_prompt_numbers
         found, records, skipped = mbbq_generated.parsed(items, answers, numbers, LANGUAGE[self.dataset],
                                                          mbbq_upstream.load())
         summary = summarise([o for _, o in found], n_resamples=self.n_resamples, seed=self.seed,
