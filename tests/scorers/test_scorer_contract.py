@@ -232,11 +232,14 @@ def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_
 
 
 @pytest.mark.parametrize("batch_size", [pytest.param(1, marks=pytest.mark.slow), 4, 64])
-@pytest.mark.parametrize("kind", ["slots", "continuations", "sentences"])
+@pytest.mark.parametrize("kind", ["slots", "continuations", "sentences", "slots+continuations"])
 def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
+    """Also two kinds in one call, as census asks (its continuation and slot probes in one chunk):
+    each kind's call is batched on its own, and on 76950b6 the plan cut their rows together."""
     from biasatlas.scorers.seq2seq import Seq2SeqScorer
 
-    probes = {"slots": SLOTS, "continuations": CONTINUATIONS, "sentences": SENTENCES}[kind]
+    probes = {"slots": SLOTS, "continuations": CONTINUATIONS, "sentences": SENTENCES,
+              "slots+continuations": [*CONTINUATIONS, *SLOTS]}[kind]
     planned = _refusing(Seq2SeqScorer(str(tiny_bart), batch_size=batch_size)).plan(probes)
     work = Seq2SeqScorer(str(tiny_bart), batch_size=batch_size).score(probes).work
     assert planned["rows_computed"] == work["rows_computed"]

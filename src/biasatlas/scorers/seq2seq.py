@@ -175,6 +175,12 @@ class Seq2SeqScorer(ModelScorer):
     def _model_input(self, request: Seq2SeqRow) -> Seq2SeqRow:
         return request  # a request is its row: the targets are part of it
 
+    def _planned_batches(self, calls: list[Sequence[Any]], rows: set[Any]) -> int:
+        """Batches as :meth:`_batch_plan` cuts each engine call's rows: a call per probe kind, each
+        batched on its own (the rows of all calls cut together counted one batch fewer where a
+        chunk held slot and continuation probes)."""
+        return sum(len(self._batch_plan(call)) for call in calls)
+
     def _planned_extra(self, calls: list[list[Any]]) -> dict[str, int]:
         """Encoder inputs as :meth:`_launch` runs them: once per batch holding their rows (rows
         sorted by encoder input, so a batch runs each of its inputs once, and an input whose rows
