@@ -1,17 +1,18 @@
 """The one linear pipeline: load → probes → score → metric → run record (DESIGN.md).
 
 Scoring goes through the score cache when one is given: cached answers are reused, the
-rest are scored in chunks, and each chunk is committed before the next starts, so a
-killed run resumes where it stopped and ends with the same outputs as an uninterrupted
-one. Ctrl-C keeps more: the finished batches of the chunk it stopped are committed too
-before :class:`~biasatlas.errors.RunInterrupted` says how many answers were kept. A chunk
-the cache answers in part is still scored whole-planned: the scorer batches all its probes
-as an uncached run does and computes only the batches the missing ones need
+rest are scored in chunks (:func:`chunked`), each batched on its own, and committed as they
+finish: a model scorer hands on each batch's answers as the batch ends (on a GPU, each job's
+as it is read), other scorers each chunk's, so a killed run resumes where it stopped and
+ends with the same outputs as an uninterrupted one. Ctrl-C keeps the finished batches of the
+chunk it stopped too before :class:`~biasatlas.errors.RunInterrupted` says how many answers
+were kept. A chunk the cache answers in part is still scored whole-planned: the scorer batches
+all its probes as an uncached run does and computes only the batches the missing ones need
 (:mod:`biasatlas.scorers.resume`), so every float is computed beside the same rows as in an
 uninterrupted run. An engine scores the chunks (:mod:`biasatlas.scorers.engines`): in this
 process, or the same chunks on a Ray actor pool, committed here as they come back (there
-Ctrl-C keeps whole chunks only); the outputs do not depend on which. The progress bar
-moves per batch. Everything that varies between equivalent runs (seconds, cache hits,
+a kill or Ctrl-C keeps whole chunks only); the outputs do not depend on which. The progress
+bar moves per batch. Everything that varies between equivalent runs (seconds, cache hits,
 batches, the engine) goes to ``timing`` rather than the summary, so summaries of equal
 runs are byte-identical. The date a run was made (``started_utc``, ``finished_utc``) varies too
 and goes there; the git commit of the code it ran (``biasatlas_commit``) is the same for equal runs and goes to the
@@ -34,11 +35,14 @@ from .errors import ModelError, RunInterrupted, UnsupportedProbe
 from .probes import Answer, Probe, Scored
 from .runs.folder import Run
 from .scorers.base import Scorer
-from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine, planned_work
+from .scorers.batching import JOB_PROBES
+from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine, keeps_batches, planned_work
 from .scorers.predictions import PredictionsScorer
 from .scorers.resume import Interrupted
 
-MAX_CHUNK = 256  # probes per cache commit: small enough to lose little, big enough to batch well
+# Chunks of a scorer that commits only whole chunks (chunked): at most MAX_CHUNK probes per cache
+# commit, small enough to lose little, big enough to batch well ...
+MAX_CHUNK = 256
 MIN_CHUNK = 128  # ... and at least this many: 10-pair chunks ran CrowS-Pairs 5.2 s against 4.35 s
 # A small run's chunks (a tenth of it) hold at least this many: a scorer takes a chunk whose every
 # probe it refuses as a kind it cannot score at all, so one too-long sentence must not be a chunk.
@@ -102,7 +106,7 @@ def run_benchmark(benchmark: Benchmark, scorer: Scorer, *, progress: bool = Fals
     # A probe repeating an earlier one's content is never scored: it gets that probe's answer. Not so
     # for answers read by id from a file (predictions): two items of one text may be answered apart.
     copies = repeats(probes) if scorer.cacheable else {}
-    chunks = chunked(probes)
+    chunks = chunked(probes, keeps_batches(scorer))
     plans = [planned_work(scorer, chunk, [p.id for p in chunk if p.id in copies]) for chunk in chunks]
     planned = _summed(plans)
     if announce is not None:  # the work of the chunks still to score, each planned as it is scored
@@ -111,7 +115,7 @@ def run_benchmark(benchmark: Benchmark, scorer: Scorer, *, progress: bool = Fals
                          _summed(_still_to_do(scorer, chunks, plans, cached, skip))))
     started = time.perf_counter()
     engine = engine or LocalEngine()
-    answers, unscorable, cache_stats, counters = _score(scorer, key, probes, (cached, rejected), progress, cache,
+    answers, unscorable, cache_stats, counters = _score(scorer, key, chunks, (cached, rejected), progress, cache,
                                                         engine, copies)
     seconds = time.perf_counter() - started
     result = benchmark.score(items, answers)
@@ -163,49 +167,73 @@ def _reason(skip: dict[str, Any], unscorable: Mapping[str, str]) -> Any:
     return unscorable.get(pid, skip.get("reason")) if isinstance(pid, str) else skip.get("reason")
 
 
-def _score(scorer: Scorer, key: str, probes: Sequence[Probe], found: tuple[dict[str, Answer], int], progress: bool,
-           cache: ScoreCache | None, engine: ScoringEngine, copies: Mapping[str, str]
+def _score(scorer: Scorer, key: str, chunks: Sequence[Sequence[Probe]], found: tuple[dict[str, Answer], int],
+           progress: bool, cache: ScoreCache | None, engine: ScoringEngine, copies: Mapping[str, str]
            ) -> tuple[dict[str, Answer], dict[str, str], dict[str, int], dict[str, int]]:
     """Answers by probe id (``found``: those the cache held under ``key``, the scorer's
-    fingerprint, and how many it refused; the rest scored and cached, but ``copies``, which
-    get the answer of the probe each repeats), the probes the scorer could not answer (id →
-    why), the cache's counts, and the scorer's work counts."""
+    fingerprint, and how many it refused; the rest scored, chunk by chunk, and cached, but
+    ``copies``, which get the answer of the probe each repeats), the probes the scorer could not
+    answer (id → why), the cache's counts, and the scorer's work counts."""
     from tqdm import tqdm
 
     answers, rejected = dict(found[0]), found[1]
     skip = {*answers, *copies}
-    work = remaining(probes, skip)
+    work = remaining(chunks, skip)
     todo = [[p for p in chunk if p.id not in skip] for chunk in work]
     missing = {p.id for chunk in todo for p in chunk}
+    commit = _Commits(cache, key, {p.id: p for chunk in todo for p in chunk})
     done: dict[int, Scored] = {}
     counted: list[Mapping[str, int]] = []
-    with tqdm(total=len(probes), unit="probe", desc="scoring", dynamic_ncols=True,
-              disable=not progress) as bar:
-        bar.update(len(probes) - len(missing))
+    total = sum(map(len, chunks))
+    with tqdm(total=total, unit="probe", desc="scoring", dynamic_ncols=True, disable=not progress) as bar:
+        bar.update(total - len(missing))
         try:
-            for result in engine.score_chunks(scorer, work, bar.update, frozenset(skip)):
+            for result in engine.score_chunks(scorer, work, bar.update, frozenset(skip),
+                                              keep=commit if cache is not None else None):
                 _check_worker(result, key)
-                if cache is not None:  # committed as it arrives: a killed run keeps it
-                    cache.put(key, todo[result.index], result.scored)
+                commit.chunk(todo[result.index], result.scored)  # as it arrives: a killed run keeps it
                 done[result.index] = result.scored
                 counted.append(result.scored.work)
         except KeyboardInterrupt as stop:
-            kept = {*answers, *(p.id for i in done for p in todo[i])}
+            kept = {*answers, *(p.id for i in done for p in todo[i]), *commit.kept}
             unfinished = [p for i, chunk in enumerate(todo) if i not in done for p in chunk]
             kept |= _keep_finished(stop, unfinished, cache, key)
             kept |= {pid for pid, origin in copies.items() if origin in kept}
-            raise RunInterrupted(len(kept), len(probes), cached=cache is not None) from None
+            raise RunInterrupted(len(kept), total, cached=cache is not None) from None
     unscorable: dict[str, str] = {}
     for index in sorted(done):  # chunk order, whichever chunk finished first
         answers.update(done[index])
         unscorable.update(done[index].unscorable)
     _copy(copies, answers, unscorable)
-    if probes and not answers:  # every probe skipped: the run, not a batch, says it cannot be read
+    if total and not answers:  # every probe skipped: the run, not a batch, says it cannot be read
         first = next(iter(unscorable.values()), "no answers")
-        raise UnsupportedProbe(f"none of the {len(probes)} probes could be scored by this model; the first: {first}")
-    repeated = len(probes) - len(missing) - len(found[0])  # copies the cache did not answer itself
+        raise UnsupportedProbe(f"none of the {total} probes could be scored by this model; the first: {first}")
+    repeated = total - len(missing) - len(found[0])  # copies the cache did not answer itself
     return answers, unscorable, {"cache_hits": len(found[0]), "scored": len(missing), "repeated": repeated,
                                  "cache_rejected": rejected}, _summed(counted)
+
+
+class _Commits:
+    """Answers committed to ``cache`` (if any) under ``key`` as they come, each once: a batch's,
+    as the scorer hands them on (:meth:`__call__`), and a chunk's rest when it is done
+    (:meth:`chunk`); ``kept`` names them."""
+
+    def __init__(self, cache: ScoreCache | None, key: str, probes: Mapping[str, Probe]) -> None:
+        self.cache, self.key, self.probes = cache, key, probes
+        self.kept: set[str] = set()
+
+    def __call__(self, answers: Sequence[Answer]) -> None:
+        fresh = {a.id: a for a in answers if a.id not in self.kept and a.id in self.probes}
+        if fresh:
+            self.chunk([self.probes[pid] for pid in fresh], fresh)
+
+    def chunk(self, probes: Sequence[Probe], answers: Mapping[str, Answer]) -> None:
+        """Commit ``probes`` not committed yet: with their answers, or, left unanswered, without
+        the cache row a refusal read made them score again (:meth:`~.cache.ScoreCache.put`)."""
+        rest = [p for p in probes if p.id not in self.kept]
+        if self.cache is not None and rest:
+            self.cache.put(self.key, rest, answers)
+        self.kept.update(p.id for p in rest if p.id in answers)
 
 
 def _copy(copies: Mapping[str, str], answers: dict[str, Answer], unscorable: dict[str, str]) -> None:
@@ -241,11 +269,11 @@ def _still_to_do(scorer: Scorer, chunks: Sequence[Sequence[Probe]], plans: Seque
             yield planned_work(scorer, chunk, skip)
 
 
-def remaining(probes: Sequence[Probe], answered: Collection[str]) -> list[Sequence[Probe]]:
-    """:func:`chunked`'s chunks that still hold a probe to score, whole: the scorer batches a
+def remaining(chunks: Sequence[Sequence[Probe]], answered: Collection[str]) -> list[Sequence[Probe]]:
+    """The :func:`chunked` ``chunks`` that still hold a probe to score, whole: the scorer batches a
     chunk over all its probes whatever the cache answered, and skips what it did
     (:mod:`biasatlas.scorers.resume`)."""
-    return [chunk for chunk in chunked(probes) if any(p.id not in answered for p in chunk)]
+    return [chunk for chunk in chunks if any(p.id not in answered for p in chunk)]
 
 
 def _summed(plans: Iterable[Mapping[str, int]]) -> dict[str, int]:
@@ -257,22 +285,35 @@ def _summed(plans: Iterable[Mapping[str, int]]) -> dict[str, int]:
     return total
 
 
-def chunked(probes: Sequence[Probe]) -> list[Sequence[Probe]]:
-    """The run's chunks: at most ``MAX_CHUNK`` probes, at least ``MIN_CHUNK`` but for the last;
-    a run of at most two such chunks is cut in tenths instead, of at least ``MIN_SMALL_CHUNK``.
+def chunked(probes: Sequence[Probe], per_batch: bool = False) -> list[Sequence[Probe]]:
+    """The run's chunks, each one ``score`` call batched on its own. Boundaries depend on the
+    probe list (and the scorer's kind) only, never on what is cached or on the engine, and are the
+    same without a cache: a resumed run, or a Ray run, scores each remaining chunk in the same
+    batches as an uninterrupted local one, so its floats are identical to the bit.
 
-    Boundaries depend on the probe list only, never on what is cached or on the engine,
-    and are the same without a cache: a resumed run, or a Ray run, scores each remaining
-    chunk in the same batches as an uninterrupted local one, so its floats are identical
-    to the bit. Small runs commit often too: a 108-probe census run stopped at 17 % keeps
-    its first chunk of 16 rather than restarting from zero (one chunk held all 108). Within
-    a chunk, Ctrl-C keeps the probes of the batches that finished (a chunk is one ``score``
-    call, its batches cut by the scorer), and the rerun computes only the chunk's other
-    batches, cut as before (:mod:`biasatlas.scorers.resume`).
+    ``per_batch``: the scorer hands on each batch's answers as it finishes, and the pipeline
+    commits them then (:func:`~.scorers.engines.keeps_batches`: a model scorer), so durability
+    asks nothing of the chunks, and they are as large as a job (:data:`~.scorers.batching.JOB_PROBES`),
+    the fewest that hold the run, of equal sizes: a run of up to 1,024 probes is one chunk, its
+    batches planned over all of it (100 English CrowS-Pairs on SmolLM2: 9 forward passes, where
+    the seven chunks of tenths ran 23). Within a chunk, Ctrl-C or a kill keeps the probes of the
+    batches that finished, and the rerun computes only the chunk's other batches, cut as before
+    (:mod:`biasatlas.scorers.resume`).
+
+    Otherwise a chunk is the unit of commit: at most ``MAX_CHUNK`` probes, at least ``MIN_CHUNK``
+    but for the last; a run of at most two such chunks is cut in tenths instead, of at least
+    ``MIN_SMALL_CHUNK``, so a small run commits often too (a 108-probe census run stopped at 17 %
+    keeps its first chunk of 16 rather than restarting from zero).
     """
     n = len(probes)
-    size = max(MIN_SMALL_CHUNK, -(-n // 10)) if n <= 2 * MIN_CHUNK else min(MAX_CHUNK, max(MIN_CHUNK, n // 10))
-    return [probes[start:start + size] for start in range(0, len(probes), size)]
+    if per_batch:
+        pieces = max(1, -(-n // JOB_PROBES))
+        size = max(1, -(-n // pieces))
+    elif n <= 2 * MIN_CHUNK:
+        size = max(MIN_SMALL_CHUNK, -(-n // 10))
+    else:
+        size = min(MAX_CHUNK, max(MIN_CHUNK, n // 10))
+    return [probes[start:start + size] for start in range(0, n, size)]
 
 
 def _check_worker(result: ChunkResult, key: str) -> None:

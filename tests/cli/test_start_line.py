@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import biasatlas
-from biasatlas.pipeline import MIN_SMALL_CHUNK
+from biasatlas import pipeline
 
 RUN_FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
 
@@ -87,9 +87,9 @@ def test_resumed_run_counts_the_cached_answers():
 @pytest.mark.slow
 def test_planned_passes_are_the_passes_the_run_then_computes(tiny_bert):
     """A masked LM's plan of the uncached pairs, against its own counters after scoring them:
-    300 pairs are chunks of 128, 128 and 44 (pipeline.chunked); with the first 100 cached,
-    the first chunk's batches that hold an uncached pair's row are computed (cut over the whole
-    chunk, as uncached: scorers/resume.py), and the two other chunks, each batched on its own."""
+    300 pairs are one chunk (pipeline.chunked: a model scorer commits its batches); with the
+    first 100 cached, the batches that hold an uncached pair's row are computed, cut over the
+    whole chunk, as uncached (scorers/resume.py)."""
     options = {"model": str(tiny_bert), "dataset": "en", "batch_size": 8}
     biasatlas.evaluate("crows-pairs", limit=100, progress=False, **options)
     lines, run = _lines("crows-pairs", limit=300, **options)
@@ -130,17 +130,18 @@ def _crows_file(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("fixture", ["tiny_gpt2", "tiny_bert", "tiny_bart"])
-def test_summary_counts_are_what_an_uncached_run_computes(fixture, request):
+def test_summary_counts_are_what_an_uncached_run_computes(fixture, request, monkeypatch):
     """The summary's forward-pass counts say what an uncached run computes: an uncached run
     scores chunk by chunk (pipeline.chunked), each chunk batched on its own, so its counts are
     the chunks' counts added up, which is what its own counters (``timing.counters``) hold. A
-    plan of all the probes at once batches across chunk boundaries and counts fewer batches."""
+    plan of all the probes at once batches across chunk boundaries and counts fewer batches.
+    A model scorer's chunk is up to 1,024 probes (pipeline.JOB_PROBES): 32 here, for several."""
+    monkeypatch.setattr(pipeline, "JOB_PROBES", 32)
     model = request.getfixturevalue(fixture)
     run = biasatlas.evaluate("census", model=str(model), country="no", sample=8, batch_size=8,
                              cache=False, progress=False)
     counted, summary = run.timing["counters"], run.summary_dict
-    # more than one chunk: a run of at most 256 probes is cut in tenths of at least 16
-    assert run.timing["scored"] == summary["provenance"]["n_probes"] > 2 * MIN_SMALL_CHUNK
+    assert run.timing["scored"] == summary["provenance"]["n_probes"] > 2 * 32  # more than two chunks
     assert summary["n_batches"] == counted["batches"]
     assert summary["n_forward_passes"] == counted["rows_computed"]
     # seq2seq: an encoder input runs once per batch holding its rows (a split one twice)

@@ -20,8 +20,8 @@ class _StopAfter(LocalEngine):
         super().__init__()
         self.chunks = chunks
 
-    def score_chunks(self, scorer, chunks, progress, answered=frozenset()):
-        for i, result in enumerate(super().score_chunks(scorer, chunks, progress, answered)):
+    def score_chunks(self, scorer, chunks, progress, answered=frozenset(), *, keep=None):
+        for i, result in enumerate(super().score_chunks(scorer, chunks, progress, answered, keep=keep)):
             if i == self.chunks:
                 raise KeyboardInterrupt
             yield result

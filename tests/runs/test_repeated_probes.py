@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from biasatlas import pipeline
 from biasatlas.benchmarks.census import Census
 from biasatlas.cache import ScoreCache, repeats
 from biasatlas.pipeline import chunked, run_benchmark
@@ -49,13 +50,16 @@ def _same_folders(a: Path, b: Path) -> None:
 
 
 @pytest.mark.slow  # builds a BERT and scores BEC-Pro's 1,800 probes three times: several seconds
-def test_census_bartl2020_resumed_after_its_first_chunk_is_byte_identical(shared_data, tmp_path):
+def test_census_bartl2020_resumed_after_its_first_chunk_is_byte_identical(shared_data, tmp_path, monkeypatch):
+    # chunks of at most 256 probes (eight of 225), where a model scorer's are 1,024 (pipeline.JOB_PROBES):
+    # the bug needs a repeat in another chunk than its first probe, and these 1,800 have it then
+    monkeypatch.setattr(pipeline, "JOB_PROBES", 256)
     model = str(batch_sensitive_bert(tmp_path / "bert", shared_data))
     scorer = load_scorer(model, "masked-lm")
     bench = Census(country="us", method="bartl2020")
     bound = bench.bind(scorer.info)
     probes = bound.probes(bound.load())
-    chunks = chunked(probes)
+    chunks = chunked(probes, per_batch=True)
     # the precondition that made the bug visible: a repeat in a later chunk whose own batch gives
     # other bits than its first probe's (chunk 3 repeats a prior of chunk 0 on this model)
     copies = repeats(probes)

@@ -1,6 +1,8 @@
 """Ctrl-C inside a chunk keeps the chunk's finished batches (issue 22 item 5), and the rerun
 scores the rest of that chunk in the batches the uninterrupted run used, so its run folder is
-byte-identical to an uninterrupted run's; the progress bar moves per batch.
+byte-identical to an uninterrupted run's; the progress bar moves per batch. A kill keeps them
+too: each batch's answers are committed as it finishes, so a small run is one chunk, its batches
+planned over all of it (issue 47 deliverable 2).
 
 The planted scorer makes batch composition visible: a row's value depends on its batch's
 width and size, so a leftover probe scored in any other batch than the uninterrupted run's
@@ -36,14 +38,15 @@ ROWS = 4  # the toy's rows per batch
 class Toy(ModelScorer):
     """CrowS-Pairs by a planted model: each sentence is one row (its UTF-8 bytes), rows are
     length-sorted and cut ``ROWS`` at a time, and a row's value is its byte sum / 997 plus its
-    batch's width / 7 and size / 13. It presses Ctrl-C instead of computing its ``stop_at``-th
-    batch, and records the batches it computed."""
+    batch's width / 7 and size / 13. It raises ``stop`` (Ctrl-C; :class:`Killed`, a kill the
+    pipeline cannot see coming) instead of computing its ``stop_at``-th batch, and records the
+    batches it computed."""
 
     name = "toy"
     variant = "planted"
 
-    def __init__(self, stop_at: int | None = None) -> None:
-        self.batch_size, self.stop_at = ROWS, stop_at
+    def __init__(self, stop_at: int | None = None, stop: type[BaseException] = KeyboardInterrupt) -> None:
+        self.batch_size, self.stop_at, self.stop = ROWS, stop_at, stop
         self.batches: list[tuple[Row, ...]] = []
 
     @property
@@ -65,13 +68,18 @@ class Toy(ModelScorer):
 
     def _values(self, rows, picks):
         if len(self.batches) + 1 == self.stop_at:
-            raise KeyboardInterrupt
+            raise self.stop
         self.batches.append(tuple(rows))
         width = max(len(r.ids) for r in rows)
         return [sum(rows[i].ids) / 997 + width / 7 + len(rows) / 13 for i in picks.row]
 
     def describe(self):
         return {"scorer": self.name, "model": "toy", "variant": self.variant, "batch_size": ROWS}
+
+
+class Killed(BaseException):
+    """The process dying where it stands: nothing in the pipeline catches it (a SIGKILL's effect on
+    the cache, in process)."""
 
 
 def _row(text: str) -> Row:
@@ -84,8 +92,7 @@ def _pair_answers(probes, values):
 
 @pytest.fixture(scope="module")
 def pairs(shared_data, tmp_path_factory) -> Path:
-    """The first 100 English pairs: six chunks of 16 and one of 4 (pipeline.chunked), each of
-    about eight toy batches."""
+    """The first 100 English pairs: one chunk (pipeline.chunked), 50 toy batches."""
     source = shared_data / "crows-pairs-en" / "crows_pairs_anonymized.csv"
     with source.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
@@ -115,36 +122,56 @@ def _same_folders(a: Path, b: Path) -> None:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
-def test_ctrl_c_in_a_chunk_keeps_its_finished_batches_and_the_rerun_is_byte_identical(pairs, tmp_path):
+def _finished(batches: list[list[str]], probes) -> set[str]:
+    """The pairs whose two sentences are in ``batches``."""
+    ran = {s for batch in batches for s in batch}
+    return {p.id for p in probes if p.a in ran and p.b in ran}
+
+
+def test_a_small_run_is_one_chunk_batched_as_a_whole(pairs):
+    """On 76950b6 the 100 pairs were seven chunks of tenths, each batched on its own (its rows
+    length-sorted within it; 23 forward passes of SmolLM2 on these pairs, 9 now), for durability
+    a per-batch commit now gives."""
     bench = CrowsPairs(dataset=None, data=pairs)
     probes = bench.probes(bench.load())
-    first, second, *rest = chunked(probes)
-    assert [len(c) for c in chunked(probes)] == [16] * 6 + [4]
+    assert [len(c) for c in chunked(probes, per_batch=True)] == [N]
+    toy = Toy()
+    run = run_benchmark(bench, toy)
+    expected = _batches_of(probes)  # every distinct sentence, length-sorted, four at a time
+    assert len(expected) == -(-len({s for p in probes for s in (p.a, p.b)}) // ROWS)
+    assert [[bytes(r.ids).decode("utf-8") for r in b] for b in toy.batches] == expected
+    assert run.timing["counters"]["batches"] == len(expected)
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, Killed])
+def test_a_run_stopped_in_a_chunk_keeps_its_finished_batches_and_the_rerun_is_byte_identical(pairs, tmp_path, stop):
+    """Ctrl-C, or a kill (nothing in the pipeline runs after it), at the third batch: the pairs
+    whose sentences both ran in batches 1 and 2 are in the cache, committed as those batches
+    finished (on 76950b6 a kill kept nothing: the first chunk of 16 pairs had 8 batches)."""
+    bench = CrowsPairs(dataset=None, data=pairs)
+    probes = bench.probes(bench.load())
     reference = Toy()
     clean = run_benchmark(bench, reference)  # uncached, uninterrupted
-    stop = len(_batches_of(first)) + 3  # Ctrl-C at the third batch of the second chunk
     cache = ScoreCache(tmp_path / "scores.sqlite")
-    with pytest.raises(RunInterrupted) as stopped:
-        run_benchmark(bench, Toy(stop_at=stop), cache=cache)
-    # Kept: the first chunk, and the pairs of the second whose two sentences ran in its batches 1 and 2.
-    ran = {s for batch in _batches_of(second)[:2] for s in batch}
-    finished = {p.id for p in second if p.a in ran and p.b in ran}
-    assert 0 < len(finished) < len(second)
-    kept = len(first) + len(finished)
-    assert set(cache.get(Toy().fingerprint(), probes)) == {p.id for p in first} | finished
-    assert (stopped.value.kept, stopped.value.total) == (kept, N)
-    assert str(stopped.value) == f"interrupted: {kept} of {N} answers kept; rerun the same command to resume"
+    with pytest.raises(RunInterrupted if stop is KeyboardInterrupt else Killed) as stopped:
+        run_benchmark(bench, Toy(stop_at=3, stop=stop), cache=cache)
+    finished = _finished(_batches_of(probes)[:2], probes)
+    assert 0 < len(finished) < N
+    assert set(cache.get(Toy().fingerprint(), probes)) == finished
+    if stop is KeyboardInterrupt:
+        kept = len(finished)
+        assert (stopped.value.kept, stopped.value.total) == (kept, N)
+        assert str(stopped.value) == f"interrupted: {kept} of {N} answers kept; rerun the same command to resume"
 
     resumer = Toy()
     resumed = run_benchmark(bench, resumer, cache=cache)
-    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (kept, N - kept)
-    # The rerun computed exactly the second chunk's batches that hold a sentence of an unfinished
-    # pair, cut as the clean run cut them, then the other chunks'.
-    wanted = {s for p in second if p.id not in finished for s in (p.a, p.b)}
-    later = [b for chunk in rest for b in _batches_of(chunk)]
-    expected = [b for b in _batches_of(second) if wanted.intersection(b)] + later
+    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (len(finished), N - len(finished))
+    # The rerun computed exactly the batches that hold a sentence of an unfinished pair, cut as
+    # the clean run cut them.
+    wanted = {s for p in probes if p.id not in finished for s in (p.a, p.b)}
+    expected = [b for b in _batches_of(probes) if wanted.intersection(b)]
     assert [[bytes(r.ids).decode("utf-8") for r in b] for b in resumer.batches] == expected
-    assert len(expected) < len(_batches_of(second)) + len(later)  # finished batches skipped
+    assert len(expected) < len(_batches_of(probes))  # finished batches skipped
     assert set(resumer.batches) <= set(reference.batches)
     write_run(clean, tmp_path / "clean")
     write_run(resumed, tmp_path / "resumed")
@@ -155,7 +182,7 @@ def test_the_toy_scores_a_leftover_batched_alone_otherwise(pairs):
     """The control: the unfinished pairs of a chunk scored on their own (re-batched) get other
     numbers, so the byte comparison above would catch a rerun that re-planned its batches."""
     bench = CrowsPairs(dataset=None, data=pairs)
-    second = chunked(bench.probes(bench.load()))[1]
+    second = bench.probes(bench.load())[16:32]
     whole = Toy().score(second)
     leftover = [p for p in second if p.id not in set(list(whole)[:6])]
     alone = Toy().score(leftover)
@@ -166,11 +193,10 @@ def test_the_toy_scores_a_leftover_batched_alone_otherwise(pairs):
 
 def test_without_a_cache_the_finished_batches_are_counted_not_kept(pairs):
     bench = CrowsPairs(dataset=None, data=pairs)
-    second = chunked(bench.probes(bench.load()))[1]
+    probes = bench.probes(bench.load())
     with pytest.raises(RunInterrupted) as stopped:
-        run_benchmark(bench, Toy(stop_at=len(_batches_of(chunked(bench.probes(bench.load()))[0])) + 3))
-    ran = {s for batch in _batches_of(second)[:2] for s in batch}
-    scored = len(chunked(bench.probes(bench.load()))[0]) + sum(p.a in ran and p.b in ran for p in second)
+        run_benchmark(bench, Toy(stop_at=3))
+    scored = len(_finished(_batches_of(probes)[:2], probes))
     assert str(stopped.value) == (f"interrupted: nothing kept ({scored} of {N} answers were scored, "
                                   "but with no score cache)")
 
@@ -190,16 +216,16 @@ def test_the_progress_bar_moves_per_batch(pairs, monkeypatch):
     monkeypatch.setattr(tqdm.tqdm, "update", counting)
     bench = CrowsPairs(dataset=None, data=pairs)
     run_benchmark(bench, Toy(), progress=True)
+    probes = bench.probes(bench.load())
     expected = [0]
-    for chunk in chunked(bench.probes(bench.load())):
-        ran: set[str] = set()
-        for batch in _batches_of(chunk):
-            before = sum(p.a in ran and p.b in ran for p in chunk)
-            ran.update(batch)
-            if (now := sum(p.a in ran and p.b in ran for p in chunk)) > before:
-                expected.append(now - before)
+    ran: set[str] = set()
+    for batch in _batches_of(probes):
+        before = sum(p.a in ran and p.b in ran for p in probes)
+        ran.update(batch)
+        if (now := sum(p.a in ran and p.b in ran for p in probes)) > before:
+            expected.append(now - before)
     assert calls == expected
-    assert sum(calls) == N and len(calls) > len(chunked(bench.probes(bench.load()))) + 1  # finer than chunks
+    assert sum(calls) == N and len(calls) > 2  # finer than the one chunk
 
 
 def _stopping(scorer, at: int, engine_call: str):
@@ -233,7 +259,7 @@ def test_a_tiny_model_stopped_mid_chunk_resumes_to_the_same_bits(request, tmp_pa
     with pytest.raises(RunInterrupted) as stopped:
         run_benchmark(bench(), scorer, cache=cache)
     bound = bench().bind(scorer.info)
-    first = chunked(bound.probes(bound.load()))[0]
+    first = chunked(bound.probes(bound.load()), per_batch=True)[0]
     assert scorer.plan(first)["batches"] > stop  # stopped inside the first chunk: a chunk commit keeps nothing
     assert 0 < stopped.value.kept < len(first)
     assert cache.count() == stopped.value.kept

@@ -23,6 +23,7 @@ from biasatlas.benchmarks.crows_pairs import CrowsPairs
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.cache import ScoreCache
 from biasatlas.errors import ModelError, UsageError
+from biasatlas import pipeline
 from biasatlas.pipeline import chunked, run_benchmark
 from biasatlas.probes import SentenceProbe
 from biasatlas.registry import load_scorer
@@ -41,7 +42,11 @@ def on_ray(test):
     return test
 
 FILES = ("config.json", "items.jsonl", "skipped.jsonl", "summary.json")
-LONG_ROW = 200  # the pair too long for the tiny models (256 positions): an unscorable probe
+LONG_ROW = 150  # the pair too long for the tiny models (256 positions): an unscorable probe
+# A model scorer's chunks are as large as a job (pipeline.chunked, per_batch): 300 probes would be
+# one chunk, so the runs on Ray cut chunks of at most 128 (pipeline.JOB_PROBES, the driver's: each
+# is one job on the workers, whose jobs take up to batching.JOB_PROBES), three for two workers.
+RAY_CHUNK = 128
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +69,10 @@ def ray_instance():
 
 @pytest.fixture(scope="module")
 def crows_file(shared_data, tmp_path_factory) -> Path:
-    """300 English CrowS-Pairs: the first 299 of the shared file and, at row 200, one pair
-    longer than the tiny models read, which the scorer must refuse with a reason. With
-    300 probes the pipeline's chunks are 128 (a tenth is below the 128 minimum), so
-    probes 0–127, 128–255 and 256–299: three chunks for two workers."""
+    """300 English CrowS-Pairs: the first 299 of the shared file and, at row 150, one pair
+    longer than the tiny models read, which the scorer must refuse with a reason. In chunks of
+    at most ``RAY_CHUNK`` (``small_chunks``), probes 0–99, 100–199 and 200–299: three chunks for
+    two workers, the long pair in the second."""
     source = shared_data / "crows-pairs-en" / "crows_pairs_anonymized.csv"
     with source.open(encoding="utf-8", newline="") as handle:
         rows = [r for _, r in zip(range(299), csv.DictReader(handle))]
@@ -99,13 +104,21 @@ def zh_file(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """A model scorer's runs cut in chunks of at most ``RAY_CHUNK`` probes (see there)."""
+    monkeypatch.setattr(pipeline, "JOB_PROBES", RAY_CHUNK)
+
+
 def _factory(model: Path, kind: str):
     return functools.partial(load_scorer, str(model), kind, batch_size=16)
 
 
 def _both(benchmark, factory, root: Path, **kw):
     """The run folders of a local run and of a two-worker Ray run, and both runs."""
-    local = run_benchmark(benchmark, factory(), **kw)
+    # one thread, as the workers take (ray_instance): the local engine's default reads the load,
+    # and two threads give other last bits (RayEngine's docstring)
+    local = run_benchmark(benchmark, factory(), engine=LocalEngine(threads=1), **kw)
     remote = run_benchmark(benchmark, factory(), engine=RayEngine(factory, workers=2), **kw)
     write_run(local, root / "local")
     write_run(remote, root / "ray")
@@ -134,12 +147,24 @@ def test_chunks_depend_on_the_probe_count_only(n, sizes):
     assert [p for c in chunks for p in c] == probes
 
 
+@pytest.mark.parametrize("n,sizes", [
+    (0, []), (9, [9]), (100, [100]), (1024, [1024]),  # a model scorer's run of up to a job: one chunk
+    (1025, [513, 512]), (1508, [754, 754]),  # the fewest chunks of at most 1,024, of equal sizes
+    (3000, [1000] * 3), (3073, [769] * 3 + [766]),
+])
+def test_chunks_of_a_scorer_committing_its_batches_are_as_large_as_a_job(n, sizes):
+    probes = [SentenceProbe(str(i), f"s{i}") for i in range(n)]
+    chunks = chunked(probes, per_batch=True)
+    assert [len(c) for c in chunks] == sizes
+    assert [p for c in chunks for p in c] == probes
+
+
 class _Reversed(LocalEngine):
     """Scores every chunk first, then hands them back last to first: a pool whose
     later chunks finished first."""
 
-    def score_chunks(self, scorer, chunks, progress, answered=frozenset()):
-        return reversed(list(super().score_chunks(scorer, chunks, progress, answered)))
+    def score_chunks(self, scorer, chunks, progress, answered=frozenset(), *, keep=None):
+        return reversed(list(super().score_chunks(scorer, chunks, progress, answered, keep=keep)))
 
 
 def test_chunks_arriving_out_of_order_make_the_same_run(tmp_path, crows_file):
@@ -179,14 +204,14 @@ def test_engine_settings_a_command_line_gets_wrong_are_usage_errors():
     ("census", "tiny_bert", "masked-lm"),  # slot probes
     ("zh-neutral", "tiny_chinese_bert", "masked-lm"),
 ])
-def test_a_ray_run_folder_is_byte_identical_to_a_local_one(request, tmp_path, crows_file, zh_file,
+def test_a_ray_run_folder_is_byte_identical_to_a_local_one(request, tmp_path, crows_file, zh_file, small_chunks,
                                                            benchmark, model, kind):
     bench = {"crows-pairs": lambda: CrowsPairs(dataset=None, data=crows_file),
              "census": lambda: Census(country="us", sample=15, seed=3),
              "zh-neutral": lambda: ZhNeutral(data=zh_file, n_resamples=200)}[benchmark]()
     local, remote = _both(bench, _factory(request.getfixturevalue(model), kind), tmp_path)
     _assert_identical(tmp_path)
-    assert local.summary["provenance"]["n_probes"] > 128  # more than one chunk
+    assert local.summary["provenance"]["n_probes"] > RAY_CHUNK  # more than one chunk
     # The workers' counts, summed, are the local scorer's: the same rows in the same batches.
     assert remote.timing["counters"] == local.timing["counters"]
     assert local.timing["counters"]["rows_computed"] > 0
@@ -203,26 +228,26 @@ class _Recording(RayEngine):
         super().__init__(*args, **kw)
         self.sent: list[list[str]] = []
 
-    def score_chunks(self, scorer, chunks, progress, answered=frozenset()):
+    def score_chunks(self, scorer, chunks, progress, answered=frozenset(), *, keep=None):
         self.sent = [[p.id for p in chunk] for chunk in chunks]
-        return super().score_chunks(scorer, chunks, progress, answered)
+        return super().score_chunks(scorer, chunks, progress, answered, keep=keep)
 
 
 @on_ray
-def test_a_resumed_ray_run_scores_only_the_uncached_chunks(tmp_path, tiny_bert, crows_file):
+def test_a_resumed_ray_run_scores_only_the_uncached_chunks(tmp_path, tiny_bert, crows_file, small_chunks):
     factory = _factory(tiny_bert, "masked-lm")
     bench = CrowsPairs(dataset=None, data=crows_file)
-    reference = run_benchmark(bench, factory())  # uncached, local
+    reference = run_benchmark(bench, factory(), engine=LocalEngine(threads=1))  # uncached, local, as _both
     probes = bench.probes(bench.load())
     assert len(probes) == 300
     scorer = factory()
     cache = ScoreCache(tmp_path / "scores.sqlite")
-    for done in (probes[:128], probes[256:]):  # chunks 0 and 2 finished before a kill
+    for done in (probes[:100], probes[200:]):  # chunks 0 and 2 finished before a kill
         cache.put(scorer.fingerprint(), done, scorer.score(done))
     engine = _Recording(factory, workers=2)
     resumed = run_benchmark(bench, scorer, cache=cache, engine=engine)
-    assert engine.sent == [[p.id for p in probes[128:256]]]  # chunk 1, whole, and nothing else
-    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (172, 128)
+    assert engine.sent == [[p.id for p in probes[100:200]]]  # chunk 1, whole, and nothing else
+    assert (resumed.timing["cache_hits"], resumed.timing["scored"]) == (200, 100)
     # The worker's answers were committed, all but the pair too long to score (in chunk 1),
     # whose reason came back from the worker.
     assert cache.count(scorer.fingerprint()) == 299

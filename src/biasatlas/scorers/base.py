@@ -25,21 +25,22 @@ import gc
 import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
-from ..errors import UnscorableProbe, UnsupportedProbe
+from ..errors import UnsupportedProbe
 from ..probes import (Answer, ContinuationProbe, EmbeddingProbe, GenerationProbe, NextSentenceProbe, PairProbe,
                       Probe, Scored, ScorerInfo, SentenceProbe, SlotProbe)
+from .alone import each_alone, scorable_jobs
 from .job import Job
-from .resume import EVERY_ROW, Interrupted, Watch, batches_needed, run_jobs
+from .resume import EVERY_ROW, NOT_KEPT, Interrupted, Keep, Keeping, Watch, batches_needed, run_jobs
 
 Progress = Callable[[int], None]
 """Called with the number of probes just answered (a model scorer: after each batch, with the
 probes it completed), so a CLI can draw a progress bar."""
 
 Hook = Callable[[list[Any], Progress], Sequence[Answer]]
-P = TypeVar("P", bound=Probe)
 
 #: Fingerprint keys that change how scores are computed, not what they are: rows per
 #: batch, the device, how attention is computed (SDPA or eager), where layers are placed; a
@@ -70,40 +71,17 @@ def _finite(answer: Answer) -> bool:
     return all(math.isfinite(x) for x in flat)
 
 
-def each_alone(attempt: Callable[[list[P]], None], group: list[P]) -> dict[str, str]:
-    """Run ``attempt`` on ``group``; if a probe of it is unsupported, on each probe alone.
+@dataclass(frozen=True)
+class Call:
+    """One :meth:`Scorer.score` call's own record, handed to its hooks (a scorer keeps nothing
+    between calls): the ``work`` counts it adds up, the probes already ``answered``, where its
+    finished answers go before it returns (``keeping``), and the probes a hook ``refused`` before
+    it ran anything (:func:`scorable_jobs`), with why."""
 
-    Returns probe id → why, for the probes that failed alone. A probe that is unscorable
-    on its own (:class:`~biasatlas.errors.UnscorableProbe`: too long, no token of its own) is
-    always just skipped, even when every probe of the group is one: a batch of long sentences
-    says nothing about the run, which decides for itself (it stops only when no probe of it
-    was answered). If every probe fails and a failure is of the kind or variant itself
-    (a plain :class:`~biasatlas.errors.UnsupportedProbe`), the first such error stands.
-    Shared by :meth:`Scorer.score` and :meth:`ModelScorer.plan`, so a plan isolates failures
-    exactly as a run does (and counts the work a failing group did before it stopped, which
-    a run does too).
-    """
-    try:
-        attempt(group)
-        return {}
-    except UnscorableProbe as exc:
-        if len(group) == 1:
-            return {group[0].id: str(exc)}
-    except UnsupportedProbe:
-        if len(group) == 1:
-            raise
-    failures: dict[str, str] = {}
-    of_the_kind: UnsupportedProbe | None = None
-    for probe in group:
-        try:
-            attempt([probe])
-        except UnsupportedProbe as exc:
-            failures[probe.id] = str(exc)
-            if not isinstance(exc, UnscorableProbe):
-                of_the_kind = of_the_kind or exc
-    if of_the_kind is not None and len(failures) == len(group):
-        raise of_the_kind
-    return failures
+    work: dict[str, int] = field(default_factory=dict)
+    answered: frozenset[str] = frozenset()
+    keeping: Keeping = NOT_KEPT
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 class Scorer(abc.ABC):
@@ -134,25 +112,43 @@ class Scorer(abc.ABC):
         the others need, in the batch plan of all of ``probes`` (:mod:`.resume`). On Ctrl-C it
         raises :class:`~.resume.Interrupted` with the answers of the probes already finished.
         """
+        return self.score_keeping(probes, progress, answered=answered)
+
+    def score_keeping(self, probes: Sequence[Probe], progress: Progress | None = None, *,
+                      answered: Collection[str] = frozenset(), keep: Keep | None = None) -> Scored:
+        """:meth:`score`, handing ``keep`` (where given) finished answers before the call returns:
+        finite ones, none of ``answered``, the answers the call then returns; a model scorer's as
+        each batch that completes them runs (on a GPU, as each job is read), so a caller that
+        commits them (the pipeline's cache) loses little to a kill. Apart from :meth:`score`, whose
+        signature the plug-ins and served scorers that wrap it keep (they commit whole chunks)."""
         tick = progress or (lambda n: None)
         answers: dict[str, Answer] = {}
-        work: dict[str, int] = {}  # this call's counts, returned with its answers (never kept here)
+        done = frozenset(answered)
+        call = Call(answered=done, keeping=Keeping(None if keep is None else partial(_kept, keep, done),
+                                                   self._reads_per_batch()))
         unscorable = self._refused(probes)
         probes = [p for p in probes if p.id not in unscorable]
         try:
-            for kind, hook in self._hooks(work, frozenset(answered)):
+            for kind, hook in self._hooks(call):
                 group = [p for p in probes if isinstance(p, kind)]
                 if group:
                     unscorable.update(each_alone(_answering(hook, tick, answers), group))
         except KeyboardInterrupt as stop:
             answers.update(stop.finished if isinstance(stop, Interrupted) else {})
             raise Interrupted({pid: a for pid, a in answers.items() if _finite(a) and pid not in answered}) from None
+        unscorable.update(call.refused)
         for pid in [pid for pid, a in answers.items() if not _finite(a)]:
             del answers[pid]
             unscorable[pid] = "non-finite score from the model"
         return Scored({pid: a for pid, a in answers.items() if pid not in answered},
                       {pid: why for pid, why in unscorable.items() if pid not in answered},
-                      {k: n for k, n in work.items() if n})
+                      {k: n for k, n in call.work.items() if n})
+
+    def _reads_per_batch(self) -> bool:
+        """Whether reading a batch's values as soon as it ran costs nothing (then ``keep`` hears of
+        answers per batch): on a CPU the engine computes as it is called; on a GPU a read waits for
+        every batch queued before it, so there answers are kept as each job is read."""
+        return str(getattr(self, "device", "cpu")).split(":")[0] == "cpu"
 
     def _refused(self, probes: Sequence[Probe]) -> dict[str, str]:
         """Probes this scorer's variant does not score by its definition, with why, decided
@@ -160,14 +156,14 @@ class Scorer(abc.ABC):
         out up front, so one such probe never costs its group the batching of the rest."""
         return {}
 
-    def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
-        """Each probe kind's answering hook; ``work`` collects the call's counts (none here).
-        These hooks answer ``answered`` probes too (then dropped): one batched otherwise would
-        change its neighbours' batches."""
+    def _hooks(self, call: Call) -> tuple[tuple[type, Hook], ...]:
+        """Each probe kind's answering hook for ``call`` (:class:`Call`: its counts, none here).
+        These hooks answer ``call.answered`` probes too (then dropped): one batched otherwise
+        would change its neighbours' batches."""
         return ((PairProbe, self._pairs), (SlotProbe, self._slots),
                 (ContinuationProbe, self._continuations), (SentenceProbe, self._sentences),
                 (EmbeddingProbe, self._embeddings), (NextSentenceProbe, self._next_sentences),
-                (GenerationProbe, partial(self._generations, answered=answered)))
+                (GenerationProbe, partial(self._generations, answered=call.answered)))
 
     def _unsupported(self, kind: str) -> UnsupportedProbe:
         return UnsupportedProbe(_UNSUPPORTED[kind].format(name=self.name))
@@ -221,6 +217,14 @@ class Scorer(abc.ABC):
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def _kept(keep: Keep, answered: frozenset[str], answers: Sequence[Answer]) -> None:
+    """Hand ``keep`` the finite ``answers`` of probes not already ``answered`` (what
+    :meth:`Scorer.score` returns of them)."""
+    fresh = [a for a in answers if _finite(a) and a.id not in answered]
+    if fresh:
+        keep(fresh)
+
+
 def _answering(hook: Hook, tick: Progress, into: dict[str, Answer]) -> Callable[[list[Any]], None]:
     """An attempt for :func:`each_alone`: answer the probes, keep the answers in ``into``."""
     def attempt(probes: list[Any]) -> None:
@@ -234,9 +238,10 @@ class ModelScorer(Scorer):
     kind (``_pair_jobs`` …) and runs their requests with :meth:`logprob_sums`.
 
     Building a job touches only the tokenizer, so :meth:`plan` can count the rows a
-    run computes without the model. Jobs are built lazily, one engine call at a time, so
-    memory stays bounded and a probe that cannot be encoded stops its group where a run
-    would stop it.
+    run computes without the model. A call builds all its jobs before the first runs
+    (:func:`scorable_jobs`: a probe that cannot be encoded is left out, its group batched
+    without it), as :meth:`plan` does, so plan and run agree; a pipeline chunk is one job per
+    kind (:data:`~.batching.JOB_PROBES`), so that is no more memory than its one job.
     """
 
     batch_size: int = 1
@@ -288,28 +293,33 @@ class ModelScorer(Scorer):
                 (EmbeddingProbe, self._embedding_jobs))
 
     # -- running ------------------------------------------------------------------------------
-    def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
+    def _hooks(self, call: Call) -> tuple[tuple[type, Hook], ...]:
         """Each kind answered by running its jobs: the one table is :meth:`_job_builders`; and
         next-sentence probes, which a classification head answers, not LM-head rows."""
-        by_jobs = tuple((kind, partial(self._run, build, work, answered)) for kind, build in self._job_builders())
-        return (*by_jobs, (NextSentenceProbe, partial(self._next_sentences, answered=answered)),
-                (GenerationProbe, partial(self._generations, answered=answered)))
+        by_jobs = tuple((kind, partial(self._run, build, call)) for kind, build in self._job_builders())
+        return (*by_jobs, (NextSentenceProbe, partial(self._next_sentences, answered=call.answered)),
+                (GenerationProbe, partial(self._generations, answered=call.answered)))
 
-    def _run(self, build: Callable[[list[Any]], Iterable[Job]], work: dict[str, int], answered: frozenset[str],
-             probes: list[Any], tick: Progress) -> list[Answer]:
-        """Run each job's engine call, one job ahead of reading its results
-        (:func:`.resume.run_jobs`: only the batches unanswered probes need, ticks per batch).
+    def _run(self, build: Callable[[list[Any]], Iterable[Job]], call: Call, probes: list[Any],
+             tick: Progress) -> list[Answer]:
+        """Build every job of ``probes`` (:func:`scorable_jobs`: the unscorable ones left out, into
+        ``call.refused``), then run each job's engine call, one job ahead of reading its results
+        (:func:`.resume.run_jobs`: only the batches unanswered probes need, ticks per batch, the
+        answers handed to ``call.keeping`` as they finish).
 
-        Why one ahead: on a GPU a job's batches are queued and run while the host builds the
-        next job (tokenising, planning rows, cutting batches) and queues it; reading a job's
-        results is the one wait. On a CPU the engine computes as it is called, and the
-        order changes nothing. A failure in any job fails the whole call, as before.
+        Why one ahead: on a GPU a job's batches are queued and run while the host reads the
+        previous job's results; reading a job's results is the one wait. On a CPU the engine
+        computes as it is called, and the order changes nothing. A failure in any job fails the
+        whole call, as before.
         """
         with _collector_paused():
-            def launch(requests: Sequence[Any], watch: Watch) -> Callable[[], list[float]]:
-                return self._launch(requests, work, watch)
+            jobs, refused = scorable_jobs(build, probes)
+            call.refused.update(refused)
 
-            return run_jobs(build(probes), launch, self._model_input, answered, tick)
+            def launch(requests: Sequence[Any], watch: Watch) -> Callable[[], list[float]]:
+                return self._launch(requests, call.work, watch)
+
+            return run_jobs(jobs, launch, self._model_input, call.answered, tick, call.keeping)
 
     # -- planning -----------------------------------------------------------------------------
     def plan(self, probes: Sequence[Probe], answered: Collection[str] = frozenset()) -> dict[str, int]:
@@ -331,7 +341,7 @@ class ModelScorer(Scorer):
         for kind, build in self._job_builders():
             group = [p for p in probes if isinstance(p, kind)]
             if group:
-                each_alone(_recording(build, jobs), group)
+                jobs.extend(scorable_jobs(build, group)[0])
         if answered:  # a resumed chunk: the batches of its plan that unanswered probes need
             kept = batches_needed(jobs, answered, self._model_input, self._batch_plan)
             return {"rows_computed": sum(len(b) for b in kept), "batches": len(kept), **self._planned_extra(kept),
@@ -373,17 +383,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _recording(build: Callable[[list[Any]], Iterable[Job]],
-               calls: list[Job]) -> Callable[[list[Any]], None]:
-    """An attempt for :func:`each_alone`: build the jobs, keep each one.
-
-    One job at a time, as :meth:`ModelScorer._run` builds them: when a probe cannot be
-    encoded, the jobs before it stay counted, as a run has computed them.
-    """
-    def attempt(probes: list[Any]) -> None:
-        for job in build(probes):
-            calls.append(job)
-
-    return attempt

@@ -123,6 +123,15 @@ def token_limits(requested: BatchSize, device: str, max_batch_tokens: int | None
     return replace(limits, tokens=min(limits.tokens, max_batch_tokens)) if max_batch_tokens else limits
 
 
+#: Probes of one kind a model scorer's job (one engine call) takes at most: its batches are planned
+#: over all of them, so a pipeline chunk (:func:`biasatlas.pipeline.chunked`, at most this many
+#: probes) is one job per kind, batched as a whole. A job's rows are small tuples of token ids
+#: (the 1,508 English CrowS-Pairs, masked one token at a time, are ~45,000 rows). Planned over the
+#: 1,508 pairs' 3,006 SmolLM2 rows: 90 forward passes in jobs of 256 pairs, 73 of 512, 66 of 754
+#: (two jobs), 59 in one.
+JOB_PROBES = 1024
+
+
 def chunks(items: Sequence[T], size: int) -> list[list[T]]:
     return [list(items[i:i + size]) for i in range(0, len(items), size)]
 
@@ -236,14 +245,18 @@ def launch_target_sums(requests: list[Request], batches: Callable[[list[Row]], l
         counters["batches"] = counters.get("batches", 0) + 1
         return keys, part
 
+    results: dict[tuple[Row, tuple[int, ...]], float] = {}
+    read_parts = [0]  # the parts already summed into results: a call read after each batch reads each part once
+
     def reader(parts: list[tuple[list[Row], Any]]) -> Callable[[], list[float]]:
         def read() -> list[float]:
-            values = iter(_host_floats([part for _, (_, part) in parts]))
-            results: dict[tuple[Row, tuple[int, ...]], float] = {}
-            for _, (keys, _) in parts:
+            new = parts[read_parts[0]:]
+            values = iter(_host_floats([part for _, (_, part) in new]))
+            for _, (keys, _) in new:
                 for key in keys:
                     # Summed in double, in target order: order-independent to 1e-12.
                     results[key] = sum((next(values) for _ in key[1]), 0.0)
+            read_parts[0] = len(parts)
             return [results.get((row, targets), math.nan) for row, targets in requests]
 
         return read

@@ -49,8 +49,8 @@ from .base import ModelScorer, Progress
 from .generation import generate
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, option_jobs,
-                       pad_rows, to_device, token_batches, token_limits, unpadded)
+from .batching import (AUTO_PROBE_WIDTH, JOB_PROBES, Picks, Request, Row, chunks, launch_target_sums, long_tensor,
+                       option_jobs, pad_rows, to_device, token_batches, token_limits, unpadded)
 from .causal_head import CHECK_TEXT, checked_head
 from .chat_tokens import chat_tokens
 from .head_reading import Scratch, head_chunk_rows, on_cpu, read_targets
@@ -188,7 +188,7 @@ class CausalLMScorer(ModelScorer):
                 if isinstance(p, PairProbe) and (p.a in empty or p.b in empty)}
 
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):
+        for chunk in chunks(probes, JOB_PROBES):
             self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
             readings = [r for plan in plans for r in plan]
@@ -203,7 +203,7 @@ class CausalLMScorer(ModelScorer):
         return self._read(ids_a, shared_a), self._read(ids_b, shared_b)
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):
+        for chunk in chunks(probes, JOB_PROBES):
             self._encode_ahead(p.left + f + p.right for p in chunk for f in p.fillers)
             plans = [[self._slot_reading(p.left, f, p.right) for f in p.fillers] for p in chunk]
             yield self._option_job(chunk, plans)
@@ -214,7 +214,7 @@ class CausalLMScorer(ModelScorer):
         return self._read(self.encode(left + filler + right)), tokens_of_filler
 
     def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):
+        for chunk in chunks(probes, JOB_PROBES):
             self._encode_ahead(text for p in chunk for c in p.contexts
                                for text in _continuation_texts(c, p.continuation))
             plans = [[(r, r.n_tokens) for r in (self._continuation_reading(c, p.continuation) for c in p.contexts)]

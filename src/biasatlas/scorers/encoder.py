@@ -31,7 +31,7 @@ from typing import Any
 from ..errors import ModelError, UnscorableProbe, UnsupportedProbe
 from ..probes import POOLINGS, EmbeddingAnswer, EmbeddingProbe, Probe, ScorerInfo
 from ..values import BatchSize, canonical_dtype, check_batch_size, check_device_name
-from .base import Hook, Progress, Scorer
+from .base import Call, Hook, Progress, Scorer
 from .batch_size import DEFAULT_BATCH_SIZE
 from .resume import Interrupted
 from .inmemory import InMemoryModel
@@ -93,9 +93,9 @@ class EncoderScorer(Scorer):
         """Vectors, no likelihoods."""
         return ScorerInfo(kind=self.name, reads="embedding", dtype=self.dtype, generates=False)
 
-    def _hooks(self, work: dict[str, int], answered: frozenset[str]) -> tuple[tuple[type, Hook], ...]:
+    def _hooks(self, call: Call) -> tuple[tuple[type, Hook], ...]:
         """Embeddings, told which probes are answered: their batches are skipped (:mod:`.resume`)."""
-        return ((EmbeddingProbe, partial(self._embeddings, answered=answered)),)
+        return ((EmbeddingProbe, partial(self._embeddings, answered=call.answered)),)
 
     def _embeddings(self, probes: list[EmbeddingProbe], tick: Progress,
                     answered: frozenset[str] = frozenset()) -> list[EmbeddingAnswer]:

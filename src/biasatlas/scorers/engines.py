@@ -1,16 +1,14 @@
 """Where a run's chunks of probes are scored: here, or on a pool of Ray actors.
 
 The pipeline cuts the probe list into chunks whose boundaries depend on the probe list
-only (:mod:`biasatlas.pipeline`), and hands an engine each chunk that the score cache could
-not answer in full, with the ids it did answer. Both engines call the same
-``Scorer.score(chunk, answered=...)`` (:func:`score_chunk`), which batches the whole chunk and
-computes what is not answered, so every batch, and hence every float, is the same whichever
-engine ran it: a run folder from :class:`RayEngine` is byte-identical to one from
-:class:`LocalEngine`. An engine yields each chunk's answers as soon as it has them, and
-the pipeline commits them to the score cache before it takes the next, so a killed run
-resumes from the last committed chunk whatever the engine. Ctrl-C in a local run also keeps
-the finished batches of the chunk it stopped (:mod:`.resume`); in a Ray run it keeps the
-chunks that came back (the workers' half-done chunks are lost with the workers).
+only (:mod:`biasatlas.pipeline`), and hands an engine each chunk the score cache could not
+answer in full, with the ids it did answer. Both engines call the same :func:`score_chunk`,
+which batches the whole chunk and computes what is not answered, so every float is the same
+whichever engine ran it: a :class:`RayEngine` run folder is a :class:`LocalEngine` one, to the
+byte. An engine yields each chunk's answers as soon as it has them, and the pipeline commits
+them to the score cache before it takes the next; the local engine hands on a model scorer's
+answers as each batch finishes too (``keep``: a killed local run loses the batch it was
+computing, :mod:`.resume`). A Ray run keeps the chunks that came back.
 
 :class:`RayEngine` maps the chunks over a Ray Data actor pool (``map_batches`` with an
 actor class, one chunk per batch): each actor builds its own scorer once, from a
@@ -34,8 +32,8 @@ from typing import Any, Literal, Protocol
 
 from ..errors import BiasAtlasError, UsageError
 from ..probes import Answer, Probe, Scored
-from .base import Progress, Scorer
-from .resume import Interrupted
+from .base import ModelScorer, Progress, Scorer
+from .resume import Interrupted, Keep
 from .threads import ThreadChoice, choose_threads, torch_threads
 from .ray_preflight import DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources
 
@@ -71,10 +69,11 @@ class ScoringEngine(Protocol):
     name: str
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
-                     progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
-        """Answer each chunk with ``scorer`` (or scorers like it), calling ``progress``
-        with the number of probes answered as they are answered; probes named in
-        ``answered`` are not answered again (:func:`score_chunk`)."""
+                     progress: Progress, answered: Collection[str] = frozenset(), *,
+                     keep: Keep | None = None) -> Iterator[ChunkResult]:
+        """Answer each chunk with ``scorer`` (or scorers like it), calling ``progress`` with the
+        number of probes answered as they are answered; probes named in ``answered`` are not
+        answered again (:func:`score_chunk`); ``keep`` may hear of answers before their chunk is done."""
         ...
 
     def describe(self) -> dict[str, Any]:
@@ -102,13 +101,14 @@ class LocalEngine:
         self._choice: ThreadChoice | None = None
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
-                     progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
-        """On Ctrl-C the scorer's :class:`~.resume.Interrupted` comes through, with the answers
-        of the chunk's finished batches."""
+                     progress: Progress, answered: Collection[str] = frozenset(), *,
+                     keep: Keep | None = None) -> Iterator[ChunkResult]:
+        """``keep`` hears of answers as their batches finish; on Ctrl-C the scorer's
+        :class:`~.resume.Interrupted` comes through, with the answers of the finished batches."""
         self._choice = choose_threads(self.threads)
         with torch_threads(self._choice.threads):
             for index, probes in enumerate(chunks):
-                yield ChunkResult(index, score_chunk(scorer, probes, answered, progress))
+                yield ChunkResult(index, score_chunk(scorer, probes, answered, progress, keep))
 
     def describe(self) -> dict[str, Any]:
         """The engine's name and, once it scored, the threads it used and why (timing.json)."""
@@ -122,17 +122,22 @@ class LocalEngine:
 
 
 def score_chunk(scorer: Scorer, probes: Sequence[Probe], answered: Collection[str],
-                progress: Progress | None = None) -> Scored:
-    """``scorer``'s answers to the probes of a chunk not in ``answered``, batched as the whole
-    chunk is (:meth:`Scorer.score`). A scorer with a ``score`` of its own (a plug-in wrapping
-    another) gets the unanswered probes alone, as before, and keeps no finished batches on
-    Ctrl-C: nothing says it batched them as the whole chunk would be."""
+                progress: Progress | None = None, keep: Keep | None = None) -> Scored:
+    """``scorer``'s answers to the chunk's probes not in ``answered``, batched as the whole chunk
+    is, ``keep`` hearing of them as they finish (:func:`keeps_batches`). A scorer with a ``score`` of
+    its own (a plug-in wrapping another) gets the unanswered probes alone and keeps no batches."""
     if type(scorer).score is Scorer.score:
-        return scorer.score(probes, progress, answered=answered)
+        return scorer.score_keeping(probes, progress, answered=answered, keep=keep)
     try:
         return scorer.score([p for p in probes if p.id not in answered], progress)
     except Interrupted:
         raise KeyboardInterrupt from None
+
+
+def keeps_batches(scorer: Scorer) -> bool:
+    """Whether ``keep`` hears of ``scorer``'s answers as its batches finish (:func:`score_chunk`):
+    a model scorer's own :meth:`Scorer.score_keeping` (:func:`.resume.run_jobs`)."""
+    return type(scorer).score is Scorer.score and isinstance(scorer, ModelScorer)
 
 
 def planned_work(scorer: Scorer, probes: Sequence[Probe], answered: Collection[str]) -> Mapping[str, int]:
@@ -298,9 +303,11 @@ class RayEngine:
         self._seconds_init = time.perf_counter() - started
 
     def score_chunks(self, scorer: Scorer, chunks: Sequence[Sequence[Probe]],
-                     progress: Progress, answered: Collection[str] = frozenset()) -> Iterator[ChunkResult]:
+                     progress: Progress, answered: Collection[str] = frozenset(), *,
+                     keep: Keep | None = None) -> Iterator[ChunkResult]:
         """Scores ``chunks`` on the pool; ``scorer`` (the driver's) is not called here. Each chunk
-        travels with its own answered ids; on Ctrl-C only the chunks already back are kept."""
+        travels with its own answered ids and comes back whole (``keep`` hears of nothing early);
+        on Ctrl-C only the chunks already back are kept."""
         if not chunks:
             return
         self.start()

@@ -48,8 +48,8 @@ from .base import ModelScorer, Progress
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
 from .resume import EVERY_ROW, Interrupted, Stopped, Watch
-from .batching import (AUTO_PROBE_WIDTH, Picks, Request, Row, chunks, launch_target_sums, long_tensor, pad_rows,
-                       slot_jobs, to_device, token_batches, token_limits, unpadded)
+from .batching import (AUTO_PROBE_WIDTH, JOB_PROBES, Picks, Request, Row, chunks, launch_target_sums, long_tensor,
+                       pad_rows, slot_jobs, to_device, token_batches, token_limits, unpadded)
 from .head_reading import head_chunk_rows, on_cpu, read_targets
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .nsp import NextSentenceHead, has_nsp_head
@@ -132,7 +132,7 @@ class MaskedLMScorer(ModelScorer):
 
     # -- probes → jobs ------------------------------------------------------------------
     def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):  # bounded memory, steady progress
+        for chunk in chunks(probes, JOB_PROBES):  # one job per pipeline chunk: batched as a whole
             self._encode_ahead(s for p in chunk for s in (p.a, p.b))
             plans = [self._pair_plan(p) for p in chunk]
             yield Job([r for plan in plans for side in plan for r in side],
@@ -210,8 +210,8 @@ class MaskedLMScorer(ModelScorer):
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
         if self.multi_token == "reveal":  # one row per piece of each filler (.reveal)
-            return reveal_jobs(probes, partial(reveal_requests, self.tokenizer, self.encode), chunk=512)
-        return slot_jobs(probes, self._slot_request, chunk=512)
+            return reveal_jobs(probes, partial(reveal_requests, self.tokenizer, self.encode), chunk=JOB_PROBES)
+        return slot_jobs(probes, self._slot_request, chunk=JOB_PROBES)
 
     def _slot_request(self, left: str, filler: str, right: str) -> tuple[Request, int]:
         """The masked row for one filler, and the filler's token count in context."""

@@ -1,6 +1,6 @@
-"""Finished batches: what a model scorer keeps when Ctrl-C stops it inside a chunk, and how
-the rerun scores the rest of that chunk in the batches the uninterrupted run used (issue 22,
-item 5).
+"""Finished batches: what a model scorer hands on as each batch finishes, and keeps when Ctrl-C
+stops it inside a chunk, and how the rerun scores the rest of that chunk in the batches the
+uninterrupted run used (issue 22, item 5; issue 47).
 
 Why the rest is not simply scored on its own: a chunk (:func:`biasatlas.pipeline.chunked`) is
 one ``score`` call; a model scorer runs it as jobs, and each job's distinct rows are cut into
@@ -15,11 +15,14 @@ rows, whether the chunk ran whole, was resumed, or ran on a Ray worker.
 
 Reporting: each computed batch calls :attr:`Watch.done` with its rows, and the job's
 :class:`JobTrack` moves the progress bar by the probes that batch completed (on a GPU, as the
-batch is queued: the bar runs a little ahead of the device). Answers are not read per batch:
-on a GPU a read waits for the device, so an engine call queues its batches and reads them
-once. On Ctrl-C the engine raises :class:`Stopped` with a reader of the batches it ran, and
-the scorer raises :class:`Interrupted` with the answers of every probe whose rows all ran,
-for the pipeline to commit before it says how many answers it kept.
+batch is queued: the bar runs a little ahead of the device). On a CPU, where the engine
+computes as it is called, the batch's values are read then too (:attr:`Watch.keep`) and the
+answers it completed handed to the caller's ``keep`` (the pipeline commits them: a kill loses
+the batch being computed, no more). On a GPU a read waits for the device, so an engine call
+queues its batches and reads them once, and answers are handed on as each job is read. On
+Ctrl-C the engine raises :class:`Stopped` with a reader of the batches it ran, and the scorer
+raises :class:`Interrupted` with the answers of every probe whose rows all ran, for the
+pipeline to commit before it says how many answers it kept.
 """
 
 from __future__ import annotations
@@ -43,10 +46,13 @@ def _ignore(rows: Sequence[Any]) -> None:
 class Watch:
     """What one engine call is asked beside its requests: ``needed``, the rows (model inputs)
     it must compute (None: all; a batch holding none of them is skipped whole, so the batches
-    that do run keep their composition), and ``done``, called with each computed batch's rows."""
+    that do run keep their composition), ``done``, called with each computed batch's rows, and
+    ``keep``, where set, called after ``done`` with the reader of every batch computed so far
+    (the caller keeps the answers that batch finished: :class:`JobTrack`)."""
 
     needed: frozenset[Any] | None = None
     done: Callable[[Sequence[Any]], None] = _ignore
+    keep: Callable[[Reader], None] | None = None
 
     def wants(self, batch: Sequence[Any]) -> bool:
         """Whether ``batch`` holds a row this call must compute."""
@@ -86,9 +92,15 @@ def launched(plan: Iterable[list[B]], compute: Callable[[list[B]], Any], watch: 
             if watch.wants(batch):
                 parts.append((batch, compute(batch)))
                 watch.done(batch)  # after the part is kept: a reported row is always readable
+                if watch.keep is not None:
+                    watch.keep(reader(parts))
     except KeyboardInterrupt:
         raise Stopped(reader(parts)) from None
     return reader(parts)
+
+
+Keep = Callable[[Sequence[Answer]], None]
+"""Called with answers as soon as their every row has run (a pipeline commits them to its cache)."""
 
 
 class JobTrack:
@@ -98,14 +110,21 @@ class JobTrack:
     probe by probe: a probe is complete when every distinct row of its requests has run, and
     ``tick`` hears of it then. A job without spans is one unit: all its rows, one tick of
     ``n_probes``, answers only when all of them ran.
+
+    ``keep``, where given, gets the answers of the probes each batch completed as soon as it ran
+    (``per_batch``: the batch's values are read then, free on a CPU, whose engine computes as it
+    is called), so a run killed mid-job loses only the batch it was computing; else as the job is
+    read (:func:`run_jobs`). :attr:`kept` names the answers it had.
     """
 
     def __init__(self, job: Job, answered: Collection[str], model_input: Callable[[Any], Any],
-                 tick: Callable[[int], None]) -> None:
-        self.job, self.answered, self.tick = job, answered, tick
+                 tick: Callable[[int], None], keep: Keep | None = None, per_batch: bool = True) -> None:
+        self.job, self.answered, self.tick, self.keep = job, answered, tick, keep
         self.owners: list[str | None] = []  # probe ids (None: the whole job) still to answer
+        self.kept: set[str] = set()  # ids of the answers handed to keep
         self._left: list[int] = []  # rows each owner still waits for
         self._waiting: dict[Any, list[int]] = {}  # row → owners that read it
+        self._completed: list[int] = []  # owners complete since keep last heard of any
         start = 0
         for pid, size in job.spans or ((None, len(job.requests)),):
             requests, start = job.requests[start:start + size], start + size
@@ -116,21 +135,42 @@ class JobTrack:
                 self._waiting.setdefault(row, []).append(len(self.owners))
             self.owners.append(pid)
             self._left.append(len(rows))
-        self.watch = Watch(frozenset(self._waiting), self._done)
+        self.watch = Watch(frozenset(self._waiting), self._done, self._keep if keep and per_batch else None)
 
     def _done(self, rows: Sequence[Any]) -> None:
         completed = 0
         for row in rows:
             for owner in self._waiting.pop(row, ()):
                 self._left[owner] -= 1
-                completed += self._left[owner] == 0
+                if self._left[owner] == 0:
+                    completed += 1
+                    self._completed.append(owner)
         if completed:
             self.tick(completed if self.job.spans else self.job.n_probes)
+
+    def _keep(self, read: Reader) -> None:
+        """Hand ``keep`` the answers of the probes completed since it last heard (values: ``read()``)."""
+        if not self._completed or self.keep is None:
+            return
+        owners = {self.owners[i] for i in self._completed}
+        self._completed = []
+        self.kept_now(self._of(read(), owners))
+
+    def kept_now(self, answers: Sequence[Answer]) -> None:
+        """Hand ``keep`` those of ``answers`` it has not had yet."""
+        fresh = [a for a in answers if a.id not in self.kept]
+        if fresh and self.keep is not None:
+            self.kept.update(a.id for a in fresh)
+            self.keep(fresh)
 
     def answers(self, values: list[float], *, finished_only: bool = False) -> list[Answer]:
         """The job's answers from ``values`` (one per request; NaN where a row did not run),
         for the probes still to answer, or with ``finished_only`` those of them complete."""
-        complete = {pid for pid, left in zip(self.owners, self._left) if not finished_only or left == 0}
+        return self._of(values, {pid for pid, left in zip(self.owners, self._left)
+                                 if not finished_only or left == 0})
+
+    def _of(self, values: list[float], complete: set[str | None]) -> list[Answer]:
+        """The answers of the ``complete`` owners (None: the whole job) from ``values``."""
         if not complete:
             return []
         made = self.job.answers(values)
@@ -152,25 +192,37 @@ def _no_tick(n: int) -> None:
     return None
 
 
+@dataclass(frozen=True)
+class Keeping:
+    """Where a score call's finished answers go before it returns: ``keep`` (None: nowhere), after
+    each batch (``per_batch``) or as each job is read."""
+
+    keep: Keep | None = None
+    per_batch: bool = True
+
+
+NOT_KEPT = Keeping()
+
+
 def run_jobs(jobs: Iterable[Job], launch: Callable[[Sequence[Any], Watch], Reader],
              model_input: Callable[[Any], Any], answered: Collection[str],
-             tick: Callable[[int], None]) -> list[Answer]:
+             tick: Callable[[int], None], keeping: Keeping = NOT_KEPT) -> list[Answer]:
     """Each job's engine call (``launch(requests, watch)``), one job ahead of reading its
     results (:meth:`~.base.ModelScorer._run` says why); a job none of whose probes is still to
     answer is not launched, and a launched one computes only the batches its probes need.
+    ``keeping`` hears of each answer as soon as it is known (:class:`JobTrack`).
 
     On Ctrl-C: :class:`Interrupted` with the answers read so far, the job launched before
-    (all its batches ran), and the finished probes of the job being launched. A pipeline chunk
-    (≤ 256 probes) is at most one job per probe kind (each builder cuts at 256 or more), or one
-    job per sentence (masked-LM sentences), so no answer kept here is one the uninterrupted run
-    would have thrown away for a later job's failure and computed again one probe at a time.
+    (all its batches ran), and the finished probes of the job being launched. Every job is built
+    before the first runs (:func:`~.base.scorable_jobs`), so no answer kept here is one the
+    uninterrupted run would have thrown away for a later job's failure.
     """
     answers: list[Answer] = []
     unread: list[tuple[JobTrack, Reader]] = []  # launched, every batch run or queued, not read yet
     current: JobTrack | None = None
     try:
         for job in jobs:
-            track = JobTrack(job, answered, model_input, tick)
+            track = JobTrack(job, answered, model_input, tick, keeping.keep, keeping.per_batch)
             if not track.owners:
                 continue
             current = track
@@ -178,10 +230,10 @@ def run_jobs(jobs: Iterable[Job], launch: Callable[[Sequence[Any], Watch], Reade
             current = None
             unread.append((track, read))
             while len(unread) > 1:
-                answers.extend(unread[0][0].answers(unread[0][1]()))
+                answers.extend(_read(*unread[0]))
                 unread.pop(0)
         while unread:
-            answers.extend(unread[0][0].answers(unread[0][1]()))
+            answers.extend(_read(*unread[0]))
             unread.pop(0)
     except KeyboardInterrupt as stop:
         kept = {a.id: a for a in answers}  # a job read twice (stopped as it was read) gives the same answers
@@ -191,3 +243,10 @@ def run_jobs(jobs: Iterable[Job], launch: Callable[[Sequence[Any], Watch], Reade
             kept.update({a.id: a for a in current.answers(stop.read(), finished_only=True)})
         raise Interrupted(kept) from None
     return answers
+
+
+def _read(track: JobTrack, read: Reader) -> list[Answer]:
+    """A launched job's answers, read (on a device: waiting for it), and handed to its keep."""
+    made = track.answers(read())
+    track.kept_now(made)
+    return made

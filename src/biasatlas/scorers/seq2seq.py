@@ -52,7 +52,7 @@ from ..values import BatchSize
 from .base import ModelScorer
 from .batch_size import DEFAULT_BATCH_SIZE
 from .job import Job
-from .batching import AUTO_PROBE_WIDTH, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
+from .batching import AUTO_PROBE_WIDTH, JOB_PROBES, batch_limits, chunks, long_tensor, option_jobs, pad_ids, to_device
 from .resume import EVERY_ROW, Watch, launched
 from .loading import ResolvedModel, input_device, load_checked, model_provenance, placement, resolve
 from .spans import continuation_positions, filler_positions, split_continuation
@@ -104,7 +104,7 @@ class Seq2SeqScorer(ModelScorer):
                                "likelihoods (use causal-lm)")
 
     def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):  # bounded memory, steady progress
+        for chunk in chunks(probes, JOB_PROBES):  # one job per pipeline chunk: batched as a whole
             masked = [self._encode_source(p.left + self.tokenizer.mask_token + p.right)
                       for p in chunk]
             rows = [[self._row(enc, p.left + f + p.right) for f in p.fillers]
@@ -121,7 +121,7 @@ class Seq2SeqScorer(ModelScorer):
 
     def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
         return option_jobs(probes, lambda p: [self._continuation_row(c, p.continuation)
-                                              for c in p.contexts], chunk=256)
+                                              for c in p.contexts], chunk=JOB_PROBES)
 
     def _continuation_row(self, context: str, continuation: str) -> tuple[Seq2SeqRow, int]:
         """Encoder: the context and a mask where the continuation was; decoder: both, with
