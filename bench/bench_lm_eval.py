@@ -19,8 +19,12 @@ and after, and each time also as CPU seconds (``process_time``), which other pro
 far less than the wall clock. Printed: every round, the medians, the ratio lm-eval / biasatlas (>1:
 biasatlas faster), and the largest |Δ log-likelihood| between the two sides per sentence.
 
-    python bench/bench_lm_eval.py [--pairs 100] [--rounds 5] [--threads 1] [--lm-eval-batch-size 64]
+    python bench/bench_lm_eval.py [--pairs 100] [--rounds 5] [--threads 1|default] [--lm-eval-batch-size 64]
         [--one-call] [--smoke]
+
+``--threads default`` leaves each side its own thread count (torch's for lm-eval, biasatlas's
+default choice, :mod:`biasatlas.scorers.threads`), which the lines print; before issue 47 the
+biasatlas side always took its default choice, whatever ``--threads`` said.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ DATA = "crows-pairs-en/crows_pairs_anonymized.csv"
 WORKER = """
 import json, sys, time, torch
 asked = json.loads(sys.stdin.readline())
-torch.set_num_threads(asked["threads"])
+if asked["threads"]:
+    torch.set_num_threads(asked["threads"])
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 lm = HFLM(pretrained=asked["model"], batch_size=asked["batch_size"], device="cpu", dtype="float32")
@@ -59,6 +64,15 @@ for line in sys.stdin:
 """
 
 
+def _threads(text: str) -> int | None:
+    """``--threads``: a whole number of at least 1, or ``default`` (None)."""
+    if text == "default":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1 or 'default', not {text!r}")
+    return int(text)
+
+
 def data_path() -> Path:
     root = Path(os.environ.get("BIASATLAS_SHARED_DATA", REPO.parent / "shared" / "data"))
     return root / DATA
@@ -67,10 +81,11 @@ def data_path() -> Path:
 class LmEval:
     """The lm-eval subprocess, loaded once."""
 
-    def __init__(self, model: Path, requests: list[tuple[str, str]], batch_size: int, threads: int) -> None:
+    def __init__(self, model: Path, requests: list[tuple[str, str]], batch_size: int, threads: int | None) -> None:
         if not LM_EVAL_PYTHON.exists():
             sys.exit(f"no lm-evaluation-harness at {LM_EVAL_PYTHON}: run `bash scripts/setup.sh --test`")
-        env = {**os.environ, "OMP_NUM_THREADS": str(threads), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+               **({"OMP_NUM_THREADS": str(threads)} if threads else {})}
         self.process = subprocess.Popen([str(LM_EVAL_PYTHON), "-c", WORKER], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         self._send({"model": str(model), "requests": requests, "batch_size": batch_size, "threads": threads})
@@ -98,16 +113,19 @@ class LmEval:
         self.process.wait(timeout=60)
 
 
-def ours(scorer: Any, pairs: int) -> dict[str, Any]:
-    """One run as the command line runs it: wall and CPU seconds of the call, its seconds_scoring."""
+def ours(scorer: Any, pairs: int, threads: int | None) -> dict[str, Any]:
+    """One run as the command line runs it (``--threads``: ``threads``, None its default choice): wall
+    and CPU seconds of the call, its seconds_scoring, and the threads its engine used."""
     from biasatlas.benchmarks.crows_pairs import CrowsPairs
     from biasatlas.pipeline import run_benchmark
+    from biasatlas.scorers.engines import LocalEngine
 
     bench = CrowsPairs(dataset=None, data=data_path(), limit=pairs)
     wall, cpu = time.perf_counter(), time.process_time()
-    run = run_benchmark(bench, scorer, announce=lambda planned: None)
+    run = run_benchmark(bench, scorer, announce=lambda planned: None, engine=LocalEngine(threads))
     return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
-            "scoring": run.timing["seconds_scoring"], "records": run.records, "batches": run.timing["counters"]}
+            "scoring": run.timing["seconds_scoring"], "records": run.records, "batches": run.timing["counters"],
+            "threads": run.timing["engine"].get("threads")}
 
 
 def one_call(scorer: Any, pairs: int) -> dict[str, Any]:
@@ -125,7 +143,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads on each side")
+    parser.add_argument("--threads", type=_threads, default=1,
+                        help="torch threads on each side, or 'default': each side's own (torch's; our choice)")
     parser.add_argument("--lm-eval-batch-size", type=int, default=64)
     parser.add_argument("--one-call", action="store_true", help="also time every pair in one score call")
     parser.add_argument("--smoke", action="store_true", help="4 pairs, 1 round: a check that it runs")
@@ -137,20 +156,21 @@ def main() -> None:
     from biasatlas.scorers.causal_lm import CausalLMScorer
     from biasatlas.scorers.packaged import resolve_packaged_model
 
-    torch.set_num_threads(args.threads)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     model = Path(resolve_packaged_model("smollm2-135m"))
     scorer = CausalLMScorer(str(model), start_token="empty-context")  # crows-pairs' default: lm-eval's
     print(f"smollm2-135m · {args.pairs} English CrowS-Pairs pairs ({2 * args.pairs} sentences) · threads "
           f"{args.threads} each · lm-eval batch size {args.lm_eval_batch_size}, ours {scorer.batch_size} · "
           f"cores {os.cpu_count()} · load average before {os.getloadavg()[0]:.1f}", flush=True)
-    first = ours(scorer, args.pairs)  # warm-up, and the sentences both sides score
+    first = ours(scorer, args.pairs, args.threads)  # warm-up, and the sentences both sides score
     requests = [("", r[f"sent_{k}"]) for r in first["records"] for k in ("more", "less")]
     values = [r[f"sent_{k}_score"] for r in first["records"] for k in ("more", "less")]
     them = LmEval(model, requests, args.lm_eval_batch_size, args.threads)
     times: dict[str, list[dict[str, Any]]] = {"lm-eval": [], "biasatlas": [], "one call": []}
     try:
         for i in range(args.rounds):
-            sides = [("lm-eval", them.run), ("biasatlas", lambda: ours(scorer, args.pairs))]
+            sides = [("lm-eval", them.run), ("biasatlas", lambda: ours(scorer, args.pairs, args.threads))]
             if args.one_call:
                 sides.append(("one call", lambda: one_call(scorer, args.pairs)))
             for name, side in sides if i % 2 == 0 else sides[::-1]:
@@ -170,7 +190,8 @@ def main() -> None:
     print(f"\nmedians over {args.rounds} rounds:")
     print(f"  lm-eval   {median('lm-eval', 'wall'):7.2f} s wall  {median('lm-eval', 'cpu'):7.2f} s CPU")
     print(f"  biasatlas {median('biasatlas', 'scoring'):7.2f} s seconds_scoring  {median('biasatlas', 'wall'):7.2f} s "
-          f"wall (the whole evaluate)  {median('biasatlas', 'cpu'):7.2f} s CPU · {first['batches']}")
+          f"wall (the whole evaluate)  {median('biasatlas', 'cpu'):7.2f} s CPU · {first['batches']} · "
+          f"threads {[t['threads'] for t in times['biasatlas']]}")
     if args.one_call:
         print(f"  one call  {median('one call', 'wall'):7.2f} s wall  {median('one call', 'cpu'):7.2f} s CPU")
     print(f"ratio lm-eval / biasatlas: {median('lm-eval', 'wall') / median('biasatlas', 'scoring'):.2f}x "
