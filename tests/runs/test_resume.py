@@ -54,7 +54,12 @@ def _command(model: Path, out: Path, benchmark: str = "crows-pairs", data_dir: P
 
 
 def _env(shared_data: Path, cache: Path) -> dict[str, str]:
-    return {**os.environ, "BIASATLAS_DATA_DIR": str(shared_data), "BIASATLAS_CACHE_DIR": str(cache)}
+    """The runs' environment: the shared data, ``cache``, and one torch thread for every run. The
+    default thread count reads the machine's load when each process starts (scorers/threads.py),
+    and the tiny BERT's floats move with it (one of these 300 pairs differs between one and two
+    threads): a stopped run and its rerun, or the reference, choosing differently would differ."""
+    return {**os.environ, "BIASATLAS_DATA_DIR": str(shared_data), "BIASATLAS_CACHE_DIR": str(cache),
+            "OMP_NUM_THREADS": "1"}
 
 
 def _cached(cache: Path) -> int:
@@ -117,8 +122,7 @@ def test_sigkill_then_resume_gives_identical_outputs(benchmark, request, shared_
 
 @pytest.mark.slow
 def test_two_concurrent_runs_share_one_cache(tiny_bert, shared_data, tmp_path, uninterrupted):
-    # One thread each: two spinning OpenMP pools on two cores slow both runs tenfold.
-    env = {**_env(shared_data, tmp_path / "cache"), "OMP_NUM_THREADS": "1"}
+    env = _env(shared_data, tmp_path / "cache")  # one thread each, as the reference (_env)
     procs = [subprocess.Popen(_command(tiny_bert, tmp_path / f"out{i}"), env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for i in range(2)]
