@@ -25,14 +25,16 @@ takes a list), at most ``concurrency`` requests in flight (a thread pool over on
 client); each finished request counts as a batch for Ctrl-C (:mod:`.resume`). Before any
 scoring, the canary checks run (:mod:`.served_checks`); their fingerprint keys the cache, and
 each ``score`` call checks the canary again so that a model swapped mid-run stops the run
-with the answers so far kept.
+with the answers so far kept. Every value of every answer is checked to be a log-probability
+as it is read (:class:`.served_echo.NotLogprob`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -47,7 +49,7 @@ from .resume import EVERY_ROW, Stopped, Watch
 from .served_generation import completions
 from .served_chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .served_checks import CANARY, Canary, checked_canary, same_model
-from .served_echo import EchoedPrompt, Untiled, echoed
+from .served_echo import EchoedPrompt, NotLogprob, Untiled, echoed
 from .served_http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key,
                           checked_concurrency)
 from .served_jobs import ServedJobs
@@ -155,6 +157,8 @@ class ServedScorer(ServedJobs):
         """The canary checks (:mod:`.served_checks`), with ``max_tokens`` 0 where the server takes it."""
         try:
             self.ask(["x"])
+        except NotLogprob:
+            pass  # max_tokens 0 taken; the canary's `finite` check says what is wrong with the answer
         except ServerError:
             self.max_tokens = 1  # a server that must generate: its one token is dropped
         return checked_canary(self.ask, self.prefix, self.where)
@@ -181,13 +185,26 @@ class ServedScorer(ServedJobs):
 
     def ask_ids(self, contexts: Sequence[str], ids: Collection[int]) -> list[dict[int, float]]:
         """One request reading each context's next-token log-probabilities of ``ids``."""
-        return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts)
+        with self._refusing_impossible():
+            return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts)
 
     def ask(self, prompts: Sequence[str]) -> list[EchoedPrompt]:
         """One ``/v1/completions`` request for ``prompts``: each echoed with its log-probabilities."""
         body = {"model": self.facts.model, "prompt": list(prompts), "echo": True, "logprobs": 0,
                 "max_tokens": self.max_tokens, "temperature": 0}
-        return echoed(self.client.post("completions", body), prompts, generated=self.max_tokens)
+        with self._refusing_impossible():
+            return echoed(self.client.post("completions", body), prompts, generated=self.max_tokens)
+
+    @contextmanager
+    def _refusing_impossible(self) -> Iterator[None]:
+        """A value in an answer that no log-probability can be (:class:`.served_echo.NotLogprob`, found as
+        the answer is read, whichever request it answers) stops the run in one line naming the server:
+        raised where the request was sent, before anything of the answer is kept, so a chunk holding one
+        is never cached (nor the canary's fingerprint taken from one)."""
+        try:
+            yield
+        except NotLogprob as bad:
+            raise NotLogprob(bad.detail, self.where) from None
 
     @property
     def info(self) -> ScorerInfo:
