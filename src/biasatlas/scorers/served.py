@@ -22,11 +22,12 @@ tile the prompt; a prompt they do not tile stops the run naming its probe.
 
 Engine: the distinct prompts of an engine call are sent ``batch_size`` per request (the API
 takes a list), at most ``concurrency`` requests in flight (a thread pool over one ``httpx``
-client); each finished request counts as a batch for Ctrl-C (:mod:`.resume`). Before any
-scoring, the canary checks run (:mod:`.served_checks`); their fingerprint keys the cache, and
-each ``score`` call checks the canary again so that a model swapped mid-run stops the run
-with the answers so far kept. Every value of every answer is checked to be a log-probability
-as it is read (:class:`.served_echo.NotLogprob`).
+client); each finished request counts as a batch for Ctrl-C (:mod:`.resume`), and a Ctrl-C keeps the
+answers of the requests finished (the engine hands this scorer whole chunks: :attr:`scores_whole_chunks`).
+Before any scoring, the canary checks run (:mod:`.served_checks`); their fingerprint keys the cache, and
+each ``score`` call (a chunk) reads the canary again before and after, so that a model swapped mid-run
+stops the run with the answers of the chunks before it kept and none of the chunk it came in. Every
+value of every answer is checked to be a log-probability as it is read (:class:`.served_echo.NotLogprob`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from ..values import canonical_dtype, check_batch_size
 from .base import Progress
 from .batch_size import DEFAULT_BATCH_SIZE
 from .batching import chunks
-from .resume import EVERY_ROW, Stopped, Watch
+from .resume import EVERY_ROW, Interrupted, Stopped, Watch
 from .served_generation import completions
 from .served_chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .served_checks import CANARY, Canary, checked_canary, same_model
@@ -72,6 +73,9 @@ class ServedFacts:
 
 class ServedScorer(ServedJobs):
     name = "served"
+    #: :func:`.engines.score_chunk` hands this scorer whole chunks with ``answered`` (its :meth:`score`
+    #: wraps :meth:`Scorer.score`'s, which batches them), and keeps its finished answers on Ctrl-C.
+    scores_whole_chunks = True
 
     def __init__(self, model: str, *, served_model: str | None = None, served_prefix: str | None = None,
                  variant: str = "sentence-ll", batch_size: Any = DEFAULT_BATCH_SIZE,
@@ -215,10 +219,24 @@ class ServedScorer(ServedJobs):
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Collection[str] = frozenset()) -> Scored:
-        """:meth:`Scorer.score`, after checking that the canary has not moved (one request)."""
-        same_model(self.ask, self.prefix, self.canary, self.where)
+        """:meth:`Scorer.score` between two readings of the model's identity (:meth:`_same_model`: one
+        request each). The reading before stops a run whose model changed since the last chunk before
+        paying for this one; the reading after, before any answer of this chunk is kept (committed, or
+        kept by Ctrl-C), refuses them all when the model changed while they were asked (a second Ctrl-C
+        during that reading is a bare KeyboardInterrupt: the pipeline then keeps none of them)."""
+        self._same_model()
         self._owner, self._counts, self._late = {}, {}, {}
-        return super().score(probes, progress, answered=answered)
+        try:
+            scored = super().score(probes, progress, answered=answered)
+        except Interrupted:
+            self._same_model()  # the finished answers are kept only if no other model gave them
+            raise
+        self._same_model()
+        return scored
+
+    def _same_model(self) -> None:
+        """:class:`.served_checks.ModelChanged` when the canary moved since the scorer was built."""
+        same_model(self.ask, self.prefix, self.canary, self.where)
 
     def _generations(self, probes: list[GenerationProbe], tick: Progress,
                      answered: frozenset[str] = frozenset()) -> Sequence[Answer]:

@@ -28,7 +28,7 @@ checked, in this order (:data:`CHECKS`):
 
 The canary's log-probabilities, rounded to :data:`FINGERPRINT_DECIMALS` decimals, hashed, are
 the served model's fingerprint: part of the cache key (another model behind the same name
-never reuses answers) and checked again during a run (:func:`same_model`).
+never reuses answers) and read again before and after each chunk of a run (:func:`same_model`).
 """
 
 from __future__ import annotations
@@ -120,13 +120,23 @@ def checked_canary(ask: Ask, prefix: str, where: str) -> Canary:
     return canary
 
 
+class ModelChanged(ServerError):
+    """The served model's identity (the canary's reading, or the chat canary's answer) moved during a
+    run: another model behind the same name. Read before and after each ``score`` call (a chunk), so
+    that no answer a new model gave is kept under the old one's fingerprint."""
+
+    def __init__(self, where: str, how: str) -> None:
+        super().__init__(f"the model behind {where} changed during the run ({how}): the answers of the chunks "
+                         "the canary read the same before and after are kept in the score cache, none of the "
+                         "chunk it moved in; rerun to score the rest against the model served now")
+
+
 def same_model(ask: Ask, prefix: str, before: Canary, where: str) -> None:
-    """Refuse to go on when the canary moved since ``before`` (another model behind the name)."""
+    """Refuse to go on (:class:`ModelChanged`) when the canary moved since ``before`` (another model
+    behind the name)."""
     now = _canary(ask([prefix + CANARY])[0], len(prefix))
     if _moved(before, now) > CHANGE_TOLERANCE:
-        raise ServerError(f"the model behind {where} changed during the run (canary fingerprint "
-                          f"{before.fingerprint}, now {now.fingerprint}): the answers scored before the change "
-                          "are kept in the score cache; rerun to score the rest against the model served now")
+        raise ModelChanged(where, f"canary fingerprint {before.fingerprint}, now {now.fingerprint}")
 
 
 def _asked(ask: Ask, text: str, where: str) -> EchoedPrompt:
