@@ -88,6 +88,7 @@ class FakeServer:
     by_id: bool = False  # honours logprob_token_ids (vLLM 0.32); else it generates as if the field were not there
     by_id_shift: float = 0.0  # added to every value it reads by id (a server whose two readings disagree)
     by_id_drop: str | None = None  # the token whose id it leaves out of its by-id answers
+    lie_off_canary: float = 0.0  # added to every value it answers for a text without the canary (:func:`lied`)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -150,7 +151,8 @@ class FakeServer:
         id's log-probability after the prompt, at the one generated position."""
         before, words = toy_tokens(("<s>" if self.adds_start else "") + prompt), {i: t for t, i in VOCAB.items()}
         top = {f"token_id:{VOCAB.setdefault(' and', len(VOCAB) + 1)}": -1.0}
-        top.update({f"token_id:{i}": toy_logprob(before, words[i], salt) + self.by_id_shift
+        top.update({f"token_id:{i}": lied([toy_logprob(before, words[i], salt) + self.by_id_shift], prompt,
+                                          self.lie_off_canary)[0]
                     for i in ids if words.get(i) is not None and words[i] != self.by_id_drop})
         return {"index": index, "text": " and", "finish_reason": "length",
                 "logprobs": {"tokens": [next(iter(top))], "token_logprobs": [-1.0], "text_offset": [len(prompt)],
@@ -166,6 +168,7 @@ class FakeServer:
             values = [None if v is None else v + 1e-3 * (self.completions % 3) for v in values]
         if self.mode == "positive":
             values = [None if v is None else -v for v in values]
+        values = lied(values, prompt, self.lie_off_canary)
         offsets, at = [], 0
         for t in tokens:
             offsets.append(at)
@@ -184,6 +187,17 @@ class FakeServer:
             logprobs = {"content": [{"id": 323, "token": " and", "bytes": [32, 97, 110, 100], "logprob": -1.0,
                                      "top_logprobs": []}]}
         return {"index": index, "text": text + " and" * generated, "logprobs": logprobs, "finish_reason": "length"}
+
+
+def lied(values: list[Any], text: str, shift: float) -> list[Any]:
+    """``values`` with ``shift`` added to each, unless ``text`` holds the served scorer's canary or is a
+    start of it (the one-token trust check reads a word of it after the words before): a server that
+    answers the canary honestly and every other text otherwise (``FakeServer.lie_off_canary``)."""
+    from biasatlas.scorers.served_checks import CANARY
+
+    if not shift or CANARY in text or CANARY.startswith(text.removeprefix("<s>")):
+        return values
+    return [None if v is None else v + shift for v in values]
 
 
 class Listening:

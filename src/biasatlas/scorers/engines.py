@@ -125,9 +125,9 @@ def score_chunk(scorer: Scorer, probes: Sequence[Probe], answered: Collection[st
                 progress: Progress | None = None) -> Scored:
     """``scorer``'s answers to the probes of a chunk not in ``answered``, batched as the whole
     chunk is (:meth:`Scorer.score`). A scorer with a ``score`` of its own (a plug-in wrapping
-    another) gets the unanswered probes alone, as before, and keeps no finished batches on
-    Ctrl-C: nothing says it batched them as the whole chunk would be."""
-    if type(scorer).score is Scorer.score:
+    another) gets the unanswered probes alone and keeps no finished batches on Ctrl-C, unless
+    it says it batches as the whole chunk would be (:attr:`Scorer.scores_whole_chunks`)."""
+    if _whole_chunks(scorer):
         return scorer.score(probes, progress, answered=answered)
     try:
         return scorer.score([p for p in probes if p.id not in answered], progress)
@@ -137,9 +137,14 @@ def score_chunk(scorer: Scorer, probes: Sequence[Probe], answered: Collection[st
 
 def planned_work(scorer: Scorer, probes: Sequence[Probe], answered: Collection[str]) -> Mapping[str, int]:
     """``scorer.plan`` of the work :func:`score_chunk` does on this chunk."""
-    if type(scorer).score is Scorer.score:
+    if _whole_chunks(scorer):
         return scorer.plan(probes, answered)
     return scorer.plan([p for p in probes if p.id not in answered])
+
+
+def _whole_chunks(scorer: Scorer) -> bool:
+    """Whether ``scorer.score`` batches a whole chunk, skipping ``answered`` (:meth:`Scorer.score`'s)."""
+    return type(scorer).score is Scorer.score or scorer.scores_whole_chunks
 
 
 # -- Ray -----------------------------------------------------------------------------------------

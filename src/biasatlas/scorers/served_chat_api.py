@@ -16,29 +16,32 @@ Likelihoods are refused with the reason (a chat endpoint returns no prompt log-p
 lm-evaluation-harness issues 942 and 1196): the server is never asked its ``/v1/completions``, so none of
 the echo canary's checks run. The answers' identity is instead a **chat canary**: the greedy answer to a
 fixed message (:data:`~.served_chat.PROBE_MESSAGE`), hashed; it keys the cache (with the API, so no answer of
-the completions path is ever reused here) and is asked again before each ``score`` call, so a model swapped
-behind the same name stops the run with the answers so far kept. Retries, the named 4xx, the key kept out of
-every message: :mod:`.served_http`'s client, as the completions path's.
+the completions path is ever reused here) and is asked again before and after each ``score`` call (a chunk),
+so a model swapped behind the same name stops the run with the answers of the chunks before it kept and none
+of the chunk it came in. A Ctrl-C keeps the answers of the requests finished, as on the completions path.
+Retries, the named 4xx, the key kept out of every message: :mod:`.served_http`'s client, as the completions
+path's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe, UsageError
-from ..probes import GenerationAnswer, GenerationProbe, Probe, Scored, ScorerInfo
+from ..probes import GenerationAnswer, GenerationProbe, ScorerInfo
 from ..values import canonical_dtype, check_batch_size
-from .base import ModelScorer, Progress
+from .base import Progress
 from .generation import cut
 from .resume import Interrupted
 from .served import ServedScorer
 from .served_chat import PROBE_MESSAGE, cross_check, served_chat
-from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, ServedApi, ServerError, checked_concurrency
+from .served_checks import ModelChanged
+from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, ServedApi, checked_concurrency
 
 #: The chat canary's budget: enough tokens that another model's answer differs, few enough to be cheap.
 CANARY_TOKENS = 16
@@ -93,15 +96,12 @@ class ServedChatScorer(ServedScorer):
         text = _content(said, self.where, "the chat canary")
         return hashlib.sha256(json.dumps([self.facts.model, text]).encode()).hexdigest()[:16]
 
-    def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
-              answered: Collection[str] = frozenset()) -> Scored:
-        """:meth:`Scorer.score`, after checking that the chat canary's answer has not changed."""
+    def _same_model(self) -> None:
+        """:class:`.served_checks.ModelChanged` when the chat canary's answer changed since the scorer was
+        built (read before and after each ``score`` call: :meth:`ServedScorer.score`)."""
         now = self._chat_canary()
         if now != self.chat_canary:
-            raise ServerError(f"the model behind {self.where} changed during the run (chat canary {self.chat_canary}, "
-                              f"now {now}): the answers scored before the change are kept in the score cache; rerun "
-                              "to score the rest against the model served now")
-        return ModelScorer.score(self, probes, progress, answered=answered)
+            raise ModelChanged(self.where, f"chat canary {self.chat_canary}, now {now}")
 
     def _job_builders(self) -> tuple[tuple[type, Callable[[list[Any]], Iterable[Any]]], ...]:
         return tuple((kind, self._no_likelihoods) for kind, _ in super()._job_builders())

@@ -6,7 +6,10 @@
 (``text_offset``), followed by the generated token(s). Which tokens belong to a continuation or
 a filler is read from these offsets, never guessed from a local tokenizer: the offsets must
 tile the prompt exactly (each token starts where the last ended, and the tokens spell the
-prompt), else the prompt is refused with :class:`Untiled`.
+prompt), else the prompt is refused with :class:`Untiled`. Every value is checked as it is read,
+in every answer, not only the canary's: a number no log-probability can be (not finite, or above
+0) refuses the answer whole (:class:`NotLogprob`), so a server that answers the canary honestly
+and the benchmark otherwise stops the run before any of its answers is kept.
 
 Why checked so strictly: lm-evaluation-harness's ``local-completions`` sums
 ``token_logprobs[ctxlen:-1]`` by position (``lm_eval/models/openai_completions.py``), so a
@@ -54,6 +57,14 @@ class EchoedPrompt:
             at += len(token)
         return None if at == len(self.text) else f"the tokens end at character {at} of {len(self.text)}"
 
+    def checked(self) -> EchoedPrompt:
+        """This prompt, when each of its values can be a log-probability (:func:`checked_logprob`)."""
+        for i, value in enumerate(self.logprobs):
+            if value is not None:
+                token = self.tokens[i] if i < len(self.tokens) else "?"
+                checked_logprob(value, f"token {i} ({token!r})", self.text)
+        return self
+
     def ends(self) -> list[int]:
         """Where each token ends in the text. A token of no text (a byte-level piece of a
         character that a later token completes: vLLM echoes ``''``, ``''``, ``' 🔥'``) ends
@@ -99,8 +110,31 @@ class EchoedPrompt:
 
 def echoed(body: Any, prompts: Sequence[str], generated: int = 0) -> list[EchoedPrompt]:
     """The echoed prompts of a ``/v1/completions`` answer to ``prompts`` (one choice each, by
-    ``index``), without the ``generated`` tokens that follow each (``max_tokens``)."""
-    return [_prompt(choice, text, generated) for choice, text in zip(ordered_choices(body, len(prompts)), prompts)]
+    ``index``), without the ``generated`` tokens that follow each (``max_tokens``), every value
+    checked (:meth:`EchoedPrompt.checked`)."""
+    return [_prompt(choice, text, generated).checked()
+            for choice, text in zip(ordered_choices(body, len(prompts)), prompts)]
+
+
+class NotLogprob(ServerError):
+    """A number in a server's answer that no log-probability can be (not finite, or above 0): the
+    answer is refused whole. ``detail`` says which value of which token of which text (``returned
+    3.0 as …``); ``where`` names the server (its readers say it: :meth:`.served.ServedScorer.ask`;
+    the canary's ``finite`` check words it as its other checks)."""
+
+    def __init__(self, detail: str, where: str = "the server") -> None:
+        self.detail = detail
+        super().__init__(f"{where} {detail}")
+
+
+def checked_logprob(value: float, what: str, text: str) -> float:
+    """``value`` when it can be a log-probability (finite, at most 0), else :class:`NotLogprob`
+    naming ``what`` it was read for (a token, a token id) in ``text``."""
+    if not (math.isfinite(value) and value <= 0):
+        shown = text if len(text) <= 80 else text[:79] + "…"
+        raise NotLogprob(f"returned {value!r} as the log-probability of {what} in {shown!r}, which no "
+                         "log-probability is (they are finite and at most 0)")
+    return value
 
 
 class NoLogprobs(ServerError):

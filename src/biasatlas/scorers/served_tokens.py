@@ -20,12 +20,12 @@ value, another number) leaves the whole run on the echo path, and the run record
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .served_checks import REPEAT_TOLERANCE
+from .served_echo import checked_logprob
 from .served_http import ServerError, ordered_choices
 from .served_start import Ask
 
@@ -115,11 +115,12 @@ def body(model: str, contexts: Sequence[str], ids: Sequence[int]) -> dict[str, A
 
 def answered(reply: Any, contexts: Sequence[str]) -> list[dict[int, float]]:
     """Per context (by choice ``index``), the log-probability of each id the first generated position
-    names (``top_logprobs[0]``, keys ``token_id:N``)."""
-    return [_ids(choice) for choice in ordered_choices(reply, len(contexts))]
+    names (``top_logprobs[0]``, keys ``token_id:N``), each checked to be one
+    (:func:`.served_echo.checked_logprob`: one that is not refuses the answer whole)."""
+    return [_ids(choice, context) for choice, context in zip(ordered_choices(reply, len(contexts)), contexts)]
 
 
-def _ids(choice: Any) -> dict[int, float]:
+def _ids(choice: Any, context: str) -> dict[int, float]:
     logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
     tops = logprobs.get("top_logprobs") if isinstance(logprobs, dict) else None
     first = tops[0] if isinstance(tops, list) and tops else None
@@ -129,14 +130,15 @@ def _ids(choice: Any) -> dict[int, float]:
     for key, value in first.items():
         if isinstance(key, str) and key.startswith("token_id:") and key[9:].isdigit() \
                 and isinstance(value, int | float) and not isinstance(value, bool):
-            values[int(key[9:])] = float(value)
+            values[int(key[9:])] = checked_logprob(float(value), f"token id {key[9:]} after it", context)
     return values
 
 
 def token_value(ask: TokenAsk, got: dict[int, float]) -> float:
-    """``ask``'s log-probability from its context's answer: present and finite, or :class:`TokenUnread`."""
+    """``ask``'s log-probability from its context's answer (:func:`answered`, which checked it), or
+    :class:`TokenUnread`."""
     found = got.get(ask.token)
-    if found is None or not math.isfinite(found) or found > 0:
+    if found is None:
         raise TokenUnread(f"no usable log-probability for token id {ask.token} after {ask.row.context!r} "
                           f"(the server answered {found!r})")
     return found
