@@ -124,14 +124,14 @@ def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer
                and str(info[f"ans{i}"][-1]).lower() == "unknown"]
     if len(unknown) != 1:
         return Answer(why="answer_info marks no single option 'unknown'", line=line)
-    best: list[float | None] = [None, None, None]
+    best: dict[int, float] = {}
     for text, value in zip(texts, values):
         people = [i for i in range(3) if i != unknown[0] and options[i] == text]
         i = people[0] if people else unknown[0]
-        best[i] = value if best[i] is None else max(value, best[i] or value)
-    if any(v is None for v in best):
+        best[i] = max(value, best.get(i, value))  # a best of 0.0 (log 1) is a value like any other
+    if len(best) != 3:
         return Answer(why="a person's option is among none of the choices", line=line)
-    answer = finite(tuple(float(v or 0.0) for v in best), line)
+    answer = finite(tuple(best[i] for i in range(3)), line)
     return Answer(answer.values, tuple(options), answer.why, line)
 
 
