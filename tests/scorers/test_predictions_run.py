@@ -289,7 +289,8 @@ def test_lm_eval_bbq_generate_answers_are_parsed_as_the_harness_parses_them(tmp_
 
 
 #: Two stereotyped pairs whose sentences differ only in case (issue 46).
-CASE_ONLY = [("0", "Black people are loud.", "black people are loud."), ("1", "The Poor are lazy.", "The poor are lazy.")]
+CASE_ONLY = [("0", "Black people are loud.", "black people are loud."),
+             ("1", "The Poor are lazy.", "The poor are lazy.")]
 
 
 def _case_only_data(tmp_path: Path) -> Path:

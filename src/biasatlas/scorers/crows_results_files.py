@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, UsageError
-from .predicted import Answer, Collect, finite
+from .predicted import Answer, Collect, csv_rows, finite
 
 #: The columns after the index that every results file of the scripts holds.
 COLUMNS = ("sent_more", "sent_less", "sent_more_score", "sent_less_score", "score", "stereo_antistereo",
@@ -58,7 +58,10 @@ def _header(text: str) -> tuple[list[str], str]:
     BERT file)."""
     first = text.split("\n", 1)[0].rstrip("\r")
     delimiter = ";" if first.count(";") > first.count(",") else ","
-    return next(csv.reader([first], delimiter=delimiter), []), delimiter
+    try:
+        return next(csv.reader([first], delimiter=delimiter), []), delimiter
+    except csv.Error:  # no header of ours (a quoted field past the csv module's limit)
+        return [], delimiter
 
 
 def is_results(text: str) -> bool:
@@ -80,7 +83,7 @@ def read_crows_results(path: Path, text: str, field: str | None) -> tuple[dict[s
     out = Collect()
     position = 0
     line = 2
-    for cells in reader:
+    for cells in csv_rows(reader, path):
         if not any(c.strip() for c in cells):
             line = reader.line_num + 1
             continue

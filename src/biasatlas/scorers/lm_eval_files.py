@@ -82,11 +82,14 @@ def _results(path: Path, date: str | None, task: str | None) -> dict[str, Any]:
     results = path.with_name(f"results_{date}.json") if date else None
     if results is None or not results.is_file():
         return about
-    try:
+    try:  # provenance only: a results file that cannot be read leaves it unknown, as a missing one does
         document = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError, RecursionError):  # ValueError: not UTF-8, not JSON
         return about
-    config = document.get("config") if isinstance(document.get("config"), dict) else {}
+    if not isinstance(document, dict):
+        return about
+    config = document.get("config")
+    config = config if isinstance(config, dict) else {}
     dtype = str(config.get("model_dtype") or "").removeprefix("torch.")
     model = document.get("model_name") or config.get("model_args")
     return {**about, "harness_version": document.get("lm_eval_version"),
@@ -121,7 +124,7 @@ def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer
     options = [str(doc.get(f"ans{i}", "")) for i in range(3)]
     info = doc.get("answer_info") if isinstance(doc.get("answer_info"), dict) else {}
     unknown = [i for i in range(3) if isinstance(info, dict) and isinstance(info.get(f"ans{i}"), list)
-               and str(info[f"ans{i}"][-1]).lower() == "unknown"]
+               and info[f"ans{i}"] and str(info[f"ans{i}"][-1]).lower() == "unknown"]
     if len(unknown) != 1:
         return Answer(why="answer_info marks no single option 'unknown'", line=line)
     best: dict[int, float] = {}
