@@ -133,7 +133,8 @@ class PredictionsScorer(Scorer):
     @property
     def info(self) -> ScorerInfo:
         return ScorerInfo(kind=self.name, reads="given", dtype=self.file.dtype,
-                          generates=any(a.generated is not None for a in self.file.answers.values()))
+                          generates=any(a.generated is not None for a in self.file.answers.values()),
+                          source=str(self.file.path))
 
     def describe(self) -> dict[str, Any]:
         return {"scorer": self.name, "variant": self.variant, **self.file.describe(),
