@@ -209,8 +209,9 @@ class ModelOptions:
         if reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
+        source = None if self.predictions is None else str(self.predictions)
         bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype,
-                                                     generates=GENERATES.get(kind)))
+                                                     generates=GENERATES.get(kind), source=source))
         return bound
 
     def loading(self) -> str:
