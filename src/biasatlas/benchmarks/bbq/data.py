@@ -373,7 +373,9 @@ def _examples(kind: str, file: Stamp, meta: Stamp | None) -> tuple[Example, ...]
 def read(dataset: str, categories: tuple[str, ...], control: bool, folder: Path | None) -> tuple[list[Example],
                                                                                                 list[Path]]:
     """Every example of the chosen files, in file order, and the paths read (each file parsed
-    once while its stamp stays the same: :func:`_examples`)."""
+    once while its stamp stays the same: :func:`_examples`). A file without examples (of the chosen
+    categories, for KoBBQ's one file) is refused naming it: an empty category file was a run of
+    nothing, exit 0."""
     paths: list[Path] = []
     meta = None
     if dataset == "en":
@@ -384,5 +386,9 @@ def read(dataset: str, categories: tuple[str, ...], control: bool, folder: Path 
         path, packed = find(spec, folder, dataset if dataset in _FILES_OF else None)
         paths.append(path)
         found = _examples(kind, stamp(path, packed), meta if kind == "bbq" else None)
-        examples += [e for e in found if e.category in categories] if kind == "kobbq" else found
+        chosen = [e for e in found if e.category in categories] if kind == "kobbq" else list(found)
+        if not chosen:
+            of = f" of {', '.join(categories)}" if found else ""
+            raise DataError(f"no examples{of} in the file", path=path)
+        examples += chosen
     return examples, paths

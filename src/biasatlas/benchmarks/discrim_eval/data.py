@@ -4,7 +4,8 @@ Each line of ``explicit.jsonl`` is one prompt about one person: ``filled_templat
 whose "yes" is always the favourable outcome), ``decision_question_id`` (the scenario), ``age`` (20–100 in
 steps of 10), ``gender`` (male, female, non-binary) and ``race`` (white, Black, Asian, Hispanic, Native
 American), ``fill_type`` ``explicit``. Read from the plain file or its gzip copy (the shared data tree
-holds ``explicit.jsonl.gz``); a bad line is a DataError naming file, line and field.
+holds ``explicit.jsonl.gz``); a bad line is a DataError naming file, line and field, a file without prompts
+one naming it.
 
 The implicit set (demographics given by names) is on the Hugging Face hub only: no copy could be
 obtained or verified here (the shared data's PROVENANCE.md), so it is not offered.
@@ -54,6 +55,8 @@ def read_explicit(path: Path) -> list[Prompt]:
     if raw[:2] == GZIP_MAGIC:
         raw = gunzip(raw, path)
     prompts = [_prompt(row, path, number) for number, row in json_objects(decode_text(raw, path=path), path)]
+    if not prompts:
+        raise DataError("no prompts in the file", path=path)
     seen: dict[str, int] = {}
     for p in prompts:
         if p.id in seen:
