@@ -1,4 +1,4 @@
-"""Inputs the command line refuses in one line naming the file (issue 46 items 8, 11 and 14).
+"""Inputs the command line refuses in one line naming the file (issue 46 items 8, 11, 14 and 17).
 
 Each case runs :func:`biasatlas.cli.main` in this process with ``--model fake`` and checks the exit status
 (1: a file whose contents cannot be used; 2: a usage mistake), that stderr is the one ``error:`` line naming
@@ -10,6 +10,8 @@ the file (and line and field where there is one), and that no traceback or inter
 - an empty ``--data`` of every benchmark that takes one: before, DiscrimEval's was an IndexError, and BBQ's
   (en, esbbq, cabbq, kobbq, mbbq, cbbq), StereoSet's, WinoBias's and Winogender's a run of nothing that exited
   0 ("not computed");
+- a number that is NaN or infinite (``json.loads`` reads ``NaN`` and ``Infinity``): a DiscrimEval age, before
+  scored as a person of age "nan" with every coefficient null; a BBQ example id, before the id ``Age/nan``.
 """
 
 from __future__ import annotations
@@ -137,3 +139,34 @@ def test_a_seat_folder_without_tests_is_refused_naming_it(tmp, capsys):
     (folder / "README.md").write_text("no tests here\n", encoding="utf-8")
     code, said = _refused(["run", "seat", "--data-dir", str(folder)], capsys)
     assert (code, said) == (2, f"file {folder}: no SEAT test files (*.jsonl) in this folder")
+
+
+def _discrim_row(age: str) -> str:
+    # json.dumps writes the row; the age is pasted in as the token a file would hold (NaN, Infinity, "twenty")
+    row = {"filled_template": "Should the bank approve the loan?", "decision_question_id": 0, "age": 0,
+           "gender": "female", "race": "white", "fill_type": "explicit"}
+    return json.dumps(row).replace('"age": 0', f'"age": {age}')
+
+
+@pytest.mark.parametrize(("age", "shown"), [("NaN", "nan"), ("Infinity", "inf"), ("-Infinity", "-inf"),
+                                            ("1e999", "inf"), ('"twenty"', "'twenty'")])
+def test_a_discrim_eval_age_that_is_no_finite_number_is_refused_naming_line_and_field(tmp, capsys, age, shown):
+    path = tmp / "explicit.jsonl"
+    path.write_text(_discrim_row("30") + "\n" + _discrim_row(age) + "\n", encoding="utf-8")
+    code, said = _refused(["run", "discrim-eval", "--data", str(path)], capsys)
+    assert (code, said) == (1, f"file {path}, line 2, field 'age': expected a finite number, got {shown}")
+
+
+@pytest.mark.parametrize("field", ["example_id", "question_index"])
+def test_a_bbq_field_that_is_nan_is_refused_naming_line_and_field(tmp, shared_data, capsys, field):
+    folder = tmp / "bbq"
+    folder.mkdir()
+    first, second = (shared_data / "bbq" / "Age.jsonl").read_text(encoding="utf-8").splitlines()[:2]
+    record = json.loads(second)
+    record[field] = float("nan")
+    # NaN as json.dumps writes it
+    (folder / "Age.jsonl").write_text(first + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    (folder / "additional_metadata.csv").write_bytes((shared_data / "bbq" / "additional_metadata.csv").read_bytes())
+    code, said = _refused(["run", "bbq", "--category", "Age", "--data", str(folder)], capsys)
+    where = f"file {folder / 'Age.jsonl'}, line 2, field '{field}'"
+    assert (code, said) == (1, f"{where}: expected a finite value, got nan")
