@@ -156,3 +156,37 @@ def test_what_real_templates_use_still_renders(tmp_path):
                            "{{ ',' if not loop.last }}{% endfor %}{% for x in [] %}-{% else %}|none|{% endfor %}"
                            "{{ '%03d' % ns.n }}{{ '{:>4}'.format('ab') }}")
     assert chat_prompt(str(path), INFO, "Question?", "") == '1/1:"Qu"|none|001  ab'
+
+
+#: The constructs of today's chat templates (whitespace control, a namespace, slices, string methods,
+#: ``selectattr``, ``tojson``, ``%`` on loop indices, ``is defined``, ``strftime_now``), written for this test.
+RICH = (
+    "{%- set ns = namespace(system='', turns=0) -%}\n"
+    "{%- if messages[0]['role'] == 'system' -%}{%- set ns.system = messages[0]['content'] | trim -%}"
+    "{%- set rest = messages[1:] -%}{%- else -%}{%- set rest = messages -%}{%- endif -%}\n"
+    "{{- bos_token }}<|system|>{{ ns.system or 'Today is ' ~ strftime_now('%Y') | length ~ ' digits.' }}\n"
+    "{%- for m in rest -%}\n"
+    "  {%- if (m['role'] == 'user') != (loop.index0 % 2 == 0) -%}{{ raise_exception('roles must alternate') }}"
+    "{%- endif -%}\n"
+    "  {%- set ns.turns = ns.turns + 1 -%}\n"
+    "<|{{ m.role }}|>{{ m.content.split('</think>')[-1].lstrip() }}{% if m.extra is defined %}{{ m.extra | tojson }}"
+    "{% endif %}{{ eos_token }}\n"
+    "{%- endfor -%}\n"
+    "{{- (rest | selectattr('role', 'equalto', 'user') | list | length) }} users, {{ ns.turns }} turns"
+    "{%- if add_generation_prompt %}<|assistant|>{% endif -%}")
+
+
+def test_a_rich_template_renders_as_transformers_renders_it(tiny_gpt2):
+    from biasatlas.benchmarks.chat import render
+
+    transformers = pytest.importorskip("transformers")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_gpt2)
+    tokenizer.chat_template = RICH
+    chats = [[{"role": "user", "content": "Q?"}],
+             [{"role": "system", "content": " Be fair. "}, {"role": "user", "content": "<think>x</think> Q1"},
+              {"role": "assistant", "content": "A1", "extra": {"k": [1, "é<"]}}, {"role": "user", "content": "Q2"}]]
+    for messages in chats:
+        ours = render(RICH, messages, bos_token=tokenizer.bos_token, eos_token=tokenizer.eos_token)
+        assert ours == tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    with pytest.raises(UsageError, match="roles must alternate"):
+        render(RICH, [{"role": "assistant", "content": "A"}])
