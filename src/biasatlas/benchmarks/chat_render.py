@@ -17,6 +17,9 @@ here counts what a template does, per rendering:
   What would build the size it describes is checked before it computes: ``*`` and ``**``, and the
   widths of a ``%`` conversion or a ``str.format`` field (``'%0999999999d' % 1``). The largest real
   prompt (a benchmark item of a few thousand characters in a template of a few) is far below.
+  Not bounded beforehand: one method or filter whose result is the product of two of its inputs
+  (``s.replace('x', s)``, a join with a long separator, ``indent`` of many lines), each input at most
+  a million; its result is measured once computed.
 
 Jinja's ``lipsum`` (generated filler text, of any length) is not offered: no chat template asks for it.
 
