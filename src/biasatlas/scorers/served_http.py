@@ -254,16 +254,6 @@ def _no_userinfo(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def ordered_choices(body: Any, prompts: int) -> list[Any]:
-    """A ``/v1/completions`` answer's choices, one per prompt sent, in prompt order (by ``index``; a server
-    may answer a list of prompts out of order); a count other than ``prompts`` is a :class:`ServerError`."""
-    choices = body.get("choices") if isinstance(body, dict) else None
-    if not isinstance(choices, list) or len(choices) != prompts:
-        raise ServerError(f"the server answered {len(choices) if isinstance(choices, list) else 'no'} choices "
-                          f"for {prompts} prompts")
-    return sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
-
-
 def checked_concurrency(concurrency: Any) -> int:
     """``--concurrency``: a whole number of requests in flight, at least 1."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
