@@ -12,6 +12,7 @@ from .model_options import ModelOptions
 from .option_fields import check_fields, option
 from .scorers.engines import EngineName
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
+from .values import check_seconds
 
 if TYPE_CHECKING:
     from .scorers.engines import ScoringEngine
@@ -56,6 +57,7 @@ class EngineOptions:
             raise UsageError(f"threads must be a whole number of at least 1, not {self.threads!r}")
         if self.ray_timeout == 0:  # a connect of no time at all never succeeds
             raise UsageError("ray_timeout must be more than 0 seconds")
+        check_seconds("--ray-timeout", self.ray_timeout)  # inf or 1e12 overflow the socket layer's time_t
 
     def build(self, model: ModelOptions) -> ScoringEngine:
         """The engine; Ray workers build their own scorers from ``model`` (a picklable bound method)."""

@@ -36,11 +36,10 @@ import math
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..errors import UnsupportedProbe, UsageError, did_you_mean
+from ..errors import UnsupportedProbe, UsageError
 from ..probes import Answer, GenerationProbe, Probe, Scored, ScorerInfo
 from ..values import canonical_dtype, check_batch_size
 from .base import Progress
@@ -51,6 +50,7 @@ from .served_generation import completions
 from .served_chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .served_checks import CANARY, Canary, checked_canary, same_model
 from .served_echo import EchoedPrompt, NotLogprob, Untiled, echoed
+from .served_facts import served_facts
 from .served_http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key,
                           checked_concurrency)
 from .served_jobs import ServedJobs
@@ -58,17 +58,6 @@ from .served_start import Ask, read, refusal
 from .served_tokens import (SingleToken, TokenAsk, TokenRow, answered, batches, body, encoder, ids_of, token_value,
                             trusted)
 from .start import DEFAULT_START, StartToken, check_start_token
-
-
-@dataclass(frozen=True)
-class ServedFacts:
-    """What the server says of itself (provenance): the model's id and ``root`` in
-    ``/v1/models``, and the software's name and version where it says them."""
-
-    model: str
-    root: str | None
-    owned_by: str | None
-    version: str | None
 
 
 class ServedScorer(ServedJobs):
@@ -114,7 +103,8 @@ class ServedScorer(ServedJobs):
             raise UsageError(f"{self.where}: {refused}")
         self.chat = served_chat(self.local, self.start_token, self.prefix, self.where)
         self.chat_check = "unchecked" if self.local is None else \
-            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)
+            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where,
+                        self.client.url("../tokenize"))
         self.encode = token_ids if token_ids is not None else None if self.local is None else \
             encoder(self.local.tokenizer)
         self.single_token, self.single_token_why = self._single_token(single_token or "auto")
@@ -127,35 +117,13 @@ class ServedScorer(ServedJobs):
         extra = {"sleep": sleep} if sleep is not None else {}
         self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
                                    transport=transport, **extra)
-        self.facts = self._facts(served_model)
+        self.facts = served_facts(self.client, served_model)
         self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
 
     @property
     def where(self) -> str:
         """The endpoint and model, as messages name them (no credentials: the URL holds none)."""
         return f"{self.endpoint.url} (model {self.facts.model})"
-
-    def _facts(self, wanted: str | None) -> ServedFacts:
-        listed = self.client.get("models")
-        models = {m.get("id"): m for m in (listed.get("data") or []) if isinstance(m, dict)} \
-            if isinstance(listed, dict) else {}
-        if wanted is None:
-            if len(models) != 1:
-                raise UsageError(f"{self.endpoint.url} serves {len(models)} models ({', '.join(map(str, models))}): "
-                                 "name one with --served-model")
-            wanted = str(next(iter(models)))
-        if wanted not in models:
-            raise did_you_mean(f"model at {self.endpoint.url}", wanted, [str(m) for m in models])
-        entry = models[wanted]
-        return ServedFacts(wanted, _text(entry.get("root")), _text(entry.get("owned_by")), self._version())
-
-    def _version(self) -> str | None:
-        """The server's ``/version`` (vLLM's), beside the API's base path; None where it has none."""
-        try:
-            said = self.client.get("../version" if self.endpoint.url.endswith("/v1") else "version")
-        except ServerError:
-            return None
-        return _text(said.get("version")) if isinstance(said, dict) else None
 
     def _trusted(self) -> Canary:
         """The canary checks (:mod:`.served_checks`), with ``max_tokens`` 0 where the server takes it."""
@@ -190,14 +158,16 @@ class ServedScorer(ServedJobs):
     def ask_ids(self, contexts: Sequence[str], ids: Collection[int]) -> list[dict[int, float]]:
         """One request reading each context's next-token log-probabilities of ``ids``."""
         with self._refusing_impossible():
-            return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts)
+            return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts,
+                            self.client.url("completions"))
 
     def ask(self, prompts: Sequence[str]) -> list[EchoedPrompt]:
         """One ``/v1/completions`` request for ``prompts``: each echoed with its log-probabilities."""
         body = {"model": self.facts.model, "prompt": list(prompts), "echo": True, "logprobs": 0,
                 "max_tokens": self.max_tokens, "temperature": 0}
         with self._refusing_impossible():
-            return echoed(self.client.post("completions", body), prompts, generated=self.max_tokens)
+            return echoed(self.client.post("completions", body), prompts, self.max_tokens,
+                          self.client.url("completions"))
 
     @contextmanager
     def _refusing_impossible(self) -> Iterator[None]:
@@ -242,7 +212,8 @@ class ServedScorer(ServedJobs):
                      answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
         """Greedy texts from ``/v1/completions`` (:mod:`.served_generation`), the prompt sent as it is."""
         return completions(self.client.post, self.facts.model, [p for p in probes if p.id not in answered],
-                           batch_size=max(int(self.batch_size), 1), tick=tick, where=self.where)
+                           batch_size=max(int(self.batch_size), 1), tick=tick, where=self.where,
+                           url=self.client.url("completions"))
 
     # -- the engine --------------------------------------------------------------------------
     def _model_input(self, request: Any) -> Any:
@@ -354,7 +325,3 @@ class ServedScorer(ServedJobs):
         if self.single_token != "echo":  # answers read another way: never the echo reading's cache
             key["single_token"] = self.single_token
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .served_http import ServerError, ordered_choices
+from .served_answer import Field, ordered_choices
+from .served_http import ServerError
 
 
 class Untiled(ServerError):
@@ -108,12 +109,12 @@ class EchoedPrompt:
         return EchoedPrompt(self.text, self.tokens[1:], self.logprobs[1:], tuple(o - shift for o in self.offsets[1:]))
 
 
-def echoed(body: Any, prompts: Sequence[str], generated: int = 0) -> list[EchoedPrompt]:
-    """The echoed prompts of a ``/v1/completions`` answer to ``prompts`` (one choice each, by
-    ``index``), without the ``generated`` tokens that follow each (``max_tokens``), every value
+def echoed(body: Any, prompts: Sequence[str], generated: int = 0, url: str = "the server") -> list[EchoedPrompt]:
+    """The echoed prompts of a ``/v1/completions`` answer (from ``url``) to ``prompts`` (one choice each,
+    by ``index``), without the ``generated`` tokens that follow each (``max_tokens``), every value
     checked (:meth:`EchoedPrompt.checked`)."""
     return [_prompt(choice, text, generated).checked()
-            for choice, text in zip(ordered_choices(body, len(prompts)), prompts)]
+            for choice, text in zip(ordered_choices(body, len(prompts), url), prompts)]
 
 
 class NotLogprob(ServerError):
@@ -142,31 +143,15 @@ class NoLogprobs(ServerError):
     0c1e570) answers so to ``logprobs`` 0, which asks for the chosen tokens' values and no alternatives."""
 
 
-def _prompt(choice: Any, text: str, generated: int) -> EchoedPrompt:
-    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
-    if not isinstance(logprobs, dict):
+def _prompt(choice: Field, text: str, generated: int) -> EchoedPrompt:
+    """One choice's echoed prompt, each field read as its type (:class:`.served_answer.Field`): tokens
+    strings, log-probabilities numbers or null, offsets whole numbers; a list left out reads as empty
+    (which the tiling checks then refuse)."""
+    logprobs = choice.key("logprobs")
+    if logprobs.absent:
         raise NoLogprobs("the server returned no log-probabilities (is `logprobs` supported by this endpoint?)")
-    tokens = list(logprobs.get("tokens") or [])
-    values = list(logprobs.get("token_logprobs") or [])
-    offsets = list(logprobs.get("text_offset") or [])
+    tokens = [t.text() for t in logprobs.key("tokens").maybe_items()]
+    values = [v.maybe_number() for v in logprobs.key("token_logprobs").maybe_items()]
+    offsets = [o.count() for o in logprobs.key("text_offset").maybe_items()]
     keep = max(len(tokens) - generated, 0)
-    return EchoedPrompt(text, tuple(str(t) for t in tokens[:keep]), tuple(_logprob(v) for v in values[:keep]),
-                        tuple(_offset(o) for o in offsets[:keep])).without_added_start()
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _offset(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ServerError(f"a token's text_offset is {value!r}, not a whole number")
-    return value
-
-
-def _logprob(value: Any) -> float | None:
-    if value is None:
-        return None
-    if not _number(value):
-        raise ServerError(f"a token log-probability is {value!r}, not a number")
-    return float(value)
+    return EchoedPrompt(text, tuple(tokens[:keep]), tuple(values[:keep]), tuple(offsets[:keep])).without_added_start()
