@@ -37,7 +37,7 @@ class EngineOptions:
     ray_timeout: float = option(DEFAULT_TIMEOUT, "Seconds to wait for the Ray cluster at --ray-address to answer.",
                                  metavar="<seconds>", minimum=0)
     threads: int | None = option(None, "CPU threads torch scores with (default: the CPUs this process can get "
-                                  "that other processes leave idle; OMP_NUM_THREADS if set). Ray: per worker.",
+                                  "that are idle now; OMP_NUM_THREADS if set). Ray: per worker.",
                                   unscored=True, minimum=1, metavar="<N>")
 
     def __post_init__(self) -> None:
