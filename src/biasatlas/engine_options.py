@@ -12,6 +12,7 @@ from .model_options import ModelOptions
 from .option_fields import check_fields, option
 from .scorers.engines import EngineName
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
+from .scorers.threads import check_thread_count
 
 if TYPE_CHECKING:
     from .scorers.engines import ScoringEngine
@@ -54,6 +55,7 @@ class EngineOptions:
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
         if self.threads is not None and self.threads < 1:
             raise UsageError(f"threads must be a whole number of at least 1, not {self.threads!r}")
+        check_thread_count(self.threads)  # before any model or torch loads: 100000 threads cannot start
         if self.ray_timeout == 0:  # a connect of no time at all never succeeds
             raise UsageError("ray_timeout must be more than 0 seconds")
 

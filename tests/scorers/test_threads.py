@@ -1,9 +1,10 @@
 """The thread count a run scores with (issues 40 and 47): the idle CPUs read from planted
 /proc/stat readings (src/biasatlas/scorers/cpu_reading.py), the default's arithmetic on planted
-affinity, cgroup quota and idle values (src/biasatlas/scorers/threads.py), the order of the
-three sources (``threads=``, ``OMP_NUM_THREADS``, the default), the wait policy set before torch
-loads, and the option's way from ``evaluate``/``--threads`` to timing.json. No timing here:
-bench/bench_threads.py measures what the settings cost."""
+affinity, cgroup quota and idle values (src/biasatlas/scorers/threads.py), the ceiling on any
+count (issue 46, item 15), the order of the three sources (``threads=``, ``OMP_NUM_THREADS``, the
+default), the wait policy set before torch loads, and the option's way from
+``evaluate``/``--threads`` to timing.json. No timing here: bench/bench_threads.py measures what
+the settings cost."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from biasatlas.request import EngineOptions, RunRequest
 from biasatlas.scorers import threads as threads_module
 from biasatlas.scorers.cpu_reading import (CpuTimes, IdleReading, cgroup_quota, idle_cpus, measure_idle, own_ticks,
                                            parse_proc_stat, read_times)
-from biasatlas.scorers.threads import CpuBudget, choose_threads, passive_openmp, torch_threads
+from biasatlas.scorers.threads import (CpuBudget, check_thread_count, choose_threads, max_threads, passive_openmp,
+                                       torch_threads)
 
 
 # -- idle CPUs from two /proc/stat readings ----------------------------------------------------------
@@ -176,6 +178,33 @@ def test_an_explicit_count_wins_then_omp_num_threads_then_the_default():
         choose_threads(0)
 
 
+# -- the ceiling: 4 threads per CPU of the machine, at least 256 (issue 46, item 15) -------------------
+@pytest.mark.parametrize("machine,limit", [(1, 256), (2, 256), (64, 256), (65, 260), (200, 800)])
+def test_the_most_threads_are_four_per_cpu_and_at_least_256(machine, limit):
+    assert max_threads(machine) == limit
+
+
+def test_too_many_threads_are_refused_naming_the_option_and_the_maximum(monkeypatch):
+    monkeypatch.setattr(threads_module.os, "cpu_count", lambda: 2)
+    check_thread_count(256, {})                      # at the limit: allowed
+    check_thread_count(None, {"OMP_NUM_THREADS": "256"})
+    check_thread_count(None, {"OMP_NUM_THREADS": "many"})  # not a count: not ours to judge
+    with pytest.raises(UsageError, match=r"^--threads 257 is more than the 256 threads allowed here \(4 per CPU of "
+                                         r"this machine's 2, at least 256\)$"):
+        check_thread_count(257, {})
+    with pytest.raises(UsageError, match=r"^OMP_NUM_THREADS=1000000 is more than the 256 threads allowed here .*"
+                                         r": unset it or lower it$"):
+        check_thread_count(None, {"OMP_NUM_THREADS": "1000000"})
+    with pytest.raises(UsageError, match="OMP_NUM_THREADS=4,100000"):  # libgomp's nested levels: each one
+        check_thread_count(None, {"OMP_NUM_THREADS": "4,100000"})
+    with pytest.raises(UsageError, match="OMP_NUM_THREADS=1000000"):  # OpenMP reads it even with --threads
+        check_thread_count(2, {"OMP_NUM_THREADS": "1000000"})
+    with pytest.raises(UsageError, match="--threads 100000"):
+        choose_threads(100000, {})
+    with pytest.raises(UsageError, match="--threads 100000"):
+        EngineOptions(threads=100000)
+
+
 # -- the cgroup quota, v2 and v1, from planted files -----------------------------------------------
 def _plant(root, files):
     for name, text in files.items():
@@ -290,3 +319,26 @@ def test_a_default_run_records_what_it_read_and_why_in_timing_json(isolated_run,
     assert engine["cpu_budget"] == {"affinity": 2, "quota": None, "usable": 2, "idle_cpus": 1.6, "window_s": 0.2,
                                     "source": "/proc/stat"}
     assert engine["threads_reason"].startswith("2: 1.60 of the 2 CPUs of the affinity mask idle over 0.2 s")
+
+
+@pytest.mark.parametrize("setting,says", [
+    ({"argv": ["--threads", "100000"]}, "--threads 100000 is more than the "),
+    ({"env": "1000000"}, "OMP_NUM_THREADS=1000000 is more than the "),
+    ({"env": "1000000", "argv": ["--threads", "2"]}, "OMP_NUM_THREADS=1000000 is more than the "),
+])
+def test_the_command_line_refuses_too_many_threads_in_one_line_before_anything_starts(
+        isolated_run, tmp_path, monkeypatch, capsys, setting, says):
+    import biasatlas.cli as cli
+
+    if "env" in setting:
+        monkeypatch.setenv("OMP_NUM_THREADS", setting["env"])
+    (tmp_path / "pairs.tsv").write_text(PAIRS, encoding="utf-8")
+    argv = ["run", "crows-pairs", "--data", str(tmp_path / "pairs.tsv"), "--model", "fake",
+            "--out", str(tmp_path / "run"), *setting.get("argv", [])]
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2, err
+    assert says in err and f"allowed here ({4} per CPU" in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) <= 2, err  # the line, and at most the hint to --help
+    assert not (tmp_path / "run").exists()  # refused before the run folder was claimed

@@ -37,6 +37,12 @@ from the environment (the user already chose); timing.json's ``engine`` block re
 choice (``threads``, ``threads_chosen_by``), what the default read (``cpu_budget``: affinity,
 quota, usable, idle CPUs, window, source) and why it chose (``threads_reason``).
 
+Neither may ask for more than :func:`max_threads` (4 per CPU of the machine, at least 256):
+more threads than cores only slow torch down, and far more cannot start at all (``--threads
+100000``: libgomp ran out of memory or crashed the process, exit 139, leaving a run folder
+without a summary). The count is refused in one line when the request is built, before a model
+or torch loads (:func:`check_thread_count`).
+
 The thread count is ``unscored`` like the batch size: it is left out of the run's recorded
 request and of the score cache's key. It can move a CPU score's last bits (how many threads
 split a reduction; SmolLM2 on five CrowS-Pairs: a likelihood difference of 9.264979600906372
@@ -75,12 +81,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..errors import UsageError
 from .cpu_reading import IdleReading, cgroup_quota, measure_idle
 
-__all__ = ["CpuBudget", "ThreadChoice", "choose_threads", "default_budget", "passive_openmp", "torch_threads"]
+__all__ = ["CpuBudget", "ThreadChoice", "check_thread_count", "choose_threads", "default_budget", "max_threads",
+           "passive_openmp", "torch_threads"]
 
 #: libgomp's and LLVM OpenMP's variable for what a waiting thread does (ACTIVE: spin; PASSIVE: sleep).
 WAIT_POLICY = "OMP_WAIT_POLICY"
+#: The most threads a run may ask for, per CPU of the machine, and at any rate (see :func:`max_threads`).
+THREADS_PER_CPU, THREADS_ALWAYS_ALLOWED = 4, 256
 
 
 @dataclass(frozen=True)
@@ -163,15 +173,41 @@ class ThreadChoice:
         return out
 
 
+def max_threads(machine: int | None = None) -> int:
+    """The most threads a run may ask for: :data:`THREADS_PER_CPU` per CPU of the machine
+    (``machine``, default ``os.cpu_count()``), and never fewer than :data:`THREADS_ALWAYS_ALLOWED`,
+    so that a count another machine used (to match its run to the bit) can be asked for here.
+    Each thread costs a stack and a kernel task; far more than this exhausts one or the other."""
+    return max(THREADS_ALWAYS_ALLOWED, THREADS_PER_CPU * (machine or os.cpu_count() or 1))
+
+
+def check_thread_count(requested: int | None, environ: MutableMapping[str, str] | None = None) -> None:
+    """Refuse ``requested`` (``--threads``) or an ``OMP_NUM_THREADS`` beyond :func:`max_threads`, in
+    one line naming which. The environment's value is checked even when ``requested`` is given:
+    OpenMP and BLAS read it themselves when torch or numpy loads."""
+    limit, machine = max_threads(), os.cpu_count() or 1
+    allowed = (f"the {limit} threads allowed here ({THREADS_PER_CPU} per CPU of this machine's {machine}, "
+               f"at least {THREADS_ALWAYS_ALLOWED})")
+    if requested is not None and requested > limit:
+        raise UsageError(f"--threads {requested} is more than {allowed}")
+    env = os.environ if environ is None else environ
+    given = env.get("OMP_NUM_THREADS", "")
+    levels = [int(v) for v in given.replace(" ", "").split(",") if v.isdigit()]
+    if any(v > limit for v in levels):
+        raise UsageError(f"OMP_NUM_THREADS={given.strip()} is more than {allowed}: unset it or lower it")
+
+
 def choose_threads(requested: int | None, environ: MutableMapping[str, str] | None = None,
                    budget: CpuBudget | None = None) -> ThreadChoice:
     """``requested`` if given; else ``OMP_NUM_THREADS`` when the environment sets a positive
-    whole number; else the :class:`CpuBudget`'s default (``budget``, read here when None)."""
+    whole number; else the :class:`CpuBudget`'s default (``budget``, read here when None).
+    A count beyond :func:`max_threads` is refused (:func:`check_thread_count`)."""
     if requested is not None and (isinstance(requested, bool) or not isinstance(requested, int) or requested < 1):
         raise ValueError(f"threads is a whole number of at least 1, not {requested!r}")
+    env = os.environ if environ is None else environ
+    check_thread_count(requested, env)
     if requested is not None:
         return ThreadChoice(requested, "threads")
-    env = os.environ if environ is None else environ
     given = env.get("OMP_NUM_THREADS", "").strip()
     if given.isdigit() and int(given) >= 1:
         return ThreadChoice(int(given), "OMP_NUM_THREADS")
