@@ -19,7 +19,8 @@ a batch scheduler's cpuset) and what the cgroup lets it spend (v2 ``cpu.max``, v
 Until issue 47 ``idle`` was the machine's CPUs minus the 1-minute load average, which trails by
 a minute and counts the command that just finished: on this 2-core machine a load of 0.7 left
 by the previous command made every default run take one thread, 7.7 s of scoring where two
-threads took 4.6 s (100 English CrowS pairs, SmolLM2). How the rule reads a 2-core machine:
+threads took 4.6 s (100 English CrowS pairs, SmolLM2). How each rule reads a 2-core machine
+(typical readings; the load after a minute of two busy loops is 2·(1 − 1/e) ≈ 1.3):
 
     situation                                    idle read   threads   (the load average's rule)
     quiet                                        1.9         2         load 0.2 → 2
@@ -28,7 +29,7 @@ threads took 4.6 s (100 English CrowS pairs, SmolLM2). How the rule reads a 2-co
     four busy loops still running                0.0         1         load 4   → 1
 
 ``round`` half up rather than ``floor``: a quiet machine is never read as wholly idle (a
-daemon's tick, this process's own start-up threads), and one thread there would halve the
+daemon's tick, the kernel's own work), and one thread there would halve the
 speed; rather than ``ceil``: a CPU idle a tenth of the time is not free. Half a CPU left over
 is worth a thread because the passive wait (below) makes a thread that waits for a core cost
 little. Where nothing is measurable (no ``/proc/stat``: other operating systems) the default is
