@@ -55,9 +55,17 @@ class EngineOptions:
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
         if self.threads is not None and self.threads < 1:
             raise UsageError(f"threads must be a whole number of at least 1, not {self.threads!r}")
-        check_thread_count(self.threads)  # before any model or torch loads: 100000 threads cannot start
+        if self.threads is not None:
+            check_thread_count(self.threads, {})  # the value; the environment is the run's (check_threads)
         if self.ray_timeout == 0:  # a connect of no time at all never succeeds
             raise UsageError("ray_timeout must be more than 0 seconds")
+
+    def check_threads(self) -> None:
+        """Refuse ``threads`` or this process's ``OMP_NUM_THREADS`` past the ceiling
+        (:func:`~biasatlas.scorers.threads.check_thread_count`): called when a run starts, before
+        its folder is claimed or torch loads, as the environment is read then, not when the record
+        is built (a default record is built at import)."""
+        check_thread_count(self.threads)
 
     def build(self, model: ModelOptions) -> ScoringEngine:
         """The engine; Ray workers build their own scorers from ``model`` (a picklable bound method)."""

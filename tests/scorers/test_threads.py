@@ -205,6 +205,15 @@ def test_too_many_threads_are_refused_naming_the_option_and_the_maximum(monkeypa
         EngineOptions(threads=100000)
 
 
+def test_the_environment_is_checked_when_a_run_starts_not_when_a_record_is_built(monkeypatch):
+    # RunRequest's default EngineOptions() is built when biasatlas.request is imported: a check of
+    # OMP_NUM_THREADS there would be a traceback at import, before the command line could say a word.
+    monkeypatch.setenv("OMP_NUM_THREADS", "1000000")
+    engine = EngineOptions()
+    with pytest.raises(UsageError, match="^OMP_NUM_THREADS=1000000 is more than"):
+        engine.check_threads()
+
+
 # -- the cgroup quota, v2 and v1, from planted files -----------------------------------------------
 def _plant(root, files):
     for name, text in files.items():
@@ -342,3 +351,19 @@ def test_the_command_line_refuses_too_many_threads_in_one_line_before_anything_s
     assert says in err and f"allowed here ({4} per CPU" in err and "Traceback" not in err, err
     assert len(err.strip().splitlines()) <= 2, err  # the line, and at most the hint to --help
     assert not (tmp_path / "run").exists()  # refused before the run folder was claimed
+
+
+@pytest.mark.slow  # a fresh interpreter: about 2 s
+def test_the_installed_command_refuses_a_huge_omp_num_threads_in_one_line(tmp_path):
+    import os
+    import subprocess
+
+    (tmp_path / "pairs.tsv").write_text(PAIRS, encoding="utf-8")
+    env = {**os.environ, "OMP_NUM_THREADS": "1000000", "BIASATLAS_CACHE_DIR": str(tmp_path / "cache")}
+    argv = ["run", "crows-pairs", "--data", str(tmp_path / "pairs.tsv"), "--model", "fake",
+            "--out", str(tmp_path / "run")]
+    done = subprocess.run([sys.executable, "-m", "biasatlas", *argv], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: OMP_NUM_THREADS=1000000 is more than the ") and "Traceback" not in done.stderr
+    assert not (tmp_path / "run").exists()

@@ -41,8 +41,9 @@ quota, usable, idle CPUs, window, source) and why it chose (``threads_reason``).
 Neither may ask for more than :func:`max_threads` (4 per CPU of the machine, at least 256):
 more threads than cores only slow torch down, and far more cannot start at all (``--threads
 100000``: libgomp ran out of memory or crashed the process, exit 139, leaving a run folder
-without a summary). The count is refused in one line when the request is built, before a model
-or torch loads (:func:`check_thread_count`).
+without a summary). Such a count is refused in one line (:func:`check_thread_count`): ``--threads``
+when the request is built, ``OMP_NUM_THREADS`` when a run starts (``EngineOptions.check_threads``),
+both before the run folder is claimed and before a model or torch loads.
 
 The thread count is ``unscored`` like the batch size: it is left out of the run's recorded
 request and of the score cache's key. It can move a CPU score's last bits (how many threads
