@@ -4,9 +4,10 @@
 ``test_resume.py`` kills crows-pairs, census (touileb2023) and zh-neutral with SIGKILL; this
 adds the rest, each with SIGKILL and with Ctrl-C (SIGINT: the run keeps its finished batches
 and exits 130): census bartl2020 and gebnlp2022, StereoSet, BBQ, WinoBias, Winogender, SEAT
-and WEAT (word vectors), and Ctrl-C on the three ``test_resume.py`` covers. A run is stopped
-once its first answers are in the cache and before its last, rerun with the same command, and compared file by file with
-an uninterrupted run of a fresh cache. Census bartl2020 runs on a BERT whose floats move with
+and WEAT (word vectors), and Ctrl-C on the three ``test_resume.py`` covers. A run stops itself
+right after its first commit of answers to the cache (:mod:`stopping`: a known point, never a
+race with the test), is rerun with the same command, and compared file by file with an
+uninterrupted run of a fresh cache. Census bartl2020 runs on a BERT whose floats move with
 the batch a row is computed in (:func:`test_repeated_probes.batch_sensitive_bert`), the model
 on which a resumed run differed before repeated probes were scored once.
 """
@@ -17,7 +18,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +40,7 @@ CASES = {
     "weat": (["weat", "--n-resamples", "100"], "weat_vectors", ["--scorer", "word-vectors"]),
 }
 COVERED = {("census-touileb2023", "KILL"), ("crows-pairs", "KILL"), ("zh-neutral", "KILL")}  # by test_resume.py
+STOPPING = Path(__file__).with_name("stopping.py")
 
 
 @pytest.fixture(scope="module")
@@ -77,16 +78,13 @@ def _command(case: str, model: Path, out: Path, data: Path) -> list[str]:
             "--model", str(model), "--out", str(out)]
 
 
-def _stopped(cmd: list[str], env: dict[str, str], cache: Path, sig: signal.Signals) -> tuple[int, str]:
-    """Run ``cmd``, send ``sig`` once its first answers are committed; its exit status and stderr."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 600
-    while _cached(cache) == 0 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.01)
-    assert proc.poll() is None, "the run finished before it could be stopped"
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=600)
-    return proc.returncode, err
+def _stopped(cmd: list[str], env: dict[str, str], sig: str) -> tuple[int, str]:
+    """Run ``cmd`` (a ``biasatlas`` command line), stopping itself with ``SIG{sig}`` right after its
+    first answers are committed (:mod:`stopping`); its exit status and stderr."""
+    assert cmd[1:3] == ["-m", "biasatlas"]
+    done = subprocess.run([cmd[0], str(STOPPING), sig, *cmd[3:]], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=900)
+    return done.returncode, done.stderr
 
 
 @pytest.mark.slow  # two runs of a tiny model each, beside one uninterrupted run per case: several seconds
@@ -97,7 +95,7 @@ def test_a_run_stopped_halfway_resumes_to_the_same_bytes(case, sig, request, cle
     n_probes = json.loads((clean / "summary.json").read_text())["provenance"]["n_probes"]
 
     env, out = _env(shared_data, tmp_path / "cache"), tmp_path / "out"
-    status, err = _stopped(_command(case, model, out, data), env, tmp_path / "cache", getattr(signal, f"SIG{sig}"))
+    status, err = _stopped(_command(case, model, out, data), env, sig)
     if sig == "INT":  # Ctrl-C: what was kept is said, exit status 130
         assert status == 130, err
         assert "rerun the same command to resume" in err

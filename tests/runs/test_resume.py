@@ -12,7 +12,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -98,14 +97,11 @@ def test_sigkill_then_resume_gives_identical_outputs(benchmark, request, shared_
     n_probes = json.loads((clean / "summary.json").read_text())["provenance"]["n_probes"]
 
     env, out = _env(shared_data, tmp_path / "cache"), tmp_path / "out"
-    proc = subprocess.Popen(_command(model, out, benchmark, tmp_path), env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 600
-    while _cached(tmp_path / "cache") == 0 and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.02)
-    assert proc.poll() is None, "the run finished before it could be killed"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    # killed by its own process right after its first commit of answers: a known point, no race
+    command = _command(model, out, benchmark, tmp_path)
+    killed = subprocess.run([command[0], str(Path(__file__).with_name("stopping.py")), "KILL", *command[3:]],
+                            env=env, capture_output=True, timeout=900)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
     at_kill = _cached(tmp_path / "cache")
     assert 0 < at_kill < n_probes
     assert not (out / "summary.json").exists()  # an unfinished folder never looks finished
