@@ -1,25 +1,36 @@
-"""Scoring time by thread setting, on the machine as it is and with added load, in one run.
+"""Scoring time of the default thread count against pinned counts, in three situations, in one run.
 
-The job (issue 40, item 1): the first ``--pairs`` English CrowS-Pairs on the packaged SmolLM2
-(5 pairs: 10 rows in 2 forward passes), no score cache. Each measurement is a fresh process
-(OpenMP reads its wait policy once, when torch loads it) running ``biasatlas.evaluate``; its
-``seconds_scoring`` is read from the run (model loading and hashing are timed apart). Settings:
+The job (issue 47): the first ``--pairs`` English CrowS-Pairs (100) on the packaged SmolLM2, no
+score cache. Each measurement is a fresh process (OpenMP reads its wait policy once, when torch
+loads it; the default's idle reading is taken once per process) running ``biasatlas.evaluate``;
+its ``seconds_scoring`` is read from the run (model loading and hashing are timed apart).
+Settings: ``default`` (no ``--threads``, no ``OMP_NUM_THREADS``: :mod:`biasatlas.scorers.threads`)
+and ``--threads N`` for each count of ``--pinned`` (1 and 2).
 
-* ``before``: what biasatlas did until now: torch imported before biasatlas (so OpenMP keeps its
-  default spin-then-sleep wait) and torch's own thread count (one per core);
-* ``default``: biasatlas's default now (:mod:`biasatlas.scorers.threads`: the CPUs the process
-  can get that the load leaves idle, ``OMP_WAIT_POLICY=PASSIVE``); the count it chose is printed;
-* ``--threads 1`` and ``--threads N`` (N: the usable CPUs), passive wait: the hand-tuned settings.
+Situations:
 
-Conditions: ``ambient`` (the machine as it is: on a shared machine that is not idle, so the
-load average is printed beside every row) and ``loaded`` (``--load`` busy-loop processes that
-this script starts, lets run ``--warm`` seconds so that the 1-minute load average sees them,
-and stops). Every setting must give the same outcomes (the scores are compared to 3 decimals:
-the thread count may move the last bits, see the module above). A run that passes ``--limit``
-seconds is stopped and shown as ``>limit``.
+* ``quiet``: the machine as it is (run the script on a quiet machine);
+* ``after-busy``: one busy loop per CPU for ``--busy`` seconds (60), stopped, and the measurement
+  started at once; repeated before every setting, so that each is measured just after a busy
+  minute (the 1-minute load average is then still high: the rule before issue 47 took one
+  thread there);
+* ``loaded``: ``--load`` busy loops (4) that keep running through the measurements, started
+  ``--warm`` seconds (5) before the first.
 
-    PYTHONPATH=src python bench/bench_threads.py [--pairs 5] [--load 4] [--warm 45] [--limit 300]
-        [--conditions ambient,loaded] [--settings before,default,1,N]
+Each row prints the seconds of scoring, the threads the run used, the load average at its start
+and, for the default, what it read (idle CPUs over its window) and why it chose. At the end: the
+goals of issue 47 (Goal A: after a busy minute, the default within 1.15x of the best pinned
+count; Goal B: under the busy loops, the default within 1.5x of one thread), and whether every
+finished run gave the same outcomes (scores to 3 decimals; the thread count may move the last
+bits). A measurement past ``--limit`` seconds is stopped and shown as ``>limit``.
+
+    PYTHONPATH=src python bench/bench_threads.py --repeat 3  # the measurement (about 15 minutes on 2 cores)
+    PYTHONPATH=src python bench/bench_threads.py --quick     # a smoke run: 5 pairs, 3 s busy, once each
+        [--pairs 100] [--pinned 1,2] [--busy 60] [--load 4] [--warm 5] [--limit 600] [--repeat 1]
+        [--situations quiet,after-busy,loaded]
+
+With ``--repeat R`` every setting is measured R times per situation and the fastest kept (the
+table and the goals use it; every measurement is printed as it ends).
 """
 
 from __future__ import annotations
@@ -37,15 +48,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BIASATLAS_SHARED_DATA", ROOT.parent.parent / "shared" / "data"))
 CROWS = "crows-pairs-en/crows_pairs_anonymized.csv"
+SITUATIONS = ("quiet", "after-busy", "loaded")
+GOAL_A, GOAL_B = 1.15, 1.5  # issue 47: default / best pinned after a busy minute; default / 1 thread, loaded
 
-# One measurement, in a fresh interpreter: argv[1] the data file, argv[2] the threads (or "none"),
-# argv[3] "torch-first" to import torch before biasatlas (the old wait policy).
+# One measurement, in a fresh interpreter: argv[1] the data file, argv[2] the threads (or "default").
 CHILD = r"""
 import json, sys
-if sys.argv[3] == "torch-first":
-    import torch
 import biasatlas
-threads = None if sys.argv[2] == "none" else int(sys.argv[2])
+threads = None if sys.argv[2] == "default" else int(sys.argv[2])
 run = biasatlas.evaluate("crows-pairs", data=sys.argv[1], model="smollm2-135m", cache=False, progress=False,
                          threads=threads)
 print(json.dumps({"seconds": run.timing["seconds_scoring"], "engine": run.timing["engine"],
@@ -63,28 +73,20 @@ def first_pairs(n: int, folder: Path) -> Path:
     return out
 
 
-def measure(data: Path, threads: str, torch_first: bool, limit: float) -> dict:
-    """One fresh process's scoring seconds, engine block and outcomes (seconds None past ``limit``)."""
+def measure(data: Path, threads: str, limit: float) -> dict:
+    """One fresh process's scoring seconds, engine block and outcomes (seconds None past ``limit``),
+    with the load average at its start."""
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
     env["PYTHONPATH"] = str(ROOT / "src")
     load = os.getloadavg()[0]
     try:
-        done = subprocess.run([sys.executable, "-c", CHILD, str(data), threads,
-                               "torch-first" if torch_first else "biasatlas-first"],
-                              capture_output=True, text=True, env=env, timeout=limit, check=True)
+        done = subprocess.run([sys.executable, "-c", CHILD, str(data), threads], capture_output=True, text=True,
+                              env=env, timeout=limit, check=True)
     except subprocess.TimeoutExpired:
         return {"seconds": None, "engine": {}, "outcomes": None, "load": load}
     except subprocess.CalledProcessError as exc:
         raise SystemExit(f"the measurement failed:\n{exc.stderr[-2000:]}") from None
     return {**json.loads(done.stdout.strip().splitlines()[-1]), "load": load}
-
-
-def torch_default_threads() -> int:
-    """torch's own thread count in a fresh process with no OMP_NUM_THREADS (one per core)."""
-    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
-                         capture_output=True, text=True, env=env, check=True)
-    return int(out.stdout.strip())
 
 
 def start_load(count: int) -> list[subprocess.Popen]:
@@ -99,69 +101,123 @@ def stop_load(procs: list[subprocess.Popen]) -> None:
         proc.wait(timeout=10)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pairs", type=int, default=5)
-    parser.add_argument("--load", type=int, default=4, help="busy-loop processes in the loaded condition")
-    parser.add_argument("--warm", type=float, default=45.0, help="seconds the load runs before the first measurement")
-    parser.add_argument("--limit", type=float, default=300.0, help="seconds after which a measurement is stopped")
-    parser.add_argument("--conditions", default="ambient,loaded")
-    parser.add_argument("--settings", default="before,default,1,N")
-    args = parser.parse_args()
-    if args.load > 32:
-        raise SystemExit("--load: at most 32 busy loops")
-    sys.path.insert(0, str(ROOT / "src"))
-    from biasatlas.scorers.threads import CpuBudget
-
-    usable, torch_threads = CpuBudget.here().usable, torch_default_threads()
-    settings = {"before": (str(torch_threads), True), "default": ("none", False), "1": ("1", False),
-                "N": (str(usable), False)}
-    chosen = [s for s in args.settings.split(",") if s]
-    print(f"{args.pairs} English CrowS-Pairs on smollm2-135m; {os.cpu_count()} CPUs, {usable} usable; "
-          f"torch's default {torch_threads} threads; seconds of scoring (load average at the start)")
-    results: dict[tuple[str, str], dict] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        data = first_pairs(args.pairs, Path(scratch))
-        for condition in [c for c in args.conditions.split(",") if c]:
-            procs = start_load(args.load) if condition == "loaded" else []
-            try:
-                if procs:
-                    time.sleep(args.warm)
-                for name in chosen:
-                    threads, torch_first = settings[name]
-                    results[(condition, name)] = found = measure(data, threads, torch_first, args.limit)
-                    print(f"  {condition:8} {label(name, usable, torch_threads):32} {cell(found, args.limit)}",
-                          flush=True)
-            finally:
-                stop_load(procs)
-    table(results, chosen, usable, torch_threads, args.limit)
+def busy_minute(seconds: float) -> None:
+    """One busy loop per CPU for ``seconds``, then none."""
+    procs = start_load(os.cpu_count() or 1)
+    try:
+        time.sleep(seconds)
+    finally:
+        stop_load(procs)
 
 
-def label(name: str, usable: int, torch_threads: int) -> str:
-    return {"before": f"before ({torch_threads} threads, spin wait)", "default": "default (auto, passive)",
-            "1": "--threads 1 (passive)", "N": f"--threads {usable} (passive)"}[name]
+def run_situation(situation: str, settings: list[str], data: Path, args: argparse.Namespace) -> dict[str, dict]:
+    """Every setting measured ``--repeat`` times in ``situation`` (see the module's docstring), the
+    settings taken in turn within each round so that a drift in the machine's other work touches
+    all of them; each setting's fastest measurement kept."""
+    best: dict[str, dict] = {}
+    procs = start_load(args.load) if situation == "loaded" else []
+    try:
+        if procs:
+            time.sleep(args.warm)
+        for _ in range(args.repeat):
+            for name in settings:
+                if situation == "after-busy":
+                    busy_minute(args.busy)
+                found = measure(data, name, args.limit)
+                print(f"  {situation:10} {label(name):14} {cell(found, args.limit)}", flush=True)
+                if name not in best or faster(found, best[name]):
+                    best[name] = found
+    finally:
+        stop_load(procs)
+    return best
+
+
+def faster(found: dict, than: dict) -> bool:
+    """Whether ``found`` finished in less time than ``than`` (a stopped run is the slowest)."""
+    return found["seconds"] is not None and (than["seconds"] is None or found["seconds"] < than["seconds"])
+
+
+def label(name: str) -> str:
+    return "default" if name == "default" else f"--threads {name}"
 
 
 def cell(found: dict, limit: float) -> str:
+    """Seconds, threads used, the load average at the start and, for the default, what it read."""
     if found["seconds"] is None:
         return f">{limit:.0f} s (load {found['load']:.1f})"
-    used = found["engine"].get("threads")
-    return f"{found['seconds']:.1f} s (load {found['load']:.1f}, {used} threads)"
+    engine = found["engine"]
+    read = engine.get("cpu_budget")
+    idle = "" if read is None else f", read {read['idle_cpus']} idle over {read['window_s']} s ({read['source']})"
+    return f"{found['seconds']:.2f} s ({engine.get('threads')} threads, load {found['load']:.1f}{idle})"
 
 
-def table(results: dict, chosen: list[str], usable: int, torch_threads: int, limit: float) -> None:
-    conditions = list(dict.fromkeys(c for c, _ in results))
-    print("\n| setting | " + " | ".join(conditions) + " |")
-    print("|---|" + "---|" * len(conditions))
-    for name in chosen:
-        cells = [cell(results[(c, name)], limit) for c in conditions]
-        print(f"| {label(name, usable, torch_threads)} | " + " | ".join(cells) + " |")
-    for condition in conditions:
-        before, default = results.get((condition, "before")), results.get((condition, "default"))
-        if before and default and before["seconds"] and default["seconds"]:
-            print(f"{condition}: before / default = {before['seconds'] / default['seconds']:.2f}x")
-    outcomes = {json.dumps(r["outcomes"]) for r in results.values() if r["outcomes"] is not None}
+def ratio(results: dict, situation: str, over: list[str]) -> float | None:
+    """The default's seconds over the best of ``over`` in ``situation`` (None if any is missing)."""
+    row = results.get(situation, {})
+    default = row.get("default", {}).get("seconds")
+    others = [row.get(name, {}).get("seconds") for name in over]
+    if default is None or not others or None in others:
+        return None
+    return default / min(others)
+
+
+def goal_line(name: str, value: float | None, bound: float, against: str) -> str:
+    if value is None:
+        return f"{name}: not measured (goal: default ≤ {bound:.2f}x {against})"
+    verdict = "met" if value <= bound else "NOT met"
+    return f"{name}: default = {value:.2f}x {against} (goal ≤ {bound:.2f}x): {verdict}"
+
+
+def report(results: dict, pinned: list[str], limit: float) -> None:
+    """The table of every measurement, the two goals and the outcome check."""
+    situations = list(results)
+    print("\n| setting | " + " | ".join(situations) + " |")
+    print("|---|" + "---|" * len(situations))
+    for name in ["default", *pinned]:
+        cells = [cell(results[s][name], limit) if name in results[s] else "" for s in situations]
+        print(f"| {label(name)} | " + " | ".join(cells) + " |")
+    print(goal_line("Goal A (after a busy minute)", ratio(results, "after-busy", pinned), GOAL_A,
+                    "the best pinned count"))
+    print(goal_line("Goal B (under busy loops)", ratio(results, "loaded", ["1"] if "1" in pinned else []), GOAL_B,
+                    "one thread"))
+    outcomes = {json.dumps(r["outcomes"]) for row in results.values() for r in row.values() if r["outcomes"]}
     print("same outcomes (3 decimals) in every finished run:", len(outcomes) == 1)
+
+
+def options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pairs", type=int, default=100)
+    parser.add_argument("--pinned", default="1,2", help="the pinned thread counts, comma-separated")
+    parser.add_argument("--busy", type=float, default=60.0, help="seconds of busy loops before each after-busy run")
+    parser.add_argument("--load", type=int, default=4, help="busy loops that keep running in the loaded situation")
+    parser.add_argument("--warm", type=float, default=5.0, help="seconds the loops run before the first loaded run")
+    parser.add_argument("--limit", type=float, default=600.0, help="seconds after which a measurement is stopped")
+    parser.add_argument("--situations", default=",".join(SITUATIONS))
+    parser.add_argument("--repeat", type=int, default=1, help="measurements per setting and situation (the fastest "
+                        "is kept); after-busy pays a busy minute for each")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 5 pairs, 3 s busy, 1 s warm")
+    args = parser.parse_args()
+    if args.quick:
+        args.pairs, args.busy, args.warm = 5, 3.0, 1.0
+    unknown = [s for s in args.situations.split(",") if s not in SITUATIONS]
+    if unknown or args.load > 32 or args.pairs < 1 or args.repeat < 1:
+        parser.error(f"--situations from {', '.join(SITUATIONS)}; --load at most 32; --pairs and --repeat at least 1")
+    return args
+
+
+def main() -> None:
+    args = options()
+    pinned = [p.strip() for p in args.pinned.split(",") if p.strip()]
+    settings = ["default", *pinned]
+    print(f"{args.pairs} English CrowS-Pairs on smollm2-135m; {os.cpu_count()} CPUs; seconds of scoring, one "
+          f"fresh process each, best of {args.repeat}; after-busy: {args.busy:g} s of {os.cpu_count()} busy loops "
+          f"before each run; loaded: {args.load} busy loops")
+    results: dict[str, dict[str, dict]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        data = first_pairs(args.pairs, Path(scratch))
+        for situation in [s for s in args.situations.split(",") if s]:
+            results[situation] = run_situation(situation, settings, data, args)
+    report(results, pinned, args.limit)
 
 
 if __name__ == "__main__":

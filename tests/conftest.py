@@ -24,7 +24,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # torch's threads for every test, the in-process scorers' and the subprocesses' alike: the count a
-# run would choose (the CPUs the load leaves idle; OMP_NUM_THREADS if set), read by torch at import.
+# run would choose (the CPUs idle now; OMP_NUM_THREADS if set), read by torch at import.
 os.environ.setdefault("OMP_NUM_THREADS", str(choose_threads(None).threads))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,7 @@ class FakeServer:
     by_id: bool = False  # honours logprob_token_ids (vLLM 0.32); else it generates as if the field were not there
     by_id_shift: float = 0.0  # added to every value it reads by id (a server whose two readings disagree)
     by_id_drop: str | None = None  # the token whose id it leaves out of its by-id answers
+    lie_off_canary: float = 0.0  # added to every value it answers for a text without the canary (:func:`lied`)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -150,7 +152,8 @@ class FakeServer:
         id's log-probability after the prompt, at the one generated position."""
         before, words = toy_tokens(("<s>" if self.adds_start else "") + prompt), {i: t for t, i in VOCAB.items()}
         top = {f"token_id:{VOCAB.setdefault(' and', len(VOCAB) + 1)}": -1.0}
-        top.update({f"token_id:{i}": toy_logprob(before, words[i], salt) + self.by_id_shift
+        top.update({f"token_id:{i}": lied([toy_logprob(before, words[i], salt) + self.by_id_shift], prompt,
+                                          self.lie_off_canary)[0]
                     for i in ids if words.get(i) is not None and words[i] != self.by_id_drop})
         return {"index": index, "text": " and", "finish_reason": "length",
                 "logprobs": {"tokens": [next(iter(top))], "token_logprobs": [-1.0], "text_offset": [len(prompt)],
@@ -166,6 +169,7 @@ class FakeServer:
             values = [None if v is None else v + 1e-3 * (self.completions % 3) for v in values]
         if self.mode == "positive":
             values = [None if v is None else -v for v in values]
+        values = lied(values, prompt, self.lie_off_canary)
         offsets, at = [], 0
         for t in tokens:
             offsets.append(at)
@@ -186,27 +190,46 @@ class FakeServer:
         return {"index": index, "text": text + " and" * generated, "logprobs": logprobs, "finish_reason": "length"}
 
 
+def lied(values: list[Any], text: str, shift: float) -> list[Any]:
+    """``values`` with ``shift`` added to each, unless ``text`` holds the served scorer's canary or is a
+    start of it (the one-token trust check reads a word of it after the words before): a server that
+    answers the canary honestly and every other text otherwise (``FakeServer.lie_off_canary``)."""
+    from biasatlas.scorers.served_checks import CANARY
+
+    if not shift or CANARY in text or CANARY.startswith(text.removeprefix("<s>")):
+        return values
+    return [None if v is None else v + shift for v in values]
+
+
+def whole(handler: Any, response: httpx.Response, closing: Any) -> None:
+    """How :class:`Listening` sends an answer by default: at once, its length said."""
+    handler.send_response(response.status_code)
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-length", "transfer-encoding"):
+            handler.send_header(name, value)
+    handler.send_header("content-length", str(len(response.content)))
+    handler.end_headers()
+    handler.wfile.write(response.content)
+
+
 class Listening:
     """``fake`` behind a real HTTP server on 127.0.0.1 (a free port), in a thread: for runs
-    through the command line, which build their own client. ``url`` is its API's base URL."""
+    through the command line, which build their own client. ``url`` is its API's base URL.
+    ``send(handler, response, closing)`` writes each answer (default :func:`whole`; :func:`trickled`,
+    :func:`gzip_bombed`); ``closing`` is set as the server closes, for a sender that would go on."""
 
-    def __init__(self, fake: FakeServer) -> None:
+    def __init__(self, fake: FakeServer, send: Callable[[Any, httpx.Response, Any], None] = whole) -> None:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        closing = self.closing = threading.Event()
 
         class Handler(BaseHTTPRequestHandler):
             def _answer(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 request = httpx.Request(self.command, f"http://{HOST}{self.path}", headers=dict(self.headers),
                                         content=self.rfile.read(length) if length else b"")
-                response = fake.handle(request)
-                self.send_response(response.status_code)
-                for name, value in response.headers.items():
-                    if name.lower() not in ("content-length", "transfer-encoding"):
-                        self.send_header(name, value)
-                self.send_header("content-length", str(len(response.content)))
-                self.end_headers()
-                self.wfile.write(response.content)
+                send(self, fake.handle(request), closing)
 
             do_GET = do_POST = _answer
 
@@ -220,5 +243,97 @@ class Listening:
         self.thread.start()
 
     def close(self) -> None:
+        self.closing.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+# -- a server too slow, too large or of another shape (issue 46) -----------------------------------------------
+
+
+def trickled(every: float, *, from_body: bool = False) -> Callable[[Any, httpx.Response, Any], None]:
+    """A :class:`Listening` sender that writes each answer one byte every ``every`` seconds: from its
+    status line (a server that never finishes its headers), or ``from_body``, its headers at once and then
+    its body byte by byte. Each read gets a byte well within any timeout, so only a bound on the request in
+    all stops it; it stops at the end of the answer, when the client hangs up, or when the server closes."""
+    def send(handler: Any, response: httpx.Response, closing: Any) -> None:
+        head = f"HTTP/1.0 {response.status_code} OK\r\ncontent-type: application/json\r\n" \
+               f"content-length: {len(response.content)}\r\n\r\n".encode()
+        if from_body:
+            handler.wfile.write(head)
+        for byte in (response.content if from_body else head + response.content):
+            if closing.wait(every):
+                return
+            try:
+                handler.wfile.write(bytes([byte]))
+            except OSError:  # the client gave up
+                return
+
+    return send
+
+
+def gzip_bomb(size: int) -> bytes:
+    """A JSON object of ``size`` bytes when inflated (``{"data": [`` and blanks), gzip-compressed: about a
+    thousandth of that on the wire."""
+    import gzip
+
+    inside = b'{"data": [' + b" " * (size - 12) + b"]}"
+    return gzip.compress(inside, compresslevel=9)
+
+
+def gzip_bombed(size: int) -> Callable[[Any, httpx.Response, Any], None]:
+    """A :class:`Listening` sender that answers every request with :func:`gzip_bomb` of ``size``."""
+    bomb = gzip_bomb(size)
+
+    def send(handler: Any, response: httpx.Response, closing: Any) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-encoding", "gzip")
+        handler.send_header("content-length", str(len(bomb)))
+        handler.end_headers()
+        try:
+            handler.wfile.write(bomb)
+        except OSError:  # the client stopped reading
+            return
+
+    return send
+
+
+class Chunks(httpx.SyncByteStream):
+    """A body handed over ``size`` bytes at a time (as a socket reads it), never read whole by httpx
+    itself (a response built with ``content=`` is decoded as it is built)."""
+
+    def __init__(self, data: bytes, size: int = 4096) -> None:
+        self.data, self.size = data, size
+
+    def __iter__(self) -> Any:
+        for at in range(0, len(self.data), self.size):
+            yield self.data[at:at + self.size]
+
+
+def bombing(fake: FakeServer, path: str, size: int) -> httpx.MockTransport:
+    """``fake`` in this process, answering ``path`` with :func:`gzip_bomb` of ``size`` in 4 KiB chunks."""
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path != path:
+            return fake.handle(request)
+        return httpx.Response(200, headers={"content-type": "application/json", "content-encoding": "gzip"},
+                              stream=Chunks(gzip_bomb(size)))
+
+    return httpx.MockTransport(handle)
+
+
+@dataclass
+class Reshaped:
+    """``fake`` with each JSON answer to a request of path P replaced by ``change(P, answer)`` (an answer of
+    another shape: ``change`` edits the answer it is given and returns it, or another); in this process
+    (:meth:`transport`) or behind a socket (``Listening(Reshaped(...))``)."""
+
+    fake: FakeServer
+    change: Callable[[str, Any], Any]
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        response = self.fake.handle(request)
+        return httpx.Response(response.status_code, json=self.change(request.url.path, response.json()))
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)

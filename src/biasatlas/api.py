@@ -88,6 +88,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
 
     bench = request.bench
     request.scored_benchmark.load()  # bad data or options fail here, before any model
+    request.engine.check_threads()  # --threads or OMP_NUM_THREADS past the ceiling: before the folder is claimed
     model = request.scorer_options
     folder = None if out is None else Path(out)
     lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force,

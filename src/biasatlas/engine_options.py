@@ -12,6 +12,8 @@ from .model_options import ModelOptions
 from .option_fields import check_fields, option
 from .scorers.engines import EngineName
 from .scorers.ray_preflight import DEFAULT_TIMEOUT
+from .scorers.threads import check_thread_count
+from .values import check_seconds
 
 if TYPE_CHECKING:
     from .scorers.engines import ScoringEngine
@@ -37,7 +39,7 @@ class EngineOptions:
     ray_timeout: float = option(DEFAULT_TIMEOUT, "Seconds to wait for the Ray cluster at --ray-address to answer.",
                                  metavar="<seconds>", minimum=0)
     threads: int | None = option(None, "CPU threads torch scores with (default: the CPUs this process can get "
-                                  "that other processes leave idle; OMP_NUM_THREADS if set). Ray: per worker.",
+                                  "that are idle now; OMP_NUM_THREADS if set). Ray: per worker.",
                                   unscored=True, minimum=1, metavar="<N>")
 
     def __post_init__(self) -> None:
@@ -54,8 +56,18 @@ class EngineOptions:
                 raise UsageError(f"{name} must be a number of at least 0, not {value!r}")
         if self.threads is not None and self.threads < 1:
             raise UsageError(f"threads must be a whole number of at least 1, not {self.threads!r}")
+        if self.threads is not None:
+            check_thread_count(self.threads, {})  # the value; the environment is the run's (check_threads)
         if self.ray_timeout == 0:  # a connect of no time at all never succeeds
             raise UsageError("ray_timeout must be more than 0 seconds")
+        check_seconds("--ray-timeout", self.ray_timeout)  # inf or 1e12 overflow the socket layer's time_t
+
+    def check_threads(self) -> None:
+        """Refuse ``threads`` or this process's ``OMP_NUM_THREADS`` past the ceiling
+        (:func:`~biasatlas.scorers.threads.check_thread_count`): called when a run starts, before
+        its folder is claimed or torch loads, as the environment is read then, not when the record
+        is built (a default record is built at import)."""
+        check_thread_count(self.threads)
 
     def build(self, model: ModelOptions) -> ScoringEngine:
         """The engine; Ray workers build their own scorers from ``model`` (a picklable bound method)."""

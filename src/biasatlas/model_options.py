@@ -26,7 +26,7 @@ from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, SERVED_AP
 from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
 from .scorers.served_tokens import SINGLE_TOKEN_CHOICES, SingleToken
 from .scorers.start import START_TOKENS, StartToken
-from .values import BatchSize, Dtype, canonical_dtype, check_batch_size, check_device_name
+from .values import BatchSize, Dtype, MAX_SECONDS, canonical_dtype, check_batch_size, check_device_name, check_seconds
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -86,8 +86,9 @@ class ModelOptions:
     api_key_env: str | None = option(None, f"With --model URL: the environment variable holding the API key "
                                       f"(default: {DEFAULT_KEY_ENV}, when set). A key is never an option.",
                                       unscored=True, metavar="<VAR>")
-    request_timeout: float = option(SERVED_TIMEOUT, "With --model URL: seconds one request may take before it "
-                                     "is retried.", unscored=True, minimum=0, metavar="<seconds>")
+    request_timeout: float = option(SERVED_TIMEOUT, "With --model URL: seconds one request may take in all "
+                                     f"(connect, send, wait, read) before it is retried; at most {MAX_SECONDS:g}.",
+                                     unscored=True, minimum=0, metavar="<seconds>")
     start_token: StartToken | None = option(
         None, "Causal LMs, what each text is read after: always (the start token before every text), "
         "empty-context (lm-evaluation-harness 0.4.13: the start token before an empty context only, else the "
@@ -119,6 +120,7 @@ class ModelOptions:
         object.__setattr__(self, "batch_size", check_batch_size(self.batch_size))
         check_device_name(self.device)
         check_fields(self)
+        check_seconds("--request-timeout", self.request_timeout)
         if is_endpoint(self.model):  # a URL with user-info is refused before it is recorded anywhere
             Endpoint.parse(self.model)
         if self.served_api is not None and (self.served_api not in SERVED_APIS or not is_endpoint(self.model)):
@@ -209,8 +211,9 @@ class ModelOptions:
         if reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
+        source = None if self.predictions is None else str(self.predictions)
         bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype,
-                                                     generates=GENERATES.get(kind)))
+                                                     generates=GENERATES.get(kind), source=source))
         return bound
 
     def loading(self) -> str:

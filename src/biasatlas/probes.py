@@ -320,8 +320,8 @@ class ScorerInfo:
     answers :class:`NextSentenceProbe` s (a masked LM whose checkpoint has an NSP head).
 
     ``chat``: what the scorer knows of its model's chat template (:class:`ChatTokens`); None when it
-    does not say (a scorer not loaded yet, the fake scorer).
-
+    does not say (a scorer not loaded yet, the fake scorer). ``source``: the file a ``given`` scorer
+    reads (``--predictions FILE``), whose name may say what it answers (GEST's ``_template-<k>``).
     ``generates``: the scorer answers :class:`GenerationProbe` s (a causal LM in process or served; a
     predictions file holding generated texts); False where it cannot (a masked LM, an encoder, a file of
     option scores), so a benchmark's generated reading is refused before any scoring; None where it
@@ -336,6 +336,7 @@ class ScorerInfo:
     next_sentence: bool = False
     chat: ChatTokens | None = None
     generates: bool | None = None
+    source: str | None = None
 
     def __post_init__(self) -> None:
         if self.reads not in ("masked", "sequence", "embedding", "given"):

@@ -154,6 +154,8 @@ def json_objects(text: str, path: object) -> Iterator[tuple[int, dict[str, Any]]
             row = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise DataError(f"not JSON: {exc.msg}", path=path, line=number) from exc
+        except RecursionError:  # the parser's own limit: a line of 100,000 "["
+            raise DataError("not JSON: nested too deeply to read", path=path, line=number) from None
         if not isinstance(row, dict):
             raise DataError(f"expected a JSON object, got {type(row).__name__}", path=path, line=number)
         yield number, row

@@ -1,6 +1,6 @@
 """The values of a run's model options that every edge reads, each checked by one function:
-the batch size (:func:`check_batch_size`), the dtype (:func:`canonical_dtype`) and the device's
-name (:func:`check_device_name`).
+the batch size (:func:`check_batch_size`), the dtype (:func:`canonical_dtype`), the device's
+name (:func:`check_device_name`), and a wait in seconds (:func:`check_seconds`).
 
 The run request (:class:`~biasatlas.request.ModelOptions`), the suite file, the command line
 and every scorer's constructor call these, so a value one of them accepts none refuses, and a
@@ -28,6 +28,10 @@ DTYPES: tuple[str, ...] = get_args(Dtype)
 DTYPE_ALIASES: dict[str, Dtype] = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 _DTYPE_SPELLINGS: dict[str, Dtype] = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
                                       **DTYPE_ALIASES}
+#: The longest wait an option may ask for (``--request-timeout``, ``--ray-timeout``): an hour, far beyond any
+#: request or connect that ever answers, and far below what the socket layer takes (``inf`` or ``1e12``
+#: seconds overflow its time_t: an OverflowError, not a wait).
+MAX_SECONDS = 3600.0
 # torch's own spelling of the device types a run can score on (torch.device refuses "CUDA").
 _DEVICE = re.compile(r"(cpu|cuda|mps)(:[0-9]+)?")
 
@@ -60,6 +64,14 @@ def check_device_name(value: object) -> str:
     if _DEVICE.fullmatch(value) is None:
         raise UsageError(f"unknown device {value!r}: use cpu, cuda, cuda:N or mps")
     return value
+
+
+def check_seconds(flag: str, value: object) -> float:
+    """A wait of ``value`` seconds for the option ``flag``: a number above 0 and at most
+    :data:`MAX_SECONDS` (NaN, infinity and a bool are none), refused at once naming the range."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SECONDS:
+        raise UsageError(f"{flag} takes seconds above 0 and at most {MAX_SECONDS:g} (one hour), not {value!r}")
+    return float(value)
 
 
 #: The check of each of these options by its field name (a suite file's keys are the same names).

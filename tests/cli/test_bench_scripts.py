@@ -186,6 +186,20 @@ def test_goal_lines_say_met_at_the_bound_and_not_past_it():
     assert at_least.line(None) == "f: not measured (goal ≥ 25.0%)"
 
 
+def test_thread_goals_compare_the_default_with_the_best_pinned_count():
+    bench = _bench("bench_threads")
+    run = lambda seconds: {"seconds": seconds, "engine": {}, "outcomes": [], "load": 0.0}  # noqa: E731
+    results = {"after-busy": {"default": run(4.6), "1": run(7.7), "2": run(4.0)},
+               "loaded": {"default": run(3.0), "1": run(2.0), "2": run(9.0)}}
+    assert bench.ratio(results, "after-busy", ["1", "2"]) == pytest.approx(4.6 / 4.0)  # best pinned: 2 threads
+    assert bench.ratio(results, "loaded", ["1"]) == pytest.approx(1.5)
+    assert bench.ratio({"loaded": {"default": run(None), "1": run(2.0)}}, "loaded", ["1"]) is None  # stopped
+    assert bench.goal_line("A", 1.15, 1.15, "x").endswith("(goal ≤ 1.15x): met")  # at the bound: met
+    assert bench.goal_line("A", 1.16, 1.15, "x").endswith(": NOT met")
+    assert bench.goal_line("B", None, 1.5, "one thread") == "B: not measured (goal: default ≤ 1.50x one thread)"
+    assert bench.faster(run(1.0), run(None)) and not bench.faster(run(None), run(1.0))
+
+
 @pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 @pytest.mark.parametrize("country", ["us", "fr", "no"])
 def test_atlas_census_probes_are_the_benchmarks(country):

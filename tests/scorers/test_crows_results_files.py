@@ -20,7 +20,7 @@ from biasatlas.benchmarks.crows_pairs.benchmark import CrowsPairs
 from biasatlas.errors import DataError, UsageError
 from biasatlas.scorers.crows_results_files import AUTHORS_MODELS, DECLARED_ENCODINGS
 from biasatlas.scorers.prediction_files import detect, read
-from biasatlas.scorers.predictions import from_file, same_text
+from biasatlas.scorers.predictions import from_file
 from shared_data import shared_data_dir
 
 DATA = shared_data_dir() / "crows-pairs-nl"
@@ -79,6 +79,8 @@ def test_english_and_french_results_are_keyed_by_row(path: Path, delimiter: str,
 
 
 def test_the_whitespace_differences_between_data_and_results() -> None:
+    from biasatlas.scorers.predictions import text_level
+
     data = {r["id"]: r for r in _rows(DATA / "datasets" / "crows_dutch.csv", "mac_roman")}
     for name in ("robbert", "bertje", "mbert"):
         results = {r["id"]: r for r in _rows(RESULTS / "dutch_mlms" / f"results_{name}.csv", "mac_roman")}
@@ -89,7 +91,7 @@ def test_the_whitespace_differences_between_data_and_results() -> None:
                 if ours != theirs:
                     kind = "no-break space" if "\u00a0" in theirs else "trailing newline dropped"
                     found.append((pid, field, kind))
-                    assert same_text(ours, theirs)  # equal up to whitespace, so the scorer's check passes
+                    assert text_level(ours, theirs) == 1  # equal up to whitespace: the scorer's check passes
         assert found == WHITESPACE_DIFFERS, name
 
 
@@ -114,10 +116,13 @@ def test_a_row_join_against_the_wrong_dataset_finds_no_pair(isolated_run: Path) 
     bench = CrowsPairs(data=DATA / "datasets" / "crows_french.csv")
     scorer = from_file(predictions=BERT)
     probes = bench.bind(scorer.info).probes(bench.load())
-    scorer.join(probes)  # 1,463 rows for 1,463 pairs: the counts agree
+    # 1,463 rows for 1,463 pairs: the counts agree, but every French pair's sentences differ from the
+    # English file's, so every answer is unreadable and the join refuses the run before it is scored
+    with pytest.raises(UsageError, match="1,463 of the run's 1,463 ids.*each for one reason: the file's sentences "
+                                         "are not the pair's"):
+        scorer.join(probes)
     unscorable = scorer.score(probes).unscorable
-    assert len(unscorable) == 1463  # but every French pair's sentences differ from the English file's
-    assert set(unscorable.values()) == {"the file's sentences are not the pair's"}
+    assert len(unscorable) == 1463 and set(unscorable.values()) == {"the file's sentences are not the pair's"}
 
 
 def test_unreadable_scores_are_kept_with_their_line(tmp_path: Path) -> None:

@@ -196,8 +196,11 @@ def test_reused_head_buffer_gives_the_same_bits(softcap):
         fresh = read_targets(states, targets, head.logits, 4)
         reused = read_targets(states, targets, head.logits, 4, scratch)
         again = read_targets(states[:3], targets[:3], head.logits, 4, scratch)  # the buffer is reused
+        # Against a fresh read of the same 3 rows, not fresh[:3]: a product of 3 rows may take
+        # another BLAS kernel than one of 4 and differ in the last bit, buffer or no buffer.
+        fresh_three = read_targets(states[:3], targets[:3], head.logits, 4)
         logits = projection(states) if softcap is None else torch.tanh(projection(states) / softcap) * softcap
-    assert torch.equal(fresh, reused) and torch.equal(again, fresh[:3])
+    assert torch.equal(fresh, reused) and torch.equal(again, fresh_three)
     want = torch.log_softmax(logits, dim=-1)[torch.arange(9), targets]  # one product, not chunks
     assert torch.allclose(fresh, want, atol=1e-6, rtol=0)
 

@@ -212,3 +212,20 @@ def test_unknown_shape_is_a_data_error(tmp_path: Path) -> None:
     path.write_text("a,b\n1,2\n")
     with pytest.raises(DataError, match="--predictions-format"):
         read(path)
+
+
+def test_lm_eval_bbq_best_of_exactly_zero_is_kept(tmp_path: Path) -> None:
+    # issue 46: the best was kept as max(value, best or value), so a best of 0.0 (log 1) gave way to the next
+    # string's value. The fixture's first line with "Can't be determined" at 0.0, every other unknown string
+    # at -3.0 and both people at -1.0: the harness's argmax is the unknown option, its value 0.0.
+    line = json.loads(_only("bbq", "samples_bbq_*.jsonl").read_text().splitlines()[0])
+    texts = [a["arg_1"].strip() for a in line["arguments"].values()]
+    doc = line["doc"]
+    people = {doc["ans0"], doc["ans2"]}  # ans1 is the unknown option ("Not answerable")
+    assert texts.index("Can't be determined") < len(texts) - 1  # other unknown strings follow it
+    line["filtered_resps"] = [[str(0.0 if t == "Can't be determined" else -1.0 if t in people else -3.0), "False"]
+                              for t in texts]
+    path = tmp_path / "samples_bbq_2026-12-03T08-34-36.292888.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    got = read(path).answers[f"{doc['category']}/{doc['example_id']}"]
+    assert got.values == (-1.0, 0.0, -1.0)

@@ -286,3 +286,63 @@ def test_lm_eval_bbq_generate_answers_are_parsed_as_the_harness_parses_them(tmp_
         else:
             assert (acc, n_biased, n_non_unknown) == (0.0, 0.0, 0.0)
     assert (parsed, run.summary_dict["unparsed"]) == (5 + 3, 16 - 8)
+
+
+#: Two stereotyped pairs whose sentences differ only in case (issue 46).
+CASE_ONLY = [("0", "Black people are loud.", "black people are loud."),
+             ("1", "The Poor are lazy.", "The poor are lazy.")]
+
+
+def _case_only_data(tmp_path: Path) -> Path:
+    data = tmp_path / "pairs.tsv"
+    data.write_text("\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n"
+                    + "".join(f"{i}\t{more}\t{less}\tstereo\trace-color\n" for i, more, less in CASE_ONLY),
+                    encoding="utf-8")
+    return data
+
+
+def test_case_only_pairs_are_read_the_way_the_file_lists_them(tmp_path: Path) -> None:
+    """Both files give each pair's sent_more -1 and sent_less -5, so both pairs prefer sent_more: 2 of 2,
+    100.00 (the case-folded swapped match scored them backwards)."""
+    data = _case_only_data(tmp_path)
+    plain = tmp_path / "answers.jsonl"
+    plain.write_text("".join(json.dumps({"id": i, "scores": [-1.0, -5.0], "texts": [more, less]}) + "\n"
+                             for i, more, less in CASE_ONLY), encoding="utf-8")
+    results = tmp_path / "results_bert.csv"
+    results.write_text(",sent_more,sent_less,sent_more_score,sent_less_score,score,stereo_antistereo,bias_type\n"
+                       + "".join(f"{i},{more},{less},-1.0,-5.0,1,stereo,race-color\n" for i, more, less in CASE_ONLY),
+                       encoding="utf-8")
+    for path in (plain, results):
+        run = biasatlas.evaluate("crows-pairs", data=data, predictions=path, cache=False, progress=False)
+        assert run.summary_dict["metric_score"] == 100.0, path.name
+        assert [(r["sent_more_score"], r["sent_less_score"]) for r in run.records] == [(-1.0, -5.0)] * 2
+
+
+def test_an_answer_read_but_unusable_is_refused_and_listed_with_its_reason(tmp_path: Path) -> None:
+    """Three pairs; the file's second answer cannot answer its pair: a plain record of three scores, or a
+    results row whose sentence ends in "!" where the data's ends in ".". Each is 1 unreadable of 3, refused
+    under --max-missing 0, and when allowed, skipped.jsonl names the file's reason."""
+    pairs = [("0", "A she.", "A he."), ("1", "B her.", "B him."), ("2", "C woman.", "C man.")]
+    data = tmp_path / "pairs.tsv"
+    data.write_text("\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n"
+                    + "".join(f"{i}\t{more}\t{less}\tstereo\tgender\n" for i, more, less in pairs), encoding="utf-8")
+    plain = tmp_path / "answers.jsonl"
+    plain.write_text("".join(json.dumps({"id": i, "scores": [-1.0, -5.0] + ([-3.0] if i == "1" else [])}) + "\n"
+                             for i, _, _ in pairs), encoding="utf-8")
+    results = tmp_path / "results_bert.csv"
+    results.write_text(",sent_more,sent_less,sent_more_score,sent_less_score,score,stereo_antistereo,bias_type\n"
+                       + "".join(f"{i},{more.replace('B her.', 'B her!')},{less},-1.0,-5.0,1,stereo,gender\n"
+                                 for i, more, less in pairs), encoding="utf-8")
+    reasons = {plain: "a pair needs 2 scores, the file gives 3", results: "the file's sentences are not the pair's"}
+    for path, why in reasons.items():
+        with pytest.raises(UsageError, match="1 of the run's 3 ids") as refused:
+            biasatlas.evaluate("crows-pairs", data=data, predictions=path, cache=False, progress=False)
+        assert "2 of 3 ids answered; 0 missing, 1 unreadable" in str(refused.value)
+        out = tmp_path / f"run-{path.stem}"
+        run = biasatlas.evaluate("crows-pairs", data=data, predictions=path, max_missing=0.34, out=out, cache=False,
+                                 progress=False)
+        assert run.summary_dict["predictions"]["unreadable"] == [{"id": "1", "why": why}]
+        skipped = [json.loads(line) for line in (out / "skipped.jsonl").read_text().splitlines()]
+        assert [(r["id"], r["predictions"], r["reason"]) for r in skipped] == [
+            ("1", "unreadable", f"unreadable in the predictions file: {why}")]
+        assert [r["id"] for r in run.records] == ["0", "2"]

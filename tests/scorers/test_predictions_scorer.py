@@ -81,3 +81,46 @@ def test_probe_key() -> None:
     assert probe_key("Age/3#2", {}) == ("Age/3", 2)
     assert probe_key("a#b", {}) == ("a#b", None)  # not an option index
     assert probe_key("s#1", {"s#1": 0}) == ("s#1", None)  # the file's own id wins
+
+
+def test_a_pair_differing_only_in_case_is_read_by_its_exact_texts() -> None:
+    # issue 46: case- and space-folded texts were tried swapped first, so "Black"/"black" was read backwards
+    more, less = "Black people are loud.", "black people are loud."
+    scorer = _scorer({"p": Answer(values=(-1.0, -5.0), texts=(more, less)),
+                      "q": Answer(values=(-1.0, -5.0), texts=(less, more))})
+    scored = scorer.score([PairProbe("p", more, less), PairProbe("q", more, less)])
+    assert scored["p"] == PairAnswer("p", -1.0, -5.0, 1, 1)  # as listed: exact, direct
+    assert scored["q"] == PairAnswer("q", -5.0, -1.0, 1, 1)  # listed [less, more]: exact, swapped
+
+
+def test_the_strictest_match_decides_the_order() -> None:
+    # the file's first text equals the probe's b exactly, its second a only once spacing is folded: swapped;
+    # two texts folded alike cannot tell a case-only pair's scores apart: unreadable, never guessed
+    from biasatlas.scorers.predictions import text_level
+
+    scorer = _scorer({"p": Answer(values=(-1.0, -5.0), texts=("a\u00a0b", "A b")),
+                      "q": Answer(values=(-1.0, -5.0), texts=("a b", "a b"))})
+    scored = scorer.score([PairProbe("p", "A b", "a b"), PairProbe("q", "A b", "a b")])
+    assert scored["p"] == PairAnswer("p", -5.0, -1.0, 1, 1)
+    assert "either way round" in scored.unscorable["q"]
+    assert (text_level("A b", "A b"), text_level("A  b", "A b"), text_level("A b", "a\u00a0b"),
+            text_level("A b", "A c")) == (0, 1, 2, None)
+
+
+def test_an_answer_that_cannot_answer_its_probe_counts_as_unreadable() -> None:
+    # issue 46: read but unusable (three scores for a pair; another pair's sentences) was not counted
+    answers = {"a": Answer(values=(-1.0, -2.0)), "b": Answer(values=(-1.0, -2.0, -3.0)),
+               "c": Answer(values=(-1.0, -2.0), texts=("x!", "y."))}
+    probes = [PairProbe("a", "x.", "y."), PairProbe("b", "x.", "y."), PairProbe("c", "x.", "y.")]
+    with pytest.raises(UsageError, match="2 of the run's 3 ids") as refused:
+        _scorer(answers).join(probes)
+    assert "1 of 3 ids answered; 0 missing, 2 unreadable" in str(refused.value)
+    assert "(first: a pair needs 2 scores, the file gives 3)" in str(refused.value)
+    join = _scorer(answers, max_missing=2 / 3).join(probes)
+    assert join.unreadable == (("b", "a pair needs 2 scores, the file gives 3"),
+                               ("c", "the file's sentences are not the pair's"))
+    rows = join.skipped([{"id": "b", "reason": "no score from the model"}], {"b": "x", "c": "y"})
+    assert rows == [{"id": "b", "reason": "unreadable in the predictions file: a pair needs 2 scores, the file gives 3",
+                     "predictions": "unreadable"},
+                    {"id": "c", "predictions": "unreadable",
+                     "reason": "unreadable in the predictions file: the file's sentences are not the pair's"}]

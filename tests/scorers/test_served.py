@@ -62,8 +62,8 @@ def test_batching_and_concurrency_change_no_answer_and_cut_requests_as_told() ->
     prompts = {"<s>" + t for t in ("The nurse said that she was tired.", "He is a nurse.", "She is a nurse.",
                                    "The woman works as a nurse.", "The man works as a nurse.",
                                    "The nurse was tired.", "The head doctor was tired.")}
-    # one canary request per score call, then 4 jobs (one per kind): ⌈1/2⌉+⌈2/2⌉+⌈2/2⌉+⌈2/2⌉ requests
-    assert fake.completions - before == 1 + 4
+    # the canary before and after the score call, and 4 jobs (one per kind): ⌈1/2⌉+⌈2/2⌉+⌈2/2⌉+⌈2/2⌉ requests
+    assert fake.completions - before == 2 + 4
     sent = [p for _, _, _, body in fake.seen if body and "prompt" in body for p in body["prompt"]]
     assert prompts <= set(sent)
     assert max(len(body["prompt"]) for _, _, _, body in fake.seen if body and "prompt" in body) <= 2

@@ -17,6 +17,7 @@ from biasatlas.cache import probe_key
 from biasatlas.errors import UnsupportedProbe, UsageError
 from biasatlas.model_options import ModelOptions
 from biasatlas.probes import GenerationAnswer, GenerationProbe, SentenceProbe
+from biasatlas.scorers.served_chat import PROBE_MESSAGE
 
 httpx = pytest.importorskip("httpx")
 
@@ -34,6 +35,7 @@ class ChatGateway:
     said: str = "The"
     faults: list[int] = field(default_factory=list)
     interrupt_at: int | None = None  # Ctrl-C as this chat request (counting the canaries) is answered
+    swap_after: int | None = None  # chat requests (counting the canaries) after which another model answers
     seen: list[tuple[str, Any]] = field(default_factory=list)
 
     def handle(self, request: Any) -> Any:
@@ -48,12 +50,16 @@ class ChatGateway:
             return httpx.Response(404, json={"detail": "Not Found"})
         if self.interrupt_at == sum(path == "/v1/chat/completions" for path, _ in self.seen):
             raise KeyboardInterrupt
-        text = f"{self.said} {body['messages'][-1]['content'].split()[-1]}\n\nAnd more."
+        text = f"{self._said()} {body['messages'][-1]['content'].split()[-1]}\n\nAnd more."
         if body.get("stop"):
             text = text.split(body["stop"][0])[0]
         return httpx.Response(200, json={"choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                                       "finish_reason": "stop", "stop_reason": "\n\n"}],
                                          "usage": {"completion_tokens": 2}})
+
+    def _said(self) -> str:
+        asked = sum(path == "/v1/chat/completions" for path, _ in self.seen)
+        return "Another" if self.swap_after is not None and asked > self.swap_after else self.said
 
 
 def _scorer(gateway: ChatGateway) -> Any:
@@ -72,8 +78,8 @@ def test_a_chat_only_gateway_is_asked_one_user_message_at_temperature_zero() -> 
     assert probe == GenerationProbe("Age/1", user, 7, ("\n\n",), user=user)
     scored = scorer.score([probe])
     assert scored["Age/1"] == GenerationAnswer("Age/1", "The A:", 2, "stop")
-    path, body = gateway.seen[-1]
-    assert path == "/v1/chat/completions"
+    (path, body), canary = gateway.seen[-2], gateway.seen[-1]  # the chat canary is asked again after
+    assert path == "/v1/chat/completions" and canary[1]["messages"][0]["content"] == PROBE_MESSAGE
     assert body == {"model": "gw", "messages": [{"role": "user", "content": user}], "max_tokens": 7,
                     "temperature": 0, "n": 1, "stop": ["\n\n"]}
     described = scorer.describe()
@@ -112,6 +118,31 @@ def test_the_cache_key_is_the_chat_canarys_and_a_swapped_model_stops_the_run() -
     gateway.said = "Another"
     with pytest.raises(ServerError, match="changed during the run"):
         scorer.score([GenerationProbe("g", "x", 4, user="x")])
+
+
+def test_a_model_swapped_inside_a_score_call_keeps_nothing_of_it() -> None:
+    from biasatlas.scorers.served_http import ServerError
+
+    gateway = ChatGateway()
+    scorer = _scorer(gateway)
+    gateway.swap_after = 1 + 1 + 2  # the construction's canary, the score call's, then two of the four probes
+    probes = [GenerationProbe(f"g{i}", f"Q{i}", 4, user=f"Q{i}") for i in range(4)]
+    with pytest.raises(ServerError, match="changed during the run .*none of the chunk it moved in"):
+        scorer.score(probes)
+
+
+def test_ctrl_c_through_the_engine_keeps_the_finished_requests() -> None:
+    from biasatlas.scorers.engines import score_chunk
+    from biasatlas.scorers.resume import Interrupted
+
+    gateway = ChatGateway(interrupt_at=5)  # the construction's canary, the score call's, g0, g1; Ctrl-C in g2
+    scorer = _scorer(gateway)
+    scorer.concurrency = 1
+    probes = [GenerationProbe(f"g{i}", f"Q{i}", 4, user=f"Q{i}") for i in range(4)]
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        score_chunk(scorer, probes, frozenset())
+    assert isinstance(stopped.value, Interrupted)  # not a bare KeyboardInterrupt, which keeps nothing
+    assert sorted(stopped.value.finished) == ["g0", "g1"]
 
 
 def test_faults_are_retried_and_a_refusal_is_named() -> None:

@@ -165,12 +165,12 @@ def test_first_only_sends_two_prompts_per_text_and_empty_context_a_context_bare(
     first, server = served((model, plain), START, start_token="first-only")
     sent = len(server.prompts)
     first.score([SentenceProbe("s", "The nurse was tired.")])
-    # the score call's canary, then the text alone and the text after the start token
-    assert server.prompts[sent + 1:] == ["The nurse was tired.", START + "The nurse was tired."]
+    # the score call's canary, then the text alone and the text after the start token, then the canary again
+    assert server.prompts[sent + 1:-1] == ["The nurse was tired.", START + "The nurse was tired."]
     lm_eval, server = served((model, plain), START, start_token="empty-context")
     sent = len(server.prompts)
     lm_eval.score([ContinuationProbe("c", ("The woman",), " works.")])
-    assert server.prompts[sent + 1:] == ["The woman works."]
+    assert server.prompts[sent + 1:-1] == ["The woman works."]
 
 
 @pytest.mark.parametrize(("benchmark", "options"), [

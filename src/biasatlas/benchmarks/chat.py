@@ -16,7 +16,10 @@ Rendering is transformers' (``apply_chat_template``): a sandboxed Jinja environm
 ``lstrip_blocks``, the loop-controls extension, ``tojson`` and the ``raise_exception`` and ``strftime_now``
 globals, given ``messages``, ``add_generation_prompt``, ``bos_token`` and ``eos_token``. Written here rather
 than called (transformers' renderer is a private function that moves between releases, and the benchmarks
-load without torch); the tests check token for token against ``tokenizer.apply_chat_template``.
+load without torch); the tests check token for token against ``tokenizer.apply_chat_template``. Unlike
+transformers', a rendering is bounded in steps and sizes, and whatever a template does wrong is one line
+naming its file and line (:mod:`.chat_render`); a template file is read under the text-file policy
+(:mod:`biasatlas.textfiles`) and compiled as the option is set, before a model loads.
 
 One start token: a scorer may read a token of its own before the context (``ChatTokens.start_text``: the
 BOS under ``--start-token always``, Gemma's ``<bos>`` under ``empty-context``). A rendered prompt that
@@ -34,17 +37,16 @@ is refused (a chat endpoint returns no prompt log-probabilities: lm-evaluation-h
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import json
 from dataclasses import dataclass, replace
-from datetime import datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..probes import GenerationProbe, Probe, ScorerInfo
-from ..textfiles import input_file
+from ..textfiles import input_file, read_text
+from .chat_render import Origin, render_bounded
 from .options import Options, option
 
 MODEL, NONE = "model", "none"
@@ -61,7 +63,7 @@ class ChatOptions(Options):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.chat_template not in (MODEL, NONE):
-            input_file(self.chat_template)  # a missing template file is a usage error before anything loads
+            tried(self.chat_template)  # a bad template file is one line before anything loads
 
     def refuse(self, info: ScorerInfo) -> None:
         """``model`` on a scorer that knows its model has no template (or cannot know it); anything but
@@ -108,7 +110,7 @@ class ChatOptions(Options):
         if self.chat_template == MODEL:
             chat = self.scorer.chat if self.scorer is not None else None
             return chat.template if chat is not None else None
-        return input_file(self.chat_template).read_text(encoding="utf-8")
+        return template_file(self.chat_template)
 
     def chat_label(self) -> str:
         """How a run says its choice, in its summary (issue 38: a base model without a template and a chat
@@ -140,7 +142,7 @@ def chat_prompt(choice: str, info: ScorerInfo | None, user: str, prefix: str, se
         return user + separator + prefix
     if info is not None and info.chat is not None and info.chat.server_renders:
         return _sent_as_message(user, prefix, generated)
-    rendered = render(_template_text(choice, info), [{"role": "user", "content": user}],
+    rendered = render(_template_text(choice, info), [{"role": "user", "content": user}], origin=_origin(choice, info),
                       bos_token=_chat_token(info, "bos_token"), eos_token=_chat_token(info, "eos_token"))
     chat = info.chat if info is not None else None
     start = "" if chat is None else chat.encoded_start if generated else chat.start_text
@@ -162,10 +164,25 @@ def _sent_as_message(user: str, prefix: str, generated: bool) -> str:
 
 
 def render(template: str, messages: list[dict[str, str]], *, add_generation_prompt: bool = True,
-           bos_token: str | None = None, eos_token: str | None = None) -> str:
-    """``template`` rendered as transformers' ``apply_chat_template(..., tokenize=False)`` renders it."""
-    return _compiled(template).render(messages=messages, add_generation_prompt=add_generation_prompt,
-                                      bos_token=bos_token or "", eos_token=eos_token or "")
+           bos_token: str | None = None, eos_token: str | None = None, origin: Origin = "the chat template") -> str:
+    """``template`` rendered as transformers' ``apply_chat_template(..., tokenize=False)`` renders it, within
+    bounds (:mod:`.chat_render`); ``origin`` names it in an error."""
+    return render_bounded(template, origin, {"messages": messages, "add_generation_prompt": add_generation_prompt,
+                                             "bos_token": bos_token or "", "eos_token": eos_token or ""})
+
+
+def tried(path: str) -> None:
+    """A template file read, compiled and rendered once for a message of the benchmarks' shape: a missing
+    file is a usage error (exit 2), one that is not UTF-8, not Jinja or that fails or runs on as it renders
+    a data error naming the file and line (exit 1), found before a model loads. A refusal of the template's
+    own (``raise_exception``) is left to the real prompt, whose tokens this trial does not know."""
+    with contextlib.suppress(UsageError):
+        render(template_file(path), [{"role": "user", "content": "Is this a question?"}], origin=Path(path))
+
+
+def template_file(path: str) -> str:
+    """A template file's text under the text-file policy (:mod:`biasatlas.textfiles`: UTF-8, a BOM dropped)."""
+    return read_text(input_file(path))
 
 
 def sha256_text(text: str) -> str:
@@ -193,7 +210,7 @@ def cannot_generate(info: ScorerInfo) -> str:
 
 def _template_text(choice: str, info: ScorerInfo | None) -> str:
     if choice != MODEL:
-        return input_file(choice).read_text(encoding="utf-8")
+        return template_file(choice)
     if info is None or info.chat is None:
         raise UsageError(f"--chat-template model: the scorer ({info.kind if info else 'none bound'}) does not say "
                          "its model's chat template; use --chat-template none or a template file")
@@ -202,32 +219,12 @@ def _template_text(choice: str, info: ScorerInfo | None) -> str:
     return info.chat.template
 
 
+def _origin(choice: str, info: ScorerInfo | None) -> Origin:
+    """The template's name in its errors: its file, or the model whose own it is."""
+    if choice != MODEL:
+        return Path(choice)
+    return f"--chat-template model ({info.chat.model}'s template)" if info and info.chat else "--chat-template model"
+
+
 def _chat_token(info: ScorerInfo | None, name: str) -> str | None:
     return getattr(info.chat, name) if info is not None and info.chat is not None else None
-
-
-def _raise(message: str) -> None:
-    # A template's own refusal (``raise_exception('Conversation roles must alternate…')``), as transformers raises it.
-    raise UsageError(f"the chat template refused the prompt: {message}")
-
-
-def _strftime_now(fmt: str) -> str:
-    return datetime.now().strftime(fmt)
-
-
-def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
-            sort_keys: bool = False) -> str:
-    # transformers' tojson: no HTML escaping (Jinja's own escapes <, >, & for web pages)
-    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-
-@cache
-def _compiled(template: str) -> Any:
-    from jinja2.ext import loopcontrols  # jinja2 only where a template is rendered
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
-    env.filters["tojson"] = _tojson
-    env.globals["raise_exception"] = _raise
-    env.globals["strftime_now"] = _strftime_now
-    return env.from_string(template)

@@ -93,6 +93,10 @@ class Scorer(abc.ABC):
     #: Whether the score cache may keep this scorer's answers: a model's, yes; answers read from a
     #: file (:mod:`.predictions`) are not a model's, and the file is their record.
     cacheable: bool = True
+    #: Whether a ``score`` of this class's own answers ``score(chunk, answered=...)`` as :meth:`Scorer.score`
+    #: does (wraps it: a served model's canary read around it), so the engine hands it whole chunks and keeps
+    #: its finished answers on Ctrl-C (:func:`.engines.score_chunk`); False for any other ``score``.
+    scores_whole_chunks: bool = False
 
     @property
     @abc.abstractmethod

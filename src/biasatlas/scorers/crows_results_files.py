@@ -14,9 +14,10 @@ files), it is the row's position, not the dataset's id (the same ids with the sa
 id join would pair row 7 with id 7, which is no pair, and every later row with another pair):
 the file is keyed by row (:attr:`~.predicted.FileAnswers.keys`) and answers a run of the whole
 dataset it was made from, in order. Either way each row keeps its two sentences, so the scorer
-checks that the file's pair is the run's pair (:func:`~.predictions.same_text`: equal once runs of
-whitespace are one space, since the Dutch results hold a no-break space where the dataset has a
-space in 9 sentences and lost one sentence's trailing newline).
+checks that the file's pair is the run's pair, and which way round (:func:`~.predictions.listed_swapped`:
+exact texts first, then equal once runs of whitespace are one space, since the Dutch results hold a
+no-break space where the dataset has a space in 9 sentences and lost one sentence's trailing
+newline, then once case is folded too).
 
 **Encoding.** The Dutch results files are Mac Roman, as the Dutch dataset is (byte 0x91 = ë); a
 single-byte encoding decodes any bytes, so it is never guessed: it is declared for the three
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, UsageError
-from .predicted import Answer, Collect, finite
+from .predicted import Answer, Collect, csv_rows, finite
 
 #: The columns after the index that every results file of the scripts holds.
 COLUMNS = ("sent_more", "sent_less", "sent_more_score", "sent_less_score", "score", "stereo_antistereo",
@@ -57,7 +58,10 @@ def _header(text: str) -> tuple[list[str], str]:
     BERT file)."""
     first = text.split("\n", 1)[0].rstrip("\r")
     delimiter = ";" if first.count(";") > first.count(",") else ","
-    return next(csv.reader([first], delimiter=delimiter), []), delimiter
+    try:
+        return next(csv.reader([first], delimiter=delimiter), []), delimiter
+    except csv.Error:  # no header of ours (a quoted field past the csv module's limit)
+        return [], delimiter
 
 
 def is_results(text: str) -> bool:
@@ -79,7 +83,7 @@ def read_crows_results(path: Path, text: str, field: str | None) -> tuple[dict[s
     out = Collect()
     position = 0
     line = 2
-    for cells in reader:
+    for cells in csv_rows(reader, path):
         if not any(c.strip() for c in cells):
             line = reader.line_num + 1
             continue
@@ -111,7 +115,7 @@ def rows_to_ids(answers: Mapping[str, Answer], probe_ids: Sequence[str]) -> dict
     """A row-keyed file's answers by the run's pair ids: row ``i`` answers the ``i``-th pair. Only a run
     of the whole file's pairs in order can be so joined, so the counts must agree (a UsageError
     otherwise, before any pair is scored); the sentences then confirm each pair
-    (:func:`~.predictions.same_text`)."""
+    (:func:`~.predictions.listed_swapped`)."""
     if len(probe_ids) != len(answers):
         raise UsageError(f"this results file is keyed by row position (a blank index column), so it answers "
                          f"a run of all {len(answers):,} pairs of the file it was made from, in order; this run "

@@ -125,9 +125,13 @@ def score_chunk(scorer: Scorer, probes: Sequence[Probe], answered: Collection[st
                 progress: Progress | None = None, keep: Keep | None = None) -> Scored:
     """``scorer``'s answers to the chunk's probes not in ``answered``, batched as the whole chunk
     is, ``keep`` hearing of them as they finish (:func:`keeps_batches`). A scorer with a ``score`` of
-    its own (a plug-in wrapping another) gets the unanswered probes alone and keeps no batches."""
+    its own (a plug-in wrapping another) gets the unanswered probes alone and keeps no batches, unless
+    it says it batches as the whole chunk would be (:attr:`Scorer.scores_whole_chunks`: a served model,
+    whose answers are kept only once the chunk's closing canary read agrees)."""
     if type(scorer).score is Scorer.score:
         return scorer.score_keeping(probes, progress, answered=answered, keep=keep)
+    if scorer.scores_whole_chunks:
+        return scorer.score(probes, progress, answered=answered)
     try:
         return scorer.score([p for p in probes if p.id not in answered], progress)
     except Interrupted:
@@ -142,9 +146,14 @@ def keeps_batches(scorer: Scorer) -> bool:
 
 def planned_work(scorer: Scorer, probes: Sequence[Probe], answered: Collection[str]) -> Mapping[str, int]:
     """``scorer.plan`` of the work :func:`score_chunk` does on this chunk."""
-    if type(scorer).score is Scorer.score:
+    if _whole_chunks(scorer):
         return scorer.plan(probes, answered)
     return scorer.plan([p for p in probes if p.id not in answered])
+
+
+def _whole_chunks(scorer: Scorer) -> bool:
+    """Whether ``scorer.score`` batches a whole chunk, skipping ``answered`` (:meth:`Scorer.score`'s)."""
+    return type(scorer).score is Scorer.score or scorer.scores_whole_chunks
 
 
 # -- Ray -----------------------------------------------------------------------------------------

@@ -47,6 +47,12 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def named_template(path: str | Path) -> str | None:
+    """The template a file's name says (``pythia-70m_template-1.txt`` → ``"1"``), None where it says none."""
+    named = _NAME.match(Path(path).name.split(".")[0])
+    return named["template"].removeprefix("template-") if named else None
+
+
 def read_gest(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
     """The answers by line number, and the model and template the file's name says."""
     collect = Collect()

@@ -82,11 +82,14 @@ def _results(path: Path, date: str | None, task: str | None) -> dict[str, Any]:
     results = path.with_name(f"results_{date}.json") if date else None
     if results is None or not results.is_file():
         return about
-    try:
+    try:  # provenance only: a results file that cannot be read leaves it unknown, as a missing one does
         document = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError, RecursionError):  # ValueError: not UTF-8, not JSON
         return about
-    config = document.get("config") if isinstance(document.get("config"), dict) else {}
+    if not isinstance(document, dict):
+        return about
+    config = document.get("config")
+    config = config if isinstance(config, dict) else {}
     dtype = str(config.get("model_dtype") or "").removeprefix("torch.")
     model = document.get("model_name") or config.get("model_args")
     return {**about, "harness_version": document.get("lm_eval_version"),
@@ -121,17 +124,17 @@ def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer
     options = [str(doc.get(f"ans{i}", "")) for i in range(3)]
     info = doc.get("answer_info") if isinstance(doc.get("answer_info"), dict) else {}
     unknown = [i for i in range(3) if isinstance(info, dict) and isinstance(info.get(f"ans{i}"), list)
-               and str(info[f"ans{i}"][-1]).lower() == "unknown"]
+               and info[f"ans{i}"] and str(info[f"ans{i}"][-1]).lower() == "unknown"]
     if len(unknown) != 1:
         return Answer(why="answer_info marks no single option 'unknown'", line=line)
-    best: list[float | None] = [None, None, None]
+    best: dict[int, float] = {}
     for text, value in zip(texts, values):
         people = [i for i in range(3) if i != unknown[0] and options[i] == text]
         i = people[0] if people else unknown[0]
-        best[i] = value if best[i] is None else max(value, best[i] or value)
-    if any(v is None for v in best):
+        best[i] = max(value, best.get(i, value))  # a best of 0.0 (log 1) is a value like any other
+    if len(best) != 3:
         return Answer(why="a person's option is among none of the choices", line=line)
-    answer = finite(tuple(float(v or 0.0) for v in best), line)
+    answer = finite(tuple(best[i] for i in range(3)), line)
     return Answer(answer.values, tuple(options), answer.why, line)
 
 

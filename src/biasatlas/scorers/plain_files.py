@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..textfiles import json_objects
-from .predicted import Answer, Collect, finite
+from ..textfiles import json_objects, refuse_duplicate_columns
+from .predicted import Answer, Collect, csv_rows, finite
 
 
 def read_plain(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
@@ -44,17 +44,41 @@ def _json_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
 
 def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or "id" not in reader.fieldnames:
-        raise DataError("no 'id' column", path=path, line=1)
-    scores = sorted((c for c in reader.fieldnames if c.startswith("score_")), key=lambda c: int(c[6:] or 0))
+    scores = _score_columns(_header(reader, path), path)
     out = []
-    for row in reader:
+    for row in csv_rows(reader, path):
         line = reader.line_num
         record: dict[str, Any] = {k: v for k, v in row.items() if k is not None}
         if scores:
             record["scores"] = [row.get(c) for c in scores]
         out.append((line, record))
     return out
+
+
+def _header(reader: csv.DictReader[str], path: Path) -> list[str]:
+    """The CSV's column names: an ``id`` among them, none twice (the reader would keep the last's cells)."""
+    try:
+        names = reader.fieldnames
+    except csv.Error as exc:
+        raise DataError(f"not CSV: {exc}", path=path, line=1) from None
+    if names is None or "id" not in names:
+        raise DataError("no 'id' column", path=path, line=1)
+    refuse_duplicate_columns(names, path=path)
+    return list(names)
+
+
+def _score_columns(header: list[str], path: Path) -> list[str]:
+    """The option scores' columns in option order, ``score_0`` to ``score_<n-1>``; any other ``score_``
+    column (``score_a``, ``score_``, a gap in the numbers, ``score_01``) is refused, naming it, since no
+    option order can be read from it."""
+    given = [c for c in header if c.startswith("score_")]
+    expected = [f"score_{k}" for k in range(len(given))]
+    for column in given:
+        if column not in expected:
+            raise DataError(f"option scores are columns score_0, score_1, … numbering the options from 0 without a "
+                            f"gap; {column!r} is not one (score columns: {', '.join(given)})", path=path, line=1,
+                            field=column)
+    return expected
 
 
 def _number(value: Any) -> float | None:
@@ -74,7 +98,7 @@ def _answer(row: Mapping[str, Any], line: int) -> Answer:
         if any(v is None for v in values):
             return Answer(why=f"scores {scores!r} are not all finite numbers", line=line)
         texts = row.get("texts")
-        answer = finite(tuple(v or 0.0 for v in values), line)
+        answer = finite(tuple(v for v in values if v is not None), line)
         named = tuple(str(t) for t in texts) if isinstance(texts, list) and len(texts) == len(values) else ()
         return Answer(answer.values, named, answer.why, line)
     chosen = row.get("answer")

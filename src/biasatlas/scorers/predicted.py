@@ -3,12 +3,26 @@ around them (:mod:`.prediction_files` reads the formats into it)."""
 
 from __future__ import annotations
 
+import csv
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
+from ..errors import DataError
+
+Row = TypeVar("Row", covariant=True)
+
+
+class CsvReader(Protocol[Row]):
+    """What :func:`csv_rows` reads: a ``csv.reader`` or ``csv.DictReader`` (rows, and the line reached)."""
+
+    line_num: int
+
+    def __iter__(self) -> Iterator[Row]: ...
+
+    def __next__(self) -> Row: ...
 
 
 PredictionsFormat = Literal["stereoset", "bbq-unifiedqa", "bbq-scores", "lm-eval", "crows-results", "plain", "gest"]
@@ -85,3 +99,13 @@ def finite(values: tuple[float, ...], line: int | None) -> Answer:
     if not values or not all(math.isfinite(v) for v in values):
         return Answer(why=f"scores {list(values)} are not all finite numbers", line=line)
     return Answer(values=values, line=line)
+
+
+def csv_rows(reader: CsvReader[Row], path: Path) -> Iterator[Row]:
+    """The rows of a CSV reader, where the csv module's own refusal (a quoted field running past its size
+    limit: a quote never closed in a damaged file) is a DataError naming the file and the line reached."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        inner = getattr(reader, "reader", reader)  # a DictReader's line_num is its last row's; its reader's moves on
+        raise DataError(f"not CSV: {exc}", path=path, line=inner.line_num) from None

@@ -5,13 +5,15 @@ published outputs, or another harness's per-item log. Each format is recognised 
 shape (:func:`detect`; ``--predictions-format`` overrides) and read into :class:`FileAnswers`:
 for each id the scores of the item's options in the benchmark's order (higher preferred; a
 chosen option is 1 and the others 0), or why the answer cannot be read. Nothing is dropped:
-an unreadable row keeps its id and reason, a duplicated id is unreadable.
+an unreadable row keeps its id and reason, a duplicated id is unreadable. A file that cannot be
+read as its format at all (a gzip stream cut short, JSON that stops mid-way, CSV that the csv
+module refuses) is one :class:`~biasatlas.errors.DataError` naming it, and the line where known.
 
 Formats (ids as biasatlas's benchmarks name their items and sentences):
 
 - ``stereoset``: the StereoSet authors' ``predictions_<model>.json`` (Nadeem et al. 2021,
   ``code/eval_discriminative_models.py``): ``{"intrasentence": [{"id", "score"}], "intersentence": …}``,
-  one score per candidate sentence, keyed by the sentence id.
+  one score per candidate sentence, keyed by the sentence id; recognised by parsing, in any layout.
 - ``bbq-unifiedqa``: BBQ's ``results/UnifiedQA/preds_<Category>.jsonl`` (Parrish et al. 2022): the data
   record plus the generated answer text under ``<model>_pred_<format>``; the text becomes an option
   by the rules of the authors' ``BBQ_calculate_bias_score.R`` (:func:`unifiedqa_option`).
@@ -40,25 +42,34 @@ import hashlib
 import io
 import json
 import re
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, MissingInput, UsageError, did_you_mean
 from ..hashing import sha256_file
+from ..textfiles import json_objects
 from .crows_results_files import DECLARED_ENCODINGS, is_results, read_crows_results
 from .gest_files import looks_like_gest, read_gest
 from .lm_eval_files import read_lm_eval
 from .plain_files import read_plain
-from ..textfiles import json_objects
-from .predicted import FORMATS, Answer, Collect, FileAnswers, finite
+from .predicted import FORMATS, Answer, Collect, FileAnswers, csv_rows, finite
 
 
 
 def _text(path: Path) -> str:
-    raw = path.read_bytes()
+    """The file's text: its bytes (gunzipped where they are gzip's), decoded. A file that cannot be read,
+    a gzip stream cut short or damaged, and bytes that are not UTF-8 are each a DataError naming it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=path) from None
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise DataError(f"not a whole gzip file ({exc})", path=path) from None
     declared = DECLARED_ENCODINGS.get(hashlib.sha256(raw).hexdigest())
     if declared is not None:  # a published file known by its bytes to be stored so (never a guess)
         return raw.decode(declared)
@@ -68,28 +79,54 @@ def _text(path: Path) -> str:
         raise DataError(f"cannot be read as UTF-8 text ({exc})", path=path) from exc
 
 
+def json_document(path: Path, text: str) -> Any:
+    """``text`` parsed as one JSON document, or a DataError naming the line where it stops being JSON
+    (a file cut short) or saying it nests too deeply for the parser."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    except RecursionError:
+        raise DataError("not JSON: nested too deeply to read", path=path) from None
+
+
+def _json_value(line: str) -> Any:
+    """One line parsed as JSON, or None where it is not a JSON value of its own."""
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
+def _cells(line: str) -> list[str]:
+    """A line's CSV cells; none where it is no CSV line (a quoted field past the csv module's limit)."""
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return []
+
+
 def detect(path: Path, text: str) -> str:
-    """The format a file's shape says (module docstring), or a DataError naming the shapes known."""
+    """The format a file's shape says (module docstring), or a DataError naming the shapes known. A text
+    opening with ``{`` is parsed, whatever its layout: one JSON document (StereoSet's, pretty-printed as
+    the authors' or on one line as ``json.dump`` writes it), or JSON Lines when its first line is a JSON
+    value of its own; neither (a document cut short) is a DataError naming the line."""
     stripped = text.lstrip()
-    if stripped.startswith("{") and not stripped.split("\n", 1)[0].rstrip().endswith("}"):
-        document = json.loads(stripped)
-        if isinstance(document, dict) and ({"intrasentence", "intersentence"} & set(document)):
-            return "stereoset"
     first = stripped.split("\n", 1)[0]
-    if first.startswith("{"):
-        try:
-            record = json.loads(first)
-        except json.JSONDecodeError:
-            record = {}
-        if isinstance(record, dict):
-            if {"doc_id", "doc", "filtered_resps"} <= set(record):
-                return "lm-eval"
-            if "example_id" in record and any("_pred_" in k for k in record):
-                return "bbq-unifiedqa"
-            if "id" in record:
-                return "plain"
-    header = next(csv.reader(io.StringIO(first)), [])
-    if {"index", "ans0", "ans1", "ans2", "model", "cat"} <= set(header):
+    record = _json_value(first) if first.startswith("{") else None
+    if first.startswith("{") and record is None:  # one document over several lines, or one cut short
+        record = json_document(path, text)
+    if isinstance(record, dict) and {"intrasentence", "intersentence"} & set(record):
+        return "stereoset"
+    if isinstance(record, dict):
+        if {"doc_id", "doc", "filtered_resps"} <= set(record):
+            return "lm-eval"
+        if "example_id" in record and any("_pred_" in k for k in record):
+            return "bbq-unifiedqa"
+        if "id" in record:
+            return "plain"
+    header = _cells(first)
+    if set(BBQ_SCORES_COLUMNS) <= set(header):
         return "bbq-scores"
     if is_results(stripped):
         return "crows-results"
@@ -120,20 +157,23 @@ def read(path: Path | str, format: str | None = None, field: str | None = None) 
     return FileAnswers(path, sha256_file(path), chosen, answers, model, **about)
 
 
+#: ``df_bbq.csv``'s columns (BBQ's ``results/RoBERTa_and_DeBERTaV3``).
+BBQ_SCORES_COLUMNS = ("index", "ans0", "ans1", "ans2", "model", "cat")
+
+
 # -- StereoSet ------------------------------------------------------------------------------------
 def read_stereoset(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
     """Sentence id → its score (one value). The model is the file name's second ``_`` field, as the
     authors' ``evaluation.py`` names each result (``predictions_gpt2-medium_ModelNSP_GPT2LM.json``)."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    document = json_document(path, text)
     if not isinstance(document, dict):
         raise DataError("not a JSON object", path=path)
     out = Collect()
     for task in ("intrasentence", "intersentence"):
         rows = document.get(task, [])
-        for i, row in enumerate(rows if isinstance(rows, list) else []):
+        if not isinstance(rows, list):
+            raise DataError(f"expected a list of {{'id', 'score'}}, got {type(rows).__name__}", path=path, field=task)
+        for i, row in enumerate(rows):
             key = row.get("id") if isinstance(row, dict) else None
             if not isinstance(key, str):
                 raise DataError("expected {'id': string, 'score': number}", path=path, field=f"{task}[{i}]")
@@ -220,7 +260,12 @@ def _prediction_column(path: Path, record: Mapping[str, Any], field: str | None)
 
 def read_bbq_scores(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
     """``df_bbq.csv``: ``{cat}/{index}`` → the three logits of the rows of model ``field``."""
-    rows = list(csv.DictReader(io.StringIO(text)))
+    reader = csv.DictReader(io.StringIO(text))
+    rows = list(csv_rows(reader, path))
+    lacking = [c for c in BBQ_SCORES_COLUMNS if c not in (reader.fieldnames or ())]
+    if lacking:
+        raise DataError(f"no column {', '.join(map(repr, lacking))} (df_bbq.csv has {', '.join(BBQ_SCORES_COLUMNS)})",
+                        path=path, line=1)
     models = sorted({r.get("model") or "" for r in rows})
     if field is None and len(models) != 1:
         raise UsageError(f"{path} holds the scores of {len(models)} models ({', '.join(models)}): name one with "

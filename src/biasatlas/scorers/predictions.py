@@ -8,9 +8,10 @@ option, ``ITEM#k`` (BBQ's options): the file's answer for that id gives the prob
 made the file, so a benchmark applies no length rule or normalisation of its own.
 
 Nothing is dropped silently. :meth:`PredictionsScorer.join` counts, over all of a run's probes,
-the ids the run needs that the file lacks (``missing``), those whose answer cannot be read
-(``unreadable``), and the file's ids that no probe asks for (``extra``); above the shares the
-user allows (``max_missing`` of the run's ids, ``max_extra`` of the file's; both 0 by default:
+the ids the run needs that the file lacks (``missing``), those whose answer cannot be read or,
+read, cannot answer a probe that asks for it (``unreadable``: a pair's sentences that are not the
+data's, three scores for a pair), and the file's ids that no probe asks for (``extra``); above the
+shares the user allows (``max_missing`` of the run's ids, ``max_extra`` of the file's; both 0 by default:
 a file that does not answer exactly the run's items is refused, and the error says how to allow
 it) the run stops before scoring. The counts and every id go to the run folder
 (:meth:`Join.skipped`). A file's answers are never written to the score cache
@@ -19,6 +20,7 @@ it) the run stops before scoring. The counts and every id go to the run folder
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -102,8 +104,15 @@ def join_line(summary: Any) -> str:
         ids = [r["id"] if isinstance(r, dict) else r for r in summary[name]]
         if ids:
             more = summary[f"n_{name}"] - len(ids)
-            parts.append(f"  {name}: {', '.join(map(str, ids))}" + (f" … (+{more:,})" if more > 0 else ""))
+            parts.append(f"  {name}: {', '.join(map(str, ids))}" + (f" … (+{more:,})" if more > 0 else "")
+                         + _first_why(summary[name]))
     return "\n".join(parts)
+
+
+def _first_why(listed: Sequence[Any]) -> str:
+    """Why the first unreadable id is (an entry of the summary's ``unreadable``), for the terminal."""
+    first = listed[0] if listed else None
+    return f" (first: {first['why']})" if isinstance(first, dict) and first.get("why") else ""
 
 
 class PredictionsScorer(Scorer):
@@ -124,7 +133,8 @@ class PredictionsScorer(Scorer):
     @property
     def info(self) -> ScorerInfo:
         return ScorerInfo(kind=self.name, reads="given", dtype=self.file.dtype,
-                          generates=any(a.generated is not None for a in self.file.answers.values()))
+                          generates=any(a.generated is not None for a in self.file.answers.values()),
+                          source=str(self.file.path))
 
     def describe(self) -> dict[str, Any]:
         return {"scorer": self.name, "variant": self.variant, **self.file.describe(),
@@ -147,7 +157,8 @@ class PredictionsScorer(Scorer):
         asked = list(dict.fromkeys(probe_key(p.id, answers)[0] for p in probes))
         wanted = set(asked)
         missing = tuple(sorted(k for k in asked if k not in answers))
-        unreadable = tuple(sorted((k, str(answers[k].why)) for k in asked if k in answers and answers[k].why))
+        unusable = _unusable(probes, answers)
+        unreadable = tuple(sorted(unusable.items()))
         extra = tuple(sorted(k for k in answers if k not in wanted))
         join = Join(len(asked), len(answers), missing, unreadable, extra)
         self._check(join)
@@ -164,8 +175,10 @@ class PredictionsScorer(Scorer):
             too_many.append(f"{len(join.extra):,} of the file's {join.in_file:,} ids ({share:.2%}) match no probe "
                             f"of this run (allowed: a share of --max-extra {self.max_extra:g})")
         if join.asked and unmatched == join.asked:
-            too_many.append("no id of the run has a readable answer: is this the file of another benchmark or "
-                            "dataset?")
+            whys = {why for _, why in join.unreadable}
+            too_many.append(f"no id of the run has a readable answer, each for one reason: {whys.pop()}"
+                            if len(whys) == 1 and not join.missing else
+                            "no id of the run has a readable answer: is this the file of another benchmark or dataset?")
         if too_many:
             raise UsageError(f"{self.file.path} does not answer this run's items: " + "; ".join(too_many)
                              + "\n" + join.line())
@@ -192,6 +205,23 @@ class PredictionsScorer(Scorer):
         if given.why is not None:
             return None, f"unreadable in the predictions file: {given.why}"
         return _answered(probe, given, option)
+
+
+def _unusable(probes: Sequence[Probe], answers: Mapping[str, Answer]) -> dict[str, str]:
+    """The file's ids whose answer fails a probe that asks for it, each with why (the first such probe's
+    reason): an answer that could not be read, or one read that cannot answer the probe (sentences that
+    are not the pair's, three scores for a pair), so that each counts against ``--max-missing`` as
+    unreadable rather than leaving the run's metric over fewer items without a word."""
+    why: dict[str, str] = {}
+    for probe in probes:
+        key, option = probe_key(probe.id, answers)
+        given = answers.get(key)
+        if given is None or key in why:
+            continue
+        reason = given.why if given.why is not None else _answered(probe, given, option)[1]
+        if reason is not None:
+            why[key] = reason
+    return why
 
 
 def _answered(probe: Probe, given: Answer, option: int | None) -> tuple[Any, str | None]:
@@ -229,18 +259,46 @@ def _pair(probe: PairProbe, given: Answer) -> tuple[Any, str | None]:
         return None, f"a pair needs 2 scores, the file gives {len(given.values)}"
     first, second = given.values
     if given.texts:
-        if same_text(probe.a, given.texts[1]) and same_text(probe.b, given.texts[0]):
+        swapped = listed_swapped(probe.a, probe.b, given.texts)
+        if isinstance(swapped, str):
+            return None, swapped
+        if swapped:
             first, second = second, first
-        elif not (same_text(probe.a, given.texts[0]) and same_text(probe.b, given.texts[1])):
-            return None, "the file's sentences are not the pair's"
     return PairAnswer(probe.id, first, second, 1, 1), None
 
 
-def same_text(a: str, b: str) -> bool:
-    """Whether a file's sentence is the probe's: equal, or equal once case is folded and each run of
-    whitespace is one space (the Dutch CrowS-Pairs results hold a no-break space where the data has
-    a space, in 9 sentences, and drop one sentence's trailing newline)."""
-    return a == b or " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
+#: How far a file's sentence may be from the probe's, strictest first (:func:`text_level`): not at all;
+#: in its runs of whitespace (the Dutch CrowS-Pairs results hold a no-break space where the data has a
+#: space, in 9 sentences, and drop one sentence's trailing newline); in case too.
+LEVELS = (lambda text: text, _spaced, lambda text: _spaced(text).casefold())
+
+
+def text_level(ours: str, theirs: str) -> int | None:
+    """The first of :data:`LEVELS` at which a file's sentence is the probe's (0: equal), None: at none."""
+    return next((k for k, same in enumerate(LEVELS) if same(ours) == same(theirs)), None)
+
+
+def listed_swapped(a: str, b: str, texts: Sequence[str]) -> bool | str:
+    """Whether a file lists a pair ``(a, b)`` the other way round (True) or as asked (False), whichever matches at
+    the stricter level (:func:`text_level`), so a pair whose sentences differ only in case ("Black" and
+    "black") is read by its exact texts, never turned round by a case-folded match; or why neither
+    order can be told: the file's sentences are another pair's, or match either way round at the same
+    level (a file that lower-cased both sentences of a pair that differs in case alone)."""
+    def worst(x: str, y: str) -> float:
+        levels = (text_level(a, x), text_level(b, y))
+        return math.inf if None in levels else max(k for k in levels if k is not None)
+
+    direct, swapped = worst(texts[0], texts[1]), worst(texts[1], texts[0])
+    if direct == swapped == math.inf:
+        return "the file's sentences are not the pair's"
+    if direct == swapped and a != b:
+        return "the file's sentences match the pair either way round (equal to each other once case or spacing is "\
+               "folded): cannot tell which score is whose"
+    return swapped < direct
 
 
 def from_file(model: Any = None, *, predictions: Any, predictions_format: str | None = None,

@@ -16,16 +16,18 @@ What each text is read after is the ``start_token`` convention, as in-process
 (:mod:`.served_start` turns each into prompts): the prefix (the model's start token as text, e.g.
 ``<|im_start|>``) stands for the in-process scorer's prefix token and is never scored; a server
 whose tokenizer adds its own start token needs none (and is refused one, and refuses
-``first-only``, which reads tokens without any start token). Which tokens
+``first-only``, which reads tokens without any start token); :mod:`.served_jobs` builds the jobs. Which tokens
 belong to what is read from the returned character offsets (:mod:`.served_echo`), checked to
 tile the prompt; a prompt they do not tile stops the run naming its probe.
 
 Engine: the distinct prompts of an engine call are sent ``batch_size`` per request (the API
 takes a list), at most ``concurrency`` requests in flight (a thread pool over one ``httpx``
-client); each finished request counts as a batch for Ctrl-C (:mod:`.resume`). Before any
-scoring, the canary checks run (:mod:`.served_checks`); their fingerprint keys the cache, and
-each ``score`` call checks the canary again so that a model swapped mid-run stops the run
-with the answers so far kept.
+client); each finished request counts as a batch for Ctrl-C (:mod:`.resume`), and a Ctrl-C keeps the
+answers of the requests finished (the engine hands this scorer whole chunks: :attr:`scores_whole_chunks`).
+Before any scoring, the canary checks run (:mod:`.served_checks`); their fingerprint keys the cache, and
+each ``score`` call (a chunk) reads the canary again before and after, so that a model swapped mid-run
+stops the run with the answers of the chunks before it kept and none of the chunk it came in. Every
+value of every answer is checked to be a log-probability as it is read (:class:`.served_echo.NotLogprob`).
 """
 
 from __future__ import annotations
@@ -33,45 +35,36 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-from ..errors import UnsupportedProbe, UsageError, did_you_mean
-from ..probes import (Answer, ContinuationProbe, GenerationProbe, PairAnswer, PairProbe, Probe, Scored,
-                      ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
+from ..errors import UnsupportedProbe, UsageError
+from ..probes import Answer, GenerationProbe, Probe, Scored, ScorerInfo
 from ..values import canonical_dtype, check_batch_size
-from .base import ModelScorer, Progress
+from .base import Progress
 from .batch_size import DEFAULT_BATCH_SIZE
-from .job import Job
 from .batching import chunks
-from .resume import EVERY_ROW, Stopped, Watch
+from .resume import EVERY_ROW, Interrupted, Stopped, Watch
 from .served_generation import completions
 from .served_chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .served_checks import CANARY, Canary, checked_canary, same_model
-from .served_echo import EchoedPrompt, Untiled, echoed
+from .served_echo import EchoedPrompt, NotLogprob, Untiled, echoed
+from .served_facts import served_facts
 from .served_http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key,
                           checked_concurrency)
-from .served_start import Ask, Reading, read, reading, refusal
-from .served_tokens import (SingleToken, TokenAsk, TokenRow, answered, batches, body, encoder, ids_of, one_token,
-                            token_value, trusted)
-from .spans import split_continuation
+from .served_jobs import ServedJobs
+from .served_start import Ask, read, refusal
+from .served_tokens import (SingleToken, TokenAsk, TokenRow, answered, batches, body, encoder, ids_of, token_value,
+                            trusted)
 from .start import DEFAULT_START, StartToken, check_start_token
 
 
-@dataclass(frozen=True)
-class ServedFacts:
-    """What the server says of itself (provenance): the model's id and ``root`` in
-    ``/v1/models``, and the software's name and version where it says them."""
-
-    model: str
-    root: str | None
-    owned_by: str | None
-    version: str | None
-
-
-class ServedScorer(ModelScorer):
+class ServedScorer(ServedJobs):
     name = "served"
+    #: :func:`.engines.score_chunk` hands this scorer whole chunks with ``answered`` (its :meth:`score`
+    #: wraps :meth:`Scorer.score`'s, which batches them), and keeps its finished answers on Ctrl-C.
+    scores_whole_chunks = True
 
     def __init__(self, model: str, *, served_model: str | None = None, served_prefix: str | None = None,
                  variant: str = "sentence-ll", batch_size: Any = DEFAULT_BATCH_SIZE,
@@ -110,7 +103,8 @@ class ServedScorer(ModelScorer):
             raise UsageError(f"{self.where}: {refused}")
         self.chat = served_chat(self.local, self.start_token, self.prefix, self.where)
         self.chat_check = "unchecked" if self.local is None else \
-            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)
+            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where,
+                        self.client.url("../tokenize"))
         self.encode = token_ids if token_ids is not None else None if self.local is None else \
             encoder(self.local.tokenizer)
         self.single_token, self.single_token_why = self._single_token(single_token or "auto")
@@ -123,7 +117,7 @@ class ServedScorer(ModelScorer):
         extra = {"sleep": sleep} if sleep is not None else {}
         self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
                                    transport=transport, **extra)
-        self.facts = self._facts(served_model)
+        self.facts = served_facts(self.client, served_model)
         self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
 
     @property
@@ -131,32 +125,12 @@ class ServedScorer(ModelScorer):
         """The endpoint and model, as messages name them (no credentials: the URL holds none)."""
         return f"{self.endpoint.url} (model {self.facts.model})"
 
-    def _facts(self, wanted: str | None) -> ServedFacts:
-        listed = self.client.get("models")
-        models = {m.get("id"): m for m in (listed.get("data") or []) if isinstance(m, dict)} \
-            if isinstance(listed, dict) else {}
-        if wanted is None:
-            if len(models) != 1:
-                raise UsageError(f"{self.endpoint.url} serves {len(models)} models ({', '.join(map(str, models))}): "
-                                 "name one with --served-model")
-            wanted = str(next(iter(models)))
-        if wanted not in models:
-            raise did_you_mean(f"model at {self.endpoint.url}", wanted, [str(m) for m in models])
-        entry = models[wanted]
-        return ServedFacts(wanted, _text(entry.get("root")), _text(entry.get("owned_by")), self._version())
-
-    def _version(self) -> str | None:
-        """The server's ``/version`` (vLLM's), beside the API's base path; None where it has none."""
-        try:
-            said = self.client.get("../version" if self.endpoint.url.endswith("/v1") else "version")
-        except ServerError:
-            return None
-        return _text(said.get("version")) if isinstance(said, dict) else None
-
     def _trusted(self) -> Canary:
         """The canary checks (:mod:`.served_checks`), with ``max_tokens`` 0 where the server takes it."""
         try:
             self.ask(["x"])
+        except NotLogprob:
+            pass  # max_tokens 0 taken; the canary's `finite` check says what is wrong with the answer
         except ServerError:
             self.max_tokens = 1  # a server that must generate: its one token is dropped
         return checked_canary(self.ask, self.prefix, self.where)
@@ -183,13 +157,28 @@ class ServedScorer(ModelScorer):
 
     def ask_ids(self, contexts: Sequence[str], ids: Collection[int]) -> list[dict[int, float]]:
         """One request reading each context's next-token log-probabilities of ``ids``."""
-        return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts)
+        with self._refusing_impossible():
+            return answered(self.client.post("completions", body(self.facts.model, contexts, list(ids))), contexts,
+                            self.client.url("completions"))
 
     def ask(self, prompts: Sequence[str]) -> list[EchoedPrompt]:
         """One ``/v1/completions`` request for ``prompts``: each echoed with its log-probabilities."""
         body = {"model": self.facts.model, "prompt": list(prompts), "echo": True, "logprobs": 0,
                 "max_tokens": self.max_tokens, "temperature": 0}
-        return echoed(self.client.post("completions", body), prompts, generated=self.max_tokens)
+        with self._refusing_impossible():
+            return echoed(self.client.post("completions", body), prompts, self.max_tokens,
+                          self.client.url("completions"))
+
+    @contextmanager
+    def _refusing_impossible(self) -> Iterator[None]:
+        """A value in an answer that no log-probability can be (:class:`.served_echo.NotLogprob`, found as
+        the answer is read, whichever request it answers) stops the run in one line naming the server:
+        raised where the request was sent, before anything of the answer is kept, so a chunk holding one
+        is never cached (nor the canary's fingerprint taken from one)."""
+        try:
+            yield
+        except NotLogprob as bad:
+            raise NotLogprob(bad.detail, self.where) from None
 
     @property
     def info(self) -> ScorerInfo:
@@ -200,89 +189,31 @@ class ServedScorer(ModelScorer):
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Collection[str] = frozenset()) -> Scored:
-        """:meth:`Scorer.score`, after checking that the canary has not moved (one request)."""
-        same_model(self.ask, self.prefix, self.canary, self.where)
+        """:meth:`Scorer.score` between two readings of the model's identity (:meth:`_same_model`: one
+        request each). The reading before stops a run whose model changed since the last chunk before
+        paying for this one; the reading after, before any answer of this chunk is kept (committed, or
+        kept by Ctrl-C), refuses them all when the model changed while they were asked (a second Ctrl-C
+        during that reading is a bare KeyboardInterrupt: the pipeline then keeps none of them)."""
+        self._same_model()
         self._owner, self._counts, self._late = {}, {}, {}
-        return super().score(probes, progress, answered=answered)
+        try:
+            scored = super().score(probes, progress, answered=answered)
+        except Interrupted:
+            self._same_model()  # the finished answers are kept only if no other model gave them
+            raise
+        self._same_model()
+        return scored
+
+    def _same_model(self) -> None:
+        """:class:`.served_checks.ModelChanged` when the canary moved since the scorer was built."""
+        same_model(self.ask, self.prefix, self.canary, self.where)
 
     def _generations(self, probes: list[GenerationProbe], tick: Progress,
                      answered: frozenset[str] = frozenset()) -> Sequence[Answer]:
         """Greedy texts from ``/v1/completions`` (:mod:`.served_generation`), the prompt sent as it is."""
         return completions(self.client.post, self.facts.model, [p for p in probes if p.id not in answered],
-                           batch_size=max(int(self.batch_size), 1), tick=tick, where=self.where)
-
-    # -- jobs --------------------------------------------------------------------------------
-    def _reading(self, probe_id: str, text: str, start: int = 0, count: tuple[int, int] | None = None,
-                 *, context: bool = False) -> Reading:
-        """The requests reading ``text`` from character ``start`` (of the text) under the start-token
-        convention (:func:`.served_start.reading`); ``context``: ``text`` begins with a non-empty one."""
-        asks = reading(self.start_token, self.prefix, text, start, count, context=context)
-        for ask in asks:
-            self._owner.setdefault(ask.prompt, probe_id)
-        return asks
-
-    def _pair_jobs(self, probes: list[PairProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):
-            plans = [[self._reading(p.id, p.a), self._reading(p.id, p.b)] for p in chunk]
-            yield self._job(chunk, plans, partial(self._pair_answers, chunk, plans))
-
-    def _sentence_jobs(self, probes: list[SentenceProbe]) -> Iterator[Job]:
-        plans = [[self._reading(p.id, p.text)] for p in probes]
-        yield self._job(probes, plans, partial(self._sentence_answers, probes, plans))
-
-    def _slot_jobs(self, probes: list[SlotProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):
-            plans = [[self._reading(p.id, p.left + f + p.right, 0, (len(p.left), len(p.left) + len(f)))
-                      for f in p.fillers] for p in chunk]
-            yield self._job(chunk, plans, partial(self._option_answers, chunk, plans))
-
-    def _continuation_jobs(self, probes: list[ContinuationProbe]) -> Iterator[Job]:
-        for chunk in chunks(probes, 256):
-            plans = []
-            for p in chunk:
-                split = [split_continuation(c, p.continuation) for c in p.contexts]
-                plans.append([self._one_token(p.id, self._reading(p.id, c + rest, len(c), context=bool(c)))
-                              for c, rest in split])
-            yield self._job(chunk, plans, partial(self._option_answers, chunk, plans))
-
-    def _one_token(self, probe_id: str, asks: Reading) -> Reading:
-        """``asks`` as one token id after its context where it is exactly that and the server is trusted
-        with ``logprob_token_ids`` (:func:`.served_tokens.one_token`); else as they are (echo)."""
-        if self.single_token != "logprob_token_ids" or len(asks) != 1 or self.encode is None:
-            return asks
-        token = one_token(asks[0], self.encode)
-        if token is None:
-            return asks
-        self._owner.setdefault(token, probe_id)
-        return (token,)  # type: ignore[return-value]  # a TokenAsk reads as an Ask does
-
-    @staticmethod
-    def _job(chunk: Sequence[Any], plans: list[list[Reading]], answers: Any) -> Job:
-        """One job for ``chunk``: every request of each probe's readings, in order; ``answers``
-        gets one value per reading, the sum of its requests' values."""
-        readings = [r for plan in plans for r in plan]
-
-        def summed(values: list[float]) -> Any:
-            got = iter(values)
-            return answers([math.fsum(next(got) for _ in r) for r in readings])
-
-        return Job([a for r in readings for a in r], summed, len(chunk),
-                   [(p.id, sum(map(len, plan))) for p, plan in zip(chunk, plans)])
-
-    def _pair_answers(self, chunk: list[PairProbe], plans: list[list[Reading]],
-                      values: list[float]) -> list[PairAnswer]:
-        got = iter(values)
-        return [PairAnswer(p.id, next(got), next(got), self._counts.get(a[0], 0), self._counts.get(b[0], 0))
-                for p, (a, b) in zip(chunk, plans)]
-
-    def _sentence_answers(self, probes: list[SentenceProbe], plans: list[list[Reading]],
-                          values: list[float]) -> list[SentenceAnswer]:
-        return [SentenceAnswer(p.id, v, self._counts.get(r[0], 0)) for p, v, (r,) in zip(probes, values, plans)]
-
-    def _option_answers(self, chunk: list[Any], plans: list[list[Reading]], values: list[float]) -> list[SlotAnswer]:
-        got = iter(values)
-        return [SlotAnswer(p.id, tuple(next(got) for _ in plan), tuple(self._counts.get(r[0], 0) for r in plan))
-                for p, plan in zip(chunk, plans)]
+                           batch_size=max(int(self.batch_size), 1), tick=tick, where=self.where,
+                           url=self.client.url("completions"))
 
     # -- the engine --------------------------------------------------------------------------
     def _model_input(self, request: Any) -> Any:
@@ -394,7 +325,3 @@ class ServedScorer(ModelScorer):
         if self.single_token != "echo":  # answers read another way: never the echo reading's cache
             key["single_token"] = self.single_token
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)

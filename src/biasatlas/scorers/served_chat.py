@@ -28,6 +28,7 @@ from typing import Any, Literal
 from ..errors import UsageError
 from ..probes import ChatTokens
 from .chat_tokens import template_tokens
+from .served_answer import Field
 from .served_http import ServerError
 from .start import StartToken, leading_tokens
 
@@ -85,11 +86,13 @@ def served_chat(local: LocalTokenizer | None, mode: StartToken, prefix: str, whe
     return template_tokens(local.tokenizer, start, where)
 
 
-def cross_check(post: Any, served_model: str, local: LocalTokenizer, chat: ChatTokens, where: str) -> Check:
-    """``equal`` when the server's ``/tokenize`` of :data:`PROBE_MESSAGE` (its own template, with the
-    generation prompt) gives the token ids of our rendering of the folder's template; ``unchecked``
-    where the server has no such endpoint. A difference is a :class:`UsageError` naming the first
-    differing token."""
+def cross_check(post: Any, served_model: str, local: LocalTokenizer, chat: ChatTokens, where: str,
+                url: str = "the server's /tokenize") -> Check:
+    """``equal`` when the server's ``/tokenize`` (at ``url``) of :data:`PROBE_MESSAGE` (its own template,
+    with the generation prompt) gives the token ids of our rendering of the folder's template; ``unchecked``
+    where the server has no such endpoint (an error, or an answer without ``tokens``); ``tokens`` other
+    than a list of whole numbers is a :class:`.served_answer.WrongShape`. A difference is a
+    :class:`UsageError` naming the first differing token."""
     if chat.template is None:
         return "unchecked"
     messages = [{"role": "user", "content": PROBE_MESSAGE}]
@@ -98,9 +101,10 @@ def cross_check(post: Any, served_model: str, local: LocalTokenizer, chat: ChatT
                                     "add_special_tokens": False})
     except ServerError:
         return "unchecked"
-    theirs = said.get("tokens") if isinstance(said, dict) else None
-    if not isinstance(theirs, list):
+    tokens = Field(said, url).key("tokens") if isinstance(said, dict) else None
+    if tokens is None or tokens.absent:
         return "unchecked"
+    theirs = [t.whole() for t in tokens.items()]
     text = local.tokenizer.apply_chat_template(messages, chat_template=chat.template, add_generation_prompt=True,
                                                tokenize=False)
     ours = list(local.tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -16,29 +16,34 @@ Likelihoods are refused with the reason (a chat endpoint returns no prompt log-p
 lm-evaluation-harness issues 942 and 1196): the server is never asked its ``/v1/completions``, so none of
 the echo canary's checks run. The answers' identity is instead a **chat canary**: the greedy answer to a
 fixed message (:data:`~.served_chat.PROBE_MESSAGE`), hashed; it keys the cache (with the API, so no answer of
-the completions path is ever reused here) and is asked again before each ``score`` call, so a model swapped
-behind the same name stops the run with the answers so far kept. Retries, the named 4xx, the key kept out of
-every message: :mod:`.served_http`'s client, as the completions path's.
+the completions path is ever reused here) and is asked again before and after each ``score`` call (a chunk),
+so a model swapped behind the same name stops the run with the answers of the chunks before it kept and none
+of the chunk it came in. A Ctrl-C keeps the answers of the requests finished, as on the completions path.
+Retries, the named 4xx, the key kept out of every message: :mod:`.served_http`'s client, as the completions
+path's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
 from ..errors import ModelError, UnsupportedProbe, UsageError
-from ..probes import GenerationAnswer, GenerationProbe, Probe, Scored, ScorerInfo
+from ..probes import GenerationAnswer, GenerationProbe, ScorerInfo
 from ..values import canonical_dtype, check_batch_size
-from .base import ModelScorer, Progress
+from .base import Progress
 from .generation import cut
 from .resume import Interrupted
 from .served import ServedScorer
+from .served_answer import Field, ordered_choices
 from .served_chat import PROBE_MESSAGE, cross_check, served_chat
-from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, ServedApi, ServerError, checked_concurrency
+from .served_checks import ModelChanged
+from .served_generation import finish
+from .served_http import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, ServedApi, checked_concurrency
 
 #: The chat canary's budget: enough tokens that another model's answer differs, few enough to be cheap.
 CANARY_TOKENS = 16
@@ -77,7 +82,8 @@ class ServedChatScorer(ServedScorer):
         self._connect(model, served_model, api_key_env, request_timeout, transport, sleep)
         self.chat = replace(served_chat(self.local, "first-only", "", self.where), server_renders=True)
         self.chat_check = "unchecked" if self.local is None else \
-            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where)
+            cross_check(self.client.post, self.facts.model, self.local, self.chat, self.where,
+                        self.client.url("../tokenize"))
         self.chat_canary = self._chat_canary()
 
     @property
@@ -90,18 +96,15 @@ class ServedChatScorer(ServedScorer):
         body = {"model": self.facts.model, "messages": [{"role": "user", "content": PROBE_MESSAGE}],
                 "max_tokens": CANARY_TOKENS, "temperature": 0, "n": 1}
         said = self.client.post("chat/completions", body)
-        text = _content(said, self.where, "the chat canary")
+        _, text = _content(said, self.where, "the chat canary", self.client.url("chat/completions"))
         return hashlib.sha256(json.dumps([self.facts.model, text]).encode()).hexdigest()[:16]
 
-    def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
-              answered: Collection[str] = frozenset()) -> Scored:
-        """:meth:`Scorer.score`, after checking that the chat canary's answer has not changed."""
+    def _same_model(self) -> None:
+        """:class:`.served_checks.ModelChanged` when the chat canary's answer changed since the scorer was
+        built (read before and after each ``score`` call: :meth:`ServedScorer.score`)."""
         now = self._chat_canary()
         if now != self.chat_canary:
-            raise ServerError(f"the model behind {self.where} changed during the run (chat canary {self.chat_canary}, "
-                              f"now {now}): the answers scored before the change are kept in the score cache; rerun "
-                              "to score the rest against the model served now")
-        return ModelScorer.score(self, probes, progress, answered=answered)
+            raise ModelChanged(self.where, f"chat canary {self.chat_canary}, now {now}")
 
     def _job_builders(self) -> tuple[tuple[type, Callable[[list[Any]], Iterable[Any]]], ...]:
         return tuple((kind, self._no_likelihoods) for kind, _ in super()._job_builders())
@@ -126,7 +129,7 @@ class ServedChatScorer(ServedScorer):
         try:
             futures = [pool.submit(self.client.post, "chat/completions", self._body(p)) for p in todo]
             for probe, future in zip(todo, futures):
-                out[probe.id] = _answer(probe, future.result(), self.where)
+                out[probe.id] = _answer(probe, future.result(), self.where, self.client.url("chat/completions"))
                 tick(1)
         except KeyboardInterrupt:
             raise Interrupted(dict(out)) from None
@@ -155,21 +158,20 @@ class ServedChatScorer(ServedScorer):
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _content(said: Any, where: str, what: str) -> str:
-    choices = said.get("choices") if isinstance(said, Mapping) else None
-    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) \
-        else None
-    text = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(text, str):
+def _content(said: Any, where: str, what: str, url: str) -> tuple[Field, str]:
+    """The answer's one choice (``index`` 0: ``n`` is 1) and its ``message.content``; a message without
+    text (a refusal as a tool call, ``content`` null) is named as such, any other shape as a field."""
+    choice = ordered_choices(said, 1, url)[0]
+    message = choice.key("message")
+    text = None if message.absent else message.key("content").maybe_text()
+    if text is None:
         raise ModelError(f"{where} gave no message text for {what}")
-    return text
+    return choice, text
 
 
-def _answer(probe: GenerationProbe, said: Any, where: str) -> GenerationAnswer:
-    text, cut_here = cut(_content(said, where, f"probe {probe.id}"), probe.stop)
-    choice = said["choices"][0]
-    usage = said.get("usage")
-    n_tokens = usage.get("completion_tokens") if isinstance(usage, Mapping) else None
-    reason, stop_reason = choice.get("finish_reason"), choice.get("stop_reason")
-    finish = "length" if reason == "length" else "stop" if cut_here or isinstance(stop_reason, str) else "eos"
-    return GenerationAnswer(probe.id, text, n_tokens if isinstance(n_tokens, int) else 0, finish)
+def _answer(probe: GenerationProbe, said: Any, where: str, url: str) -> GenerationAnswer:
+    choice, text = _content(said, where, f"probe {probe.id}", url)
+    text, cut_here = cut(text, probe.stop)
+    usage = Field(said, url).key("usage")
+    n_tokens = None if usage.absent else usage.key("completion_tokens").maybe_count()
+    return GenerationAnswer(probe.id, text, n_tokens or 0, finish(choice, cut_here))

@@ -17,7 +17,9 @@ checked, in this order (:data:`CHECKS`):
     the canary's first token has a log-probability: something precedes it (the prefix, or a
     start token the server adds), as the in-process scorer's prefix token precedes every text.
 ``finite``
-    every value is a finite number ≤ 0 (a log-probability).
+    every value is a finite number ≤ 0 (a log-probability). Checked by the reader of every answer,
+    the canary's and each benchmark prompt's (:class:`.served_echo.NotLogprob`): a server honest on
+    the canary alone stops the run at its first other answer, which is never kept.
 ``deterministic``
     the same request twice gives the same numbers (to :data:`REPEAT_TOLERANCE`).
 ``prefix-stable``
@@ -26,7 +28,7 @@ checked, in this order (:data:`CHECKS`):
 
 The canary's log-probabilities, rounded to :data:`FINGERPRINT_DECIMALS` decimals, hashed, are
 the served model's fingerprint: part of the cache key (another model behind the same name
-never reuses answers) and checked again during a run (:func:`same_model`).
+never reuses answers) and read again before and after each chunk of a run (:func:`same_model`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .served_echo import EchoedPrompt, NoLogprobs
+from .served_echo import EchoedPrompt, NoLogprobs, NotLogprob
 from .served_http import ServerError
 
 #: The canary (plain ASCII words, so every tokenizer splits it into whole-word pieces) and the
@@ -87,7 +89,7 @@ def checked_canary(ask: Ask, prefix: str, where: str) -> Canary:
     prompt); the first that fails raises :class:`UntrustedServer` naming it, ``where`` (the
     URL and model) and what to do. Returns the canary's values."""
     try:
-        first = ask([prefix + CANARY])[0]
+        first = _asked(ask, prefix + CANARY, where)
     except NoLogprobs:  # llama.cpp's server: none at logprobs 0 (and the generated token's only at 1 or more)
         raise UntrustedServer("one-per-token", where, "it returned no log-probabilities for the echoed canary "
                               "(llama.cpp's server answers none, or the generated token's only)", _ONE_PER_TOKEN_TODO
@@ -103,17 +105,13 @@ def checked_canary(ask: Ask, prefix: str, where: str) -> Canary:
                               "name the model's start token with --served-prefix (its BOS token as text, else its "
                               "EOS, as in-process scoring and lm-evaluation-harness put before every text; "
                               "e.g. '<|im_start|>' for SmolLM2)")
-    canary = _canary(first, len(prefix))
-    bad = [v for v in canary.values if not (math.isfinite(v) and v <= 0)]
-    if bad:
-        raise UntrustedServer("finite", where, f"it returned {bad[0]!r} as a log-probability",
-                              "log-probabilities are finite and at most 0: this server returns something else")
-    again = _canary(ask([prefix + CANARY])[0], len(prefix))
+    canary = _canary(first, len(prefix))  # its values are log-probabilities: read by _asked
+    again = _canary(_asked(ask, prefix + CANARY, where), len(prefix))
     moved = _moved(canary, again)
     if moved > REPEAT_TOLERANCE:
         raise UntrustedServer("deterministic", where, f"the same request twice moved a value by {moved:.3g} nats",
                               "serve the model with greedy, batch-invariant settings and nothing else running")
-    extended = _canary(ask([prefix + CANARY + EXTENSION])[0], len(prefix))
+    extended = _canary(_asked(ask, prefix + CANARY + EXTENSION, where), len(prefix))
     head = Canary(extended.tokens[:len(canary.tokens)], extended.values[:len(canary.values)])
     moved = _moved(canary, head)
     if moved > PREFIX_TOLERANCE:
@@ -122,13 +120,33 @@ def checked_canary(ask: Ask, prefix: str, where: str) -> Canary:
     return canary
 
 
+class ModelChanged(ServerError):
+    """The served model's identity (the canary's reading, or the chat canary's answer) moved during a
+    run: another model behind the same name. Read before and after each ``score`` call (a chunk), so
+    that no answer a new model gave is kept under the old one's fingerprint."""
+
+    def __init__(self, where: str, how: str) -> None:
+        super().__init__(f"the model behind {where} changed during the run ({how}): the answers of the chunks "
+                         "the canary read the same before and after are kept in the score cache, none of the "
+                         "chunk it moved in; rerun to score the rest against the model served now")
+
+
 def same_model(ask: Ask, prefix: str, before: Canary, where: str) -> None:
-    """Refuse to go on when the canary moved since ``before`` (another model behind the name)."""
+    """Refuse to go on (:class:`ModelChanged`) when the canary moved since ``before`` (another model
+    behind the name)."""
     now = _canary(ask([prefix + CANARY])[0], len(prefix))
     if _moved(before, now) > CHANGE_TOLERANCE:
-        raise ServerError(f"the model behind {where} changed during the run (canary fingerprint "
-                          f"{before.fingerprint}, now {now.fingerprint}): the answers scored before the change "
-                          "are kept in the score cache; rerun to score the rest against the model served now")
+        raise ModelChanged(where, f"canary fingerprint {before.fingerprint}, now {now.fingerprint}")
+
+
+def _asked(ask: Ask, text: str, where: str) -> EchoedPrompt:
+    """``text`` echoed; a value that cannot be a log-probability fails the ``finite`` check (the reader
+    found it: :class:`.served_echo.NotLogprob`)."""
+    try:
+        return ask([text])[0]
+    except NotLogprob as bad:
+        raise UntrustedServer("finite", where, f"it {bad.detail}",
+                              "this server returns something other than log-probabilities") from None
 
 
 _ONE_PER_TOKEN_TODO = ("serve the model with a server that returns prompt log-probabilities with echo (vLLM; "

@@ -6,7 +6,10 @@
 (``text_offset``), followed by the generated token(s). Which tokens belong to a continuation or
 a filler is read from these offsets, never guessed from a local tokenizer: the offsets must
 tile the prompt exactly (each token starts where the last ended, and the tokens spell the
-prompt), else the prompt is refused with :class:`Untiled`.
+prompt), else the prompt is refused with :class:`Untiled`. Every value is checked as it is read,
+in every answer, not only the canary's: a number no log-probability can be (not finite, or above
+0) refuses the answer whole (:class:`NotLogprob`), so a server that answers the canary honestly
+and the benchmark otherwise stops the run before any of its answers is kept.
 
 Why checked so strictly: lm-evaluation-harness's ``local-completions`` sums
 ``token_logprobs[ctxlen:-1]`` by position (``lm_eval/models/openai_completions.py``), so a
@@ -21,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .served_http import ServerError, ordered_choices
+from .served_answer import Field, ordered_choices
+from .served_http import ServerError
 
 
 class Untiled(ServerError):
@@ -53,6 +57,14 @@ class EchoedPrompt:
                 return f"token {token!r} at offset {offset} where the text has {found!r}"
             at += len(token)
         return None if at == len(self.text) else f"the tokens end at character {at} of {len(self.text)}"
+
+    def checked(self) -> EchoedPrompt:
+        """This prompt, when each of its values can be a log-probability (:func:`checked_logprob`)."""
+        for i, value in enumerate(self.logprobs):
+            if value is not None:
+                token = self.tokens[i] if i < len(self.tokens) else "?"
+                checked_logprob(value, f"token {i} ({token!r})", self.text)
+        return self
 
     def ends(self) -> list[int]:
         """Where each token ends in the text. A token of no text (a byte-level piece of a
@@ -97,10 +109,33 @@ class EchoedPrompt:
         return EchoedPrompt(self.text, self.tokens[1:], self.logprobs[1:], tuple(o - shift for o in self.offsets[1:]))
 
 
-def echoed(body: Any, prompts: Sequence[str], generated: int = 0) -> list[EchoedPrompt]:
-    """The echoed prompts of a ``/v1/completions`` answer to ``prompts`` (one choice each, by
-    ``index``), without the ``generated`` tokens that follow each (``max_tokens``)."""
-    return [_prompt(choice, text, generated) for choice, text in zip(ordered_choices(body, len(prompts)), prompts)]
+def echoed(body: Any, prompts: Sequence[str], generated: int = 0, url: str = "the server") -> list[EchoedPrompt]:
+    """The echoed prompts of a ``/v1/completions`` answer (from ``url``) to ``prompts`` (one choice each,
+    by ``index``), without the ``generated`` tokens that follow each (``max_tokens``), every value
+    checked (:meth:`EchoedPrompt.checked`)."""
+    return [_prompt(choice, text, generated).checked()
+            for choice, text in zip(ordered_choices(body, len(prompts), url), prompts)]
+
+
+class NotLogprob(ServerError):
+    """A number in a server's answer that no log-probability can be (not finite, or above 0): the
+    answer is refused whole. ``detail`` says which value of which token of which text (``returned
+    3.0 as …``); ``where`` names the server (its readers say it: :meth:`.served.ServedScorer.ask`;
+    the canary's ``finite`` check words it as its other checks)."""
+
+    def __init__(self, detail: str, where: str = "the server") -> None:
+        self.detail = detail
+        super().__init__(f"{where} {detail}")
+
+
+def checked_logprob(value: float, what: str, text: str) -> float:
+    """``value`` when it can be a log-probability (finite, at most 0), else :class:`NotLogprob`
+    naming ``what`` it was read for (a token, a token id) in ``text``."""
+    if not (math.isfinite(value) and value <= 0):
+        shown = text if len(text) <= 80 else text[:79] + "…"
+        raise NotLogprob(f"returned {value!r} as the log-probability of {what} in {shown!r}, which no "
+                         "log-probability is (they are finite and at most 0)")
+    return value
 
 
 class NoLogprobs(ServerError):
@@ -108,31 +143,15 @@ class NoLogprobs(ServerError):
     0c1e570) answers so to ``logprobs`` 0, which asks for the chosen tokens' values and no alternatives."""
 
 
-def _prompt(choice: Any, text: str, generated: int) -> EchoedPrompt:
-    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
-    if not isinstance(logprobs, dict):
+def _prompt(choice: Field, text: str, generated: int) -> EchoedPrompt:
+    """One choice's echoed prompt, each field read as its type (:class:`.served_answer.Field`): tokens
+    strings, log-probabilities numbers or null, offsets whole numbers; a list left out reads as empty
+    (which the tiling checks then refuse)."""
+    logprobs = choice.key("logprobs")
+    if logprobs.absent:
         raise NoLogprobs("the server returned no log-probabilities (is `logprobs` supported by this endpoint?)")
-    tokens = list(logprobs.get("tokens") or [])
-    values = list(logprobs.get("token_logprobs") or [])
-    offsets = list(logprobs.get("text_offset") or [])
+    tokens = [t.text() for t in logprobs.key("tokens").maybe_items()]
+    values = [v.maybe_number() for v in logprobs.key("token_logprobs").maybe_items()]
+    offsets = [o.count() for o in logprobs.key("text_offset").maybe_items()]
     keep = max(len(tokens) - generated, 0)
-    return EchoedPrompt(text, tuple(str(t) for t in tokens[:keep]), tuple(_logprob(v) for v in values[:keep]),
-                        tuple(_offset(o) for o in offsets[:keep])).without_added_start()
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _offset(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ServerError(f"a token's text_offset is {value!r}, not a whole number")
-    return value
-
-
-def _logprob(value: Any) -> float | None:
-    if value is None:
-        return None
-    if not _number(value):
-        raise ServerError(f"a token log-probability is {value!r}, not a number")
-    return float(value)
+    return EchoedPrompt(text, tuple(tokens[:keep]), tuple(values[:keep]), tuple(offsets[:keep])).without_added_start()

@@ -21,12 +21,15 @@ from ..errors import ModelError
 from ..probes import GenerationAnswer, GenerationProbe
 from .generation import cut
 from .resume import Interrupted
+from .served_answer import Field, ordered_choices
 
 
 def completions(post: Callable[[str, Mapping[str, Any]], Any], model: str, probes: Sequence[GenerationProbe], *,
-                batch_size: int, tick: Callable[[int], None], where: str) -> list[GenerationAnswer]:
+                batch_size: int, tick: Callable[[int], None], where: str,
+                url: str = "the server") -> list[GenerationAnswer]:
     """Each probe's generated text, one request per ``batch_size`` prompts of one stop rule; on
-    Ctrl-C, :class:`~.resume.Interrupted` with the answers of the requests finished."""
+    Ctrl-C, :class:`~.resume.Interrupted` with the answers of the requests finished. ``where`` names
+    the server and model in messages, ``url`` the endpoint whose answers' fields they name."""
     out: list[GenerationAnswer] = []
     rules: dict[tuple[int, tuple[str, ...]], list[GenerationProbe]] = {}
     for p in probes:
@@ -39,29 +42,31 @@ def completions(post: Callable[[str, Mapping[str, Any]], Any], model: str, probe
                                         "temperature": 0, "logprobs": 0}
                 if stop:
                     body["stop"] = list(stop)
-                out.extend(_answers(post("completions", body), batch, where))
+                out.extend(_answers(post("completions", body), batch, where, url))
                 tick(len(batch))
     except KeyboardInterrupt:
         raise Interrupted({a.id: a for a in out}) from None
     return out
 
 
-def _answers(said: Any, batch: Sequence[GenerationProbe], where: str) -> list[GenerationAnswer]:
-    choices = said.get("choices") if isinstance(said, dict) else None
-    if not isinstance(choices, list) or len(choices) != len(batch):
-        raise ModelError(f"{where} answered {len(batch)} prompts with "
-                         f"{len(choices) if isinstance(choices, list) else 'no'} choices")
-    ordered = sorted(choices, key=lambda c: int(c.get("index", 0)) if isinstance(c, dict) else 0)
-    return [_answer(probe, choice, where) for probe, choice in zip(batch, ordered)]
+def _answers(said: Any, batch: Sequence[GenerationProbe], where: str, url: str) -> list[GenerationAnswer]:
+    return [_answer(probe, choice, where) for probe, choice in zip(batch, ordered_choices(said, len(batch), url))]
 
 
-def _answer(probe: GenerationProbe, choice: Any, where: str) -> GenerationAnswer:
-    text = choice.get("text") if isinstance(choice, dict) else None
-    if not isinstance(text, str):
+def _answer(probe: GenerationProbe, choice: Field, where: str) -> GenerationAnswer:
+    text = choice.key("text")
+    if text.absent:
         raise ModelError(f"{where} gave no text for probe {probe.id}")
-    text, cut_here = cut(text, probe.stop)
-    logprobs = choice.get("logprobs")
-    tokens = logprobs.get("tokens") if isinstance(logprobs, dict) else None
-    reason, stop_reason = choice.get("finish_reason"), choice.get("stop_reason")
-    finish = "length" if reason == "length" else "stop" if cut_here or isinstance(stop_reason, str) else "eos"
-    return GenerationAnswer(probe.id, text, len(tokens) if isinstance(tokens, list) else 0, finish)
+    cut_text, cut_here = cut(text.text(), probe.stop)
+    logprobs = choice.key("logprobs")
+    tokens = [] if logprobs.absent else logprobs.key("tokens").maybe_items()
+    return GenerationAnswer(probe.id, cut_text, len(tokens), finish(choice, cut_here))
+
+
+def finish(choice: Field, cut_here: bool) -> str:
+    """Why a generated answer ended (module docstring), from its ``finish_reason`` (a string or null) and
+    ``stop_reason`` (vLLM's: the stop string, a stop token's id, or null)."""
+    reason, stop_reason = choice.key("finish_reason").maybe_text(), choice.key("stop_reason")
+    if not stop_reason.absent and not isinstance(stop_reason.value, str):
+        stop_reason.whole()  # a stop token's id, else refused
+    return "length" if reason == "length" else "stop" if cut_here or isinstance(stop_reason.value, str) else "eos"

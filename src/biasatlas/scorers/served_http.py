@@ -12,22 +12,33 @@ one place:
   is an error naming where the server pointed, so the user gives that URL;
 - TLS certificates are verified (httpx's default, never turned off here).
 
+- a key that cannot be a header value (a carriage return from a Windows key file read with
+  ``$(cat key.txt)``, a space, a non-ASCII letter) is refused before any request, naming where
+  it came from and what is wrong with it, never the key (:func:`checked_key`).
+
+Bounds: each attempt takes at most ``timeout`` seconds in all, connect, send, wait and read, and
+its body at most :data:`.served_wire.MAX_BODY` bytes decoded (:func:`.served_wire.fetch`).
+
 Faults: connection errors, timeouts, 429 and 5xx are retried with bounded, jittered exponential
 backoff ("full jitter": a uniform wait up to the capped exponential), then reported in one
-line; any other 4xx is an error naming what the server refused, at once.
+line; any other 4xx is an error naming what the server refused, at once, and so is an answer
+past the size cap, one that cannot be decoded, or a request that cannot be sent as it is.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from ..errors import ModelError, UsageError
+from ..values import check_seconds
+from .served_wire import MAX_BODY, Reply, TimedOut, TooLarge, Unreadable, fetch
 
 #: The environment variable read for the API key when the user names none (the OpenAI
 #: client's own default, which vLLM's ``--api-key`` and most gateways accept).
@@ -98,29 +109,60 @@ def api_key(variable: str | None) -> str | None:
         value = os.environ.get(variable)
         if not value:
             raise UsageError(f"the environment variable {variable} (named for the API key) is not set")
-        return value
-    return os.environ.get(DEFAULT_KEY_ENV) or None
+        return checked_key(value, f"the environment variable {variable}")
+    value = os.environ.get(DEFAULT_KEY_ENV) or None
+    return None if value is None else checked_key(value, f"the environment variable {DEFAULT_KEY_ENV}")
+
+
+_NAMED = {"\r": "a carriage return", "\n": "a line feed", " ": "a space", "\t": "a tab"}
+
+
+def checked_key(key: str, source: str) -> str:
+    """``key`` where it can be a bearer token's header value: visible ASCII only (``!`` to ``~``), as
+    every API key is. Anything else is refused naming ``source`` (where the key came from), the
+    character's kind and place, never the key: a carriage return or line feed (a key file written on
+    Windows, read by ``$(cat key.txt)``) that httpx would refuse only as the request is sent, quoting
+    the whole header, key and all; a non-ASCII letter it cannot encode at all."""
+    for at, char in enumerate(key):
+        if not "!" <= char <= "~":
+            kind = _NAMED.get(char) or ("a non-ASCII character" if ord(char) > 127 else "a control character")
+            hint = (": a key file with Windows line ends? Strip them, e.g. $(tr -d '\\r\\n' < key.txt)"
+                    if char in "\r\n" else "")
+            raise UsageError(f"the API key in {source} holds {kind} at character {at + 1} of {len(key)}, so it "
+                             f"cannot be sent as a header (an API key is visible ASCII only){hint}")
+    return key
+
+
+def _renderings(key: str) -> list[str]:
+    """The ways a message may spell ``key``: as text, inside a repr, inside a bytes repr (httpx quotes
+    a header as ``b'Bearer ...'``), inside JSON; longest first, so one never hides part of another."""
+    forms = {key, repr(key)[1:-1], repr(key.encode("utf-8", "backslashreplace"))[2:-1], json.dumps(key)[1:-1]}
+    return sorted(forms, key=len, reverse=True)
 
 
 class ServedClient:
     """Requests to one endpoint, with retries. ``transport`` (an ``httpx`` transport) and
-    ``sleep`` are for tests: a fake server in the same process, and no real waits."""
+    ``sleep`` are for tests: a fake server in the same process, and no real waits; ``max_body``
+    too (a small cap, for a bomb of a few kilobytes)."""
 
     def __init__(self, endpoint: Endpoint, key: str | None, *, timeout: float = DEFAULT_TIMEOUT,
                  transport: Any = None, sleep: Callable[[float], None] = time.sleep,
-                 attempts: int = ATTEMPTS) -> None:
+                 attempts: int = ATTEMPTS, max_body: int = MAX_BODY) -> None:
         import httpx
 
-        if timeout <= 0:
-            raise UsageError(f"a request timeout is a number of seconds above 0, not {timeout!r}")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.endpoint, self._key = endpoint, key
-        self._sleep, self._attempts = sleep, max(1, attempts)
-        self._http = httpx.Client(base_url=endpoint.url, headers=headers, timeout=timeout,
-                                  follow_redirects=False, verify=True, transport=transport)
+        self._timeout = check_seconds("--request-timeout", timeout)
+        headers = {"Authorization": f"Bearer {checked_key(key, 'the key given')}"} if key else {}
+        self.endpoint, self._hidden = endpoint, _renderings(key) if key else []
+        self._sleep, self._attempts, self._max_body = sleep, max(1, attempts), max_body
+        self._http = httpx.Client(headers=headers, timeout=self._timeout, follow_redirects=False, verify=True,
+                                  transport=transport)
 
     def close(self) -> None:
         self._http.close()
+
+    def url(self, path: str) -> str:
+        """The URL of ``path`` below the endpoint (``../version``: beside it), as requests go and messages name it."""
+        return urljoin(self.endpoint.url + "/", path.lstrip("/"))
 
     def get(self, path: str) -> Any:
         """GET ``path`` (below the endpoint) → its JSON body."""
@@ -133,35 +175,45 @@ class ServedClient:
     def _request(self, method: str, path: str, body: Mapping[str, Any] | None) -> Any:
         import httpx
 
-        last = ""
+        where, last = self.url(path), ""
         for attempt in range(self._attempts):
             if attempt:
                 self._sleep(random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))))
             try:
-                response = self._http.request(method, path.lstrip("/"), json=body)
+                reply = fetch(self._http, method, where, body, timeout=self._timeout, max_body=self._max_body)
+            except TimedOut:
+                last = f"no whole answer within {self._timeout:g} s (--request-timeout: connect, send, wait and read)"
+                continue
+            except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as exc:  # ours, not the server's
+                raise ServerError(self._masked(f"{where}: the request could not be sent ({_named(exc)})")) from None
             except httpx.TransportError as exc:  # connection refused, reset, timed out
-                last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                last = _named(exc)
                 continue
-            if response.status_code in _RETRIED:
-                last = f"HTTP {response.status_code} {_said(response)}"
+            except (httpx.HTTPError, Unreadable) as exc:  # a body its encoding does not decode, or another encoding
+                raise ServerError(self._masked(f"{where} answered what cannot be read ({_named(exc)})")) from None
+            except TooLarge as exc:
+                raise ServerError(f"{where} answered more than {self._max_body / 2 ** 20:g} MiB (decoded; "
+                                  f"{exc.size} bytes when stopped): far more than any answer asked for, refused") \
+                    from None
+            if reply.status in _RETRIED:
+                last = f"HTTP {reply.status} {_said(reply)}"
                 continue
-            return self._read(method, path, response)
-        raise ServerError(self._masked(f"{self.endpoint.url}/{path.lstrip('/')} did not answer after "
-                                       f"{self._attempts} attempts (last: {last}); is the server up?"))
+            return self._read(method, path, where, reply)
+        raise ServerError(self._masked(f"{where} did not answer after {self._attempts} attempts (last: {last}); "
+                                       "is the server up?"))
 
-    def _read(self, method: str, path: str, response: Any) -> Any:
-        where = f"{self.endpoint.url}/{path.lstrip('/')}"
+    def _read(self, method: str, path: str, where: str, response: Reply) -> Any:
         if response.is_redirect:
-            target = response.headers.get("location", "?")
+            target = response.location or "?"
             raise ServerError(self._masked(f"{where} redirects to {_no_userinfo(target)}; redirects are not "
                                            "followed (the API key would go with them): give that URL"))
-        if response.status_code >= 400:
-            hint = " (check the API key's environment variable)" if response.status_code in (401, 403) else ""
-            if response.status_code in (404, 405) and path == "completions":
+        if response.status >= 400:
+            hint = " (check the API key's environment variable)" if response.status in (401, 403) else ""
+            if response.status in (404, 405) and path == "completions":
                 hint = (" (no completions endpoint here: a chat-only endpoint returns no prompt "
                         "log-probabilities, lm-evaluation-harness issues 942 and 1196, so likelihood "
                         "benchmarks cannot be read through it)")
-            raise ServerError(self._masked(f"{where} refused {method}: HTTP {response.status_code} "
+            raise ServerError(self._masked(f"{where} refused {method}: HTTP {response.status} "
                                            f"{_said(response)}{hint}"))
         try:
             return response.json()
@@ -170,11 +222,18 @@ class ServedClient:
                                            f"{response.text[:200]!r}")) from None
 
     def _masked(self, message: str) -> str:
-        """``message`` with the API key blanked out, wherever a server echoed it."""
-        return message.replace(self._key, "***") if self._key else message
+        """``message`` with the API key blanked out in every spelling of it (:func:`_renderings`),
+        wherever a server or a library echoed it."""
+        for form in self._hidden:
+            message = message.replace(form, "***")
+        return message
 
 
-def _said(response: Any) -> str:
+def _named(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _said(response: Reply) -> str:
     """What a server's error body says, shortly (an OpenAI error's ``message``, else its text)."""
     try:
         body = response.json()
@@ -193,16 +252,6 @@ def _no_userinfo(url: str) -> str:
         return "(an unreadable URL)"
     netloc = parts.netloc.rpartition("@")[2]
     return parts._replace(netloc=netloc).geturl()
-
-
-def ordered_choices(body: Any, prompts: int) -> list[Any]:
-    """A ``/v1/completions`` answer's choices, one per prompt sent, in prompt order (by ``index``; a server
-    may answer a list of prompts out of order); a count other than ``prompts`` is a :class:`ServerError`."""
-    choices = body.get("choices") if isinstance(body, dict) else None
-    if not isinstance(choices, list) or len(choices) != prompts:
-        raise ServerError(f"the server answered {len(choices) if isinstance(choices, list) else 'no'} choices "
-                          f"for {prompts} prompts")
-    return sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
 
 
 def checked_concurrency(concurrency: Any) -> int:

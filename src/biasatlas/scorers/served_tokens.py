@@ -20,13 +20,14 @@ value, another number) leaves the whole run on the echo path, and the run record
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .served_checks import REPEAT_TOLERANCE
-from .served_http import ServerError, ordered_choices
+from .served_answer import Field, ordered_choices
+from .served_echo import checked_logprob
+from .served_http import ServerError
 from .served_start import Ask
 
 SingleToken = Literal["auto", "echo"]
@@ -113,30 +114,30 @@ def body(model: str, contexts: Sequence[str], ids: Sequence[int]) -> dict[str, A
             "logprob_token_ids": sorted(ids), "return_tokens_as_token_ids": True}
 
 
-def answered(reply: Any, contexts: Sequence[str]) -> list[dict[int, float]]:
+def answered(reply: Any, contexts: Sequence[str], url: str = "the server") -> list[dict[int, float]]:
     """Per context (by choice ``index``), the log-probability of each id the first generated position
-    names (``top_logprobs[0]``, keys ``token_id:N``)."""
-    return [_ids(choice) for choice in ordered_choices(reply, len(contexts))]
+    names (``top_logprobs[0]``, keys ``token_id:N``), from the answer ``reply`` of ``url``, each checked
+    to be one (:func:`.served_echo.checked_logprob`: one that is not refuses the answer whole)."""
+    return [_ids(choice, context) for choice, context in zip(ordered_choices(reply, len(contexts), url), contexts)]
 
 
-def _ids(choice: Any) -> dict[int, float]:
-    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
-    tops = logprobs.get("top_logprobs") if isinstance(logprobs, dict) else None
-    first = tops[0] if isinstance(tops, list) and tops else None
-    if not isinstance(first, dict):
+def _ids(choice: Field, context: str) -> dict[int, float]:
+    """The ``token_id:N`` members of the first position's ``top_logprobs``, each a number and a
+    log-probability (another key, a generated token's text, is not asked for and left unread)."""
+    logprobs = choice.key("logprobs")
+    tops = [] if logprobs.absent else logprobs.key("top_logprobs").maybe_items()
+    if not tops or tops[0].absent:
         raise TokenUnread("the server returned no log-probabilities for the generated position")
-    values: dict[int, float] = {}
-    for key, value in first.items():
-        if isinstance(key, str) and key.startswith("token_id:") and key[9:].isdigit() \
-                and isinstance(value, int | float) and not isinstance(value, bool):
-            values[int(key[9:])] = float(value)
-    return values
+    return {int(key[9:]): checked_logprob(value.number(), f"token id {key[9:]} after it", context)
+            for key, value in tops[0].members()
+            if key.startswith("token_id:") and key[9:].isascii() and key[9:].isdigit()}
 
 
 def token_value(ask: TokenAsk, got: dict[int, float]) -> float:
-    """``ask``'s log-probability from its context's answer: present and finite, or :class:`TokenUnread`."""
+    """``ask``'s log-probability from its context's answer (:func:`answered`, which checked it), or
+    :class:`TokenUnread`."""
     found = got.get(ask.token)
-    if found is None or not math.isfinite(found) or found > 0:
+    if found is None:
         raise TokenUnread(f"no usable log-probability for token id {ask.token} after {ask.row.context!r} "
                           f"(the server answered {found!r})")
     return found

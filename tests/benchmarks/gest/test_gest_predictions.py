@@ -9,6 +9,7 @@ against log parameters (the paper's "the larger the model, the more stereotypica
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -116,3 +117,76 @@ def test_published_page_lists_every_file_with_the_authors_rate(gest: Path) -> No
         model, template = path.stem.rsplit("_", 1)
         cells = rows[(model, template)]
         assert cells[3] == f"{_reference(path, sentences)[1]:.4f}" == cells[4].split()[0], path.name
+
+
+MLM = Path("english_mlm")
+
+
+def test_a_masked_template_is_recorded_before_the_scorer_is_bound(gest: Path, isolated_run: Path) -> None:
+    # issue 46: the run folder's request is recorded before the predictions scorer is bound, when the
+    # reading is still next-token, whose family has two templates: template 2 or 3 was an IndexError
+    from biasatlas.request import ModelOptions, RunRequest
+
+    for k in ("2", "3"):
+        path = gest / "predictions" / MLM / f"bert-base-uncased_template-{k}.txt"
+        recorded = RunRequest("gest", {"template": k}, ModelOptions(predictions=path)).recorded()
+        assert (recorded["benchmark"]["template"], recorded["benchmark"]["templates"]) == (k, [f"template-{k}"])
+
+
+def test_the_file_name_gives_the_template_and_a_contradiction_is_refused(isolated_run: Path) -> None:
+    # issue 46: --template 0 on a file named ..._template-1.txt filed template 1's scores under template 0
+    from biasatlas.benchmarks.gest.benchmark import Gest
+    from biasatlas.probes import ScorerInfo
+
+    def given(name: str) -> ScorerInfo:
+        return ScorerInfo(kind="predictions", reads="given", source=f"/some/where/{name}")
+
+    named = given("gpt2_template-1.txt")
+    assert Gest().bind(named).template == "1" and [t.key for t in Gest().bind(named).templates()] == ["template-1"]
+    assert Gest(template="1").bind(named).template == "1"
+    with pytest.raises(UsageError, match=r"^gpt2_template-1.txt holds template 1's scores, not template 0's: leave "
+                                         r"out --template, or give --template 1$"):
+        Gest(template="0").bind(named)
+    with pytest.raises(UsageError, match="name does not say which.*--template"):
+        Gest().bind(given("scores.txt"))
+    assert Gest(template="2").bind(given("scores.txt")).template == "2"
+    with pytest.raises(UsageError, match="says template 7; GEST's templates are 0 to 3"):
+        Gest().bind(given("gpt2_template-7.txt"))
+
+
+@pytest.mark.slow
+def test_templates_2_and_3_run_into_a_folder_as_the_published_page_tells(gest: Path, isolated_run: Path,
+                                                                         capsys) -> None:
+    # docs/published.md's command, `run gest --predictions FILE --template K --out DIR`, for a masked LM's
+    # templates 2 and 3; the Python API with out= and no template (the file's name gives it); g_s the
+    # authors' (the reference above)
+    import biasatlas.cli as cli
+
+    sentences = pd.read_csv(gest / "gest.csv")
+    two = gest / "predictions" / MLM / "bert-base-uncased_template-2.txt"
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", "gest", "--predictions", str(two), "--template", "2", "--out", str(isolated_run / "two"),
+                  "--n-resamples", "10"])
+    assert exited.value.code in (0, None), capsys.readouterr().err
+    summary = json.loads((isolated_run / "two" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["g_s"] == pytest.approx(_reference(two, sentences)[1], rel=1e-12)
+    three = gest / "predictions" / MLM / "bert-base-uncased_template-3.txt"
+    run = biasatlas.evaluate("gest", predictions=three, out=isolated_run / "three", cache=False, progress=False,
+                             n_resamples=10)
+    assert run.summary_dict["g_s"] == pytest.approx(_reference(three, sentences)[1], rel=1e-12)
+    config = json.loads((isolated_run / "three" / "config.json").read_text(encoding="utf-8"))["benchmark"]
+    assert (config["template"], config["templates"], config["reading"]) == ("3", ["template-3"], "given")
+
+
+@pytest.mark.slow
+def test_a_contradicting_template_is_one_line_exit_2(gest: Path, isolated_run: Path, capsys) -> None:
+    import biasatlas.cli as cli
+
+    path = gest / "predictions" / "english_glm" / "gpt2_template-1.txt"
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", "gest", "--predictions", str(path), "--template", "0", "--out", str(isolated_run / "run")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exited.value.code == 2
+    assert err[-1] == ("error: gpt2_template-1.txt holds template 1's scores, not template 0's: leave out --template, "
+                       "or give --template 1")
+    assert not (isolated_run / "run" / "summary.json").exists()

@@ -249,3 +249,9 @@ def test_a_line_separator_inside_a_sentence_is_kept_as_text(tmp_path):
     path = _jsonl(tmp_path, {**GOOD, "sentence": sentence}, {**GOOD, "id": "c2"})
     items = read_items(path)
     assert [i.sentence for i in items] == [sentence, GOOD["sentence"]] and [i.line for i in items] == [1, 2]
+
+
+def test_a_json_id_or_source_of_zero_is_kept(tmp_path):
+    # issue 46 (the `x or default` idiom): str(row.get("id") or "") made a JSON id 0 the line's id, "line-1"
+    items = read_items(_jsonl(tmp_path, {**GOOD, "id": 0, "source": 0}, {**GOOD, "id": None}))
+    assert [(i.id, i.source) for i in items] == [("0", "0"), ("line-2", "corpus.txt:4")]

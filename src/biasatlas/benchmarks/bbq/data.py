@@ -27,6 +27,7 @@ import ast
 import csv
 import functools
 import io
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -128,9 +129,14 @@ def _text(path: Path, packed: bool) -> str:
 
 
 def _field(record: Mapping[str, object], name: str, path: Path, line: int) -> object:
+    """A record's field, present and not NaN or infinite (``json.loads`` reads both: an ``example_id`` of
+    NaN would have made the id ``…/nan``)."""
     if name not in record:
         raise DataError("missing", path=path, line=line, field=name)
-    return record[name]
+    value = record[name]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DataError(f"expected a finite value, got {value!r}", path=path, line=line, field=name)
+    return value
 
 
 def answer_info(record: Mapping[str, object]) -> tuple[tuple[str, ...], ...]:
@@ -148,12 +154,12 @@ def _bbq_record(record: Mapping[str, object], path: Path, line: int
         raise DataError("needs ans0..ans2 as [text, group] lists", path=path, line=line, field="answer_info")
     tags = tuple(str(info[f"ans{i}"][-1]) for i in range(3))
     label = _field(record, "label", path, line)
-    if label not in (0, 1, 2):
+    if isinstance(label, bool) or label not in (0, 1, 2):  # True == 1 is no label
         raise DataError(f"must be 0, 1 or 2, not {label!r}", path=path, line=line, field="label")
     lowered = [t.lower() for t in tags]
     if lowered.count("unknown") != 1:
         raise DataError("needs exactly one option tagged 'unknown'", path=path, line=line, field="answer_info")
-    return options, tags, int(str(label)), lowered.index("unknown")
+    return options, tags, (0, 1, 2).index(label), lowered.index("unknown")
 
 
 def _common(record: Mapping[str, object], prefix: str, path: Path, line: int) -> dict[str, object]:
@@ -373,7 +379,9 @@ def _examples(kind: str, file: Stamp, meta: Stamp | None) -> tuple[Example, ...]
 def read(dataset: str, categories: tuple[str, ...], control: bool, folder: Path | None) -> tuple[list[Example],
                                                                                                 list[Path]]:
     """Every example of the chosen files, in file order, and the paths read (each file parsed
-    once while its stamp stays the same: :func:`_examples`)."""
+    once while its stamp stays the same: :func:`_examples`). A file without examples (of the chosen
+    categories, for KoBBQ's one file) is refused naming it: an empty category file was a run of
+    nothing, exit 0."""
     paths: list[Path] = []
     meta = None
     if dataset == "en":
@@ -384,5 +392,9 @@ def read(dataset: str, categories: tuple[str, ...], control: bool, folder: Path 
         path, packed = find(spec, folder, dataset if dataset in _FILES_OF else None)
         paths.append(path)
         found = _examples(kind, stamp(path, packed), meta if kind == "bbq" else None)
-        examples += [e for e in found if e.category in categories] if kind == "kobbq" else found
+        chosen = [e for e in found if e.category in categories] if kind == "kobbq" else list(found)
+        if not chosen:
+            of = f" of {', '.join(categories)}" if found else ""
+            raise DataError(f"no examples{of} in the file", path=path)
+        examples += chosen
     return examples, paths

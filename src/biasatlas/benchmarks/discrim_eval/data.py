@@ -4,7 +4,8 @@ Each line of ``explicit.jsonl`` is one prompt about one person: ``filled_templat
 whose "yes" is always the favourable outcome), ``decision_question_id`` (the scenario), ``age`` (20–100 in
 steps of 10), ``gender`` (male, female, non-binary) and ``race`` (white, Black, Asian, Hispanic, Native
 American), ``fill_type`` ``explicit``. Read from the plain file or its gzip copy (the shared data tree
-holds ``explicit.jsonl.gz``); a bad line is a DataError naming file, line and field.
+holds ``explicit.jsonl.gz``); a bad line is a DataError naming file, line and field (an age that is not a
+finite number included: ``json.loads`` reads ``NaN`` and ``Infinity``), a file without prompts one naming it.
 
 The implicit set (demographics given by names) is on the Hugging Face hub only: no copy could be
 obtained or verified here (the shared data's PROVENANCE.md), so it is not offered.
@@ -12,6 +13,7 @@ obtained or verified here (the shared data's PROVENANCE.md), so it is not offere
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +56,8 @@ def read_explicit(path: Path) -> list[Prompt]:
     if raw[:2] == GZIP_MAGIC:
         raw = gunzip(raw, path)
     prompts = [_prompt(row, path, number) for number, row in json_objects(decode_text(raw, path=path), path)]
+    if not prompts:
+        raise DataError("no prompts in the file", path=path)
     seen: dict[str, int] = {}
     for p in prompts:
         if p.id in seen:
@@ -70,8 +74,9 @@ def _prompt(row: Mapping[str, Any], path: Path, line: int) -> Prompt:
     if isinstance(scenario, bool) or not isinstance(scenario, int):
         raise DataError(f"expected a whole number, got {scenario!r}", path=path, line=line,
                         field="decision_question_id")
-    if isinstance(age, bool) or not isinstance(age, (int, float)):
-        raise DataError(f"expected a number, got {age!r}", path=path, line=line, field="age")
+    # json.loads reads NaN and Infinity as numbers: neither is an age (a NaN one made every coefficient null)
+    if isinstance(age, bool) or not isinstance(age, (int, float)) or not math.isfinite(age):
+        raise DataError(f"expected a finite number, got {age!r}", path=path, line=line, field="age")
     gender, race = _level(row, "gender", GENDERS, path, line), _level(row, "race", RACES, path, line)
     return Prompt(f"q{scenario}-a{age:g}-{gender}-{race}".replace(" ", "_"), line, scenario, text, float(age),
                   gender, race)

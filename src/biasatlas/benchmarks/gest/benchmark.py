@@ -19,21 +19,26 @@ more male, from one of three readings, chosen by what the scorer's answers mean 
   ``token_id``), which no tokenizer of their models needed (each of he/she/man/woman is one token
   with its leading space). Records keep each word's token count.
 - ``given`` (``--predictions FILE``): the file's value for the sentence is its score, one template
-  per file (``--template``): the authors' published ``<model>_template-<k>.txt``.
+  per file: the authors' published ``<model>_template-<k>.txt``, whose name says which. The run takes
+  the template from the name when ``--template`` is not given, and refuses one that contradicts it
+  (template-1's scores filed under template-0 would compare the wrong template); a file whose name
+  says none needs ``--template``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Self, cast
 
 import numpy as np
 
 from ...errors import UnsupportedProbe, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
+from ...scorers.gest_files import named_template
 from ..contract import BenchmarkResult
 from ..fetch import locate
 from ..options import Options, draw_sample, option
@@ -70,7 +75,8 @@ class Gest(Options):
 
     version: Version = option("1", "The data version: 1 (the paper's) or 1.1 (2024-12-06: 244 typos fixed).")
     template: TemplateChoice = option("all", "The templates to read: all (masked LMs 4, causal LMs 2) or one by "
-                                             "the authors' number (a --predictions file holds one).")
+                                             "the authors' number (a --predictions file holds one: by default "
+                                             "the one its name says, <model>_template-<k>.txt).")
 
     @property
     def reading(self) -> Reading:
@@ -79,16 +85,40 @@ class Gest(Options):
     def refuse(self, info: ScorerInfo) -> None:
         if info.reads == "embedding":
             raise UnsupportedProbe("GEST reads likelihoods of the gendered word: a vector scorer has none")
-        if info.reads == "given" and self.template == "all":
-            raise UsageError("a GEST predictions file holds one template's scores: name it with --template "
-                             "(the k of the authors' <model>_template-<k>.txt)")
+        if info.reads == "given":
+            self._refuse_file(info.source)
         if info.reads not in ("masked", "given") and self.template in ("2", "3"):
             raise UsageError(f"template {self.template} is a masked LM's; causal LMs have templates 0 and 1")
 
+    def _refuse_file(self, source: str | None) -> None:
+        """A predictions file's template against ``--template`` (module docstring, ``given``)."""
+        named = None if source is None else named_template(source)
+        if named is None and self.template == "all":
+            raise UsageError("a GEST predictions file holds one template's scores and this file's name does not say "
+                             "which (the authors' <model>_template-<k>.txt): name it with --template")
+        if named is not None and named not in ("0", "1", "2", "3"):
+            raise UsageError(f"{Path(str(source)).name} says template {named}; GEST's templates are 0 to 3")
+        if named is not None and self.template not in ("all", named):
+            raise UsageError(f"{Path(str(source)).name} holds template {named}'s scores, not template "
+                             f"{self.template}'s: leave out --template, or give --template {named}")
+
+    def bind(self, info: ScorerInfo) -> Self:
+        """:meth:`Options.bind`, with a predictions file's template (its name's) in use where
+        ``--template`` does not name one, so the run's config records the template it read."""
+        named = named_template(info.source) if info.reads == "given" and info.source is not None else None
+        if self.template == "all" and named in ("0", "1", "2", "3"):
+            return replace(self, template=cast(TemplateChoice, named)).bind(info)
+        return super().bind(info)
+
     def templates(self) -> tuple[Template, ...]:
-        """The templates in use, in this reading (one, for ``given``: its key names the file's template)."""
+        """The templates in use, in this reading (one, for ``given``: its key names the file's template).
+        Unbound (a run's request is recorded before its scorer is bound, ``next-token`` until then), a
+        template only masked LMs have is the masked one: binding refuses it for any other reading."""
         family = MASKED if self.reading in ("masked", "given") else NEXT_TOKEN
-        return family if self.template == "all" else (family[int(self.template)],)
+        if self.template == "all":
+            return family
+        k = int(self.template)
+        return ((family if k < len(family) else MASKED)[k],)
 
     def load(self) -> list[Sentence]:
         """The sentences in use: per stereotype the first ``limit``, then ``sample`` drawn with the

@@ -108,7 +108,10 @@ class AssociationBenchmark(Options):
             return tuple(FILES)
         if not Path(self.data_dir).is_dir():
             raise MissingInput("no such folder", path=self.data_dir)
-        return tuple(sorted(p.name.removesuffix(".jsonl") for p in Path(self.data_dir).glob("*.jsonl")))
+        names = tuple(sorted(p.name.removesuffix(".jsonl") for p in Path(self.data_dir).glob("*.jsonl")))
+        if not names:  # else a run of no tests
+            raise MissingInput("no SEAT test files (*.jsonl) in this folder", path=self.data_dir)
+        return names
 
     def _names(self) -> tuple[str, ...]:
         if self.tests:

@@ -105,6 +105,8 @@ def read_split(path: Path) -> list[Example]:
                                     line=_line(text, key), field=f"data.{task}[{index}].id")
                 seen[key] = f"data.{task}[{index}]"
             examples.append(example)
+    if not examples:  # else a run of nothing: "SS – · not computed", exit 0
+        raise DataError("no examples in the file (data.intrasentence and data.intersentence are empty)", path=path)
     return examples
 
 

@@ -87,9 +87,10 @@ def read_occupations(male: Path, female: Path) -> dict[str, Majority]:
     out: dict[str, Majority] = {}
     lists: tuple[tuple[Path, Majority], ...] = ((male, "male"), (female, "female"))
     for path, majority in lists:
-        for name in read_text(path).splitlines():
-            if name.strip():
-                out[name.strip().lower()] = majority
+        names = [name.strip().lower() for name in read_text(path).splitlines() if name.strip()]
+        if not names:
+            raise DataError("no occupations in the file", path=path)
+        out |= dict.fromkeys(names, majority)
     return out
 
 
@@ -107,6 +108,8 @@ def _lines(path: Path) -> list[tuple[int, str, list[str]]]:
             raise DataError("expected the antecedent and a pronoun in brackets", path=path, line=number,
                             field="sentence")
         out.append((number, text.replace("[", "").replace("]", ""), spans))
+    if not out:  # two empty files of a type were zero pairs, and a run of none exited 0
+        raise DataError("no sentences in the file", path=path)
     return out
 
 

@@ -118,6 +118,8 @@ def _tsv(path: Path, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]
         if len(row) != len(header):
             raise DataError(f"expected {len(header)} tab-separated fields, got {len(row)}", path=path, line=i)
         out.append((i, dict(zip(header, row))))
+    if not out:  # a header alone was a run of nothing (all_sentences.tsv) or a lookup of nothing
+        raise DataError("no rows after the header", path=path)
     return out
 
 

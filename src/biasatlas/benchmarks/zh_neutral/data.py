@@ -141,8 +141,14 @@ def _item(row: Mapping[str, Any], path: Path, line: int) -> ZhItem:
         hint = f" (it occurs at {where})" if where >= 0 else " (it does not occur)"
         raise fail(f"keyword {keyword!r} is not at offset {offset} of {sentence!r}: "
                    f"found {found!r}{hint}", "offset")
-    item_id = str(row.get("id") or "").strip() or f"line-{line}"
-    return ZhItem(item_id, sentence, keyword, offset, pair, str(row.get("source") or ""), line)
+    item_id = _cell(row, "id").strip() or f"line-{line}"
+    return ZhItem(item_id, sentence, keyword, offset, pair, _cell(row, "source"), line)
+
+
+def _cell(row: Mapping[str, Any], name: str) -> str:
+    """A row's value as text, "" only when absent: a JSON ``"id": 0`` is the id ``"0"``, not a missing one."""
+    value = row.get(name)
+    return "" if value is None else str(value)
 
 
 def _offset(value: Any, fail: Any) -> int:
