@@ -5,10 +5,8 @@ only (:mod:`biasatlas.pipeline`), and hands an engine each chunk the score cache
 answer in full, with the ids it did answer. Both engines call the same :func:`score_chunk`,
 which batches the whole chunk and computes what is not answered, so every float is the same
 whichever engine ran it: a :class:`RayEngine` run folder is a :class:`LocalEngine` one, to the
-byte. An engine yields each chunk's answers as soon as it has them, and the pipeline commits
-them to the score cache before it takes the next; the local engine hands on a model scorer's
-answers as each batch finishes too (``keep``: a killed local run loses the batch it was
-computing, :mod:`.resume`). A Ray run keeps the chunks that came back.
+byte. The pipeline commits each chunk's answers as it comes, a model scorer's local ones as
+each batch finishes (``keep``, :mod:`.resume`); a Ray run keeps the chunks that came back.
 
 :class:`RayEngine` maps the chunks over a Ray Data actor pool (``map_batches`` with an
 actor class, one chunk per batch): each actor builds its own scorer once, from a
@@ -38,10 +36,8 @@ from .threads import ThreadChoice, choose_threads, torch_threads
 from .ray_preflight import DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources
 
 EngineName = Literal["local", "ray"]
-# Chunks given to a worker at a time. One: a worker takes the next chunk when it is done
-# with its last, so a worker that started first cannot hoard chunks that one starting a
-# second later would score (a run has few chunks per worker); the round trip it costs is
-# milliseconds against seconds of scoring.
+# Chunks given to a worker at a time. One: a worker that started first cannot hoard chunks one
+# starting a second later would score; the round trip costs milliseconds against seconds.
 IN_FLIGHT = 1
 ScorerFactory = Callable[[], Scorer]
 """Builds a scorer in a worker: picklable, e.g. ``functools.partial(load_scorer, model, kind, **options)``."""
@@ -125,9 +121,8 @@ def score_chunk(scorer: Scorer, probes: Sequence[Probe], answered: Collection[st
                 progress: Progress | None = None, keep: Keep | None = None) -> Scored:
     """``scorer``'s answers to the chunk's probes not in ``answered``, batched as the whole chunk
     is, ``keep`` hearing of them as they finish (:func:`keeps_batches`). A scorer with a ``score`` of
-    its own (a plug-in wrapping another) gets the unanswered probes alone and keeps no batches, unless
-    it says it batches as the whole chunk would be (:attr:`Scorer.scores_whole_chunks`: a served model,
-    whose answers are kept only once the chunk's closing canary read agrees)."""
+    its own gets the unanswered probes alone and keeps no batches, unless it batches whole chunks
+    (:attr:`Scorer.scores_whole_chunks`: a served one, kept once the chunk's closing canary agrees)."""
     if type(scorer).score is Scorer.score:
         return scorer.score_keeping(probes, progress, answered=answered, keep=keep)
     if scorer.scores_whole_chunks:
@@ -234,16 +229,12 @@ class RayEngine:
 
     ``threads`` is each CPU worker's number of torch intra-op threads; by default this
     process's own. A CPU matrix product's last bits depend on how many threads split it
-    (for BERT-base's 3,072 → 768 projection, 1 and 2 threads differ by up to 3e-5), so
-    only CPU workers with the driver's thread count (and the same CPU kernels) reproduce
-    a local run to the bit; more threads than a worker's CPUs slow it down (a lot when
-    other processes want the cores) but do not change its numbers. Pass
-    ``threads=worker_cpus`` for speed instead. GPU workers keep Ray's setting: their
-    arithmetic runs on the GPU.
+    (BERT-base's 3,072 → 768 projection: up to 3e-5 between 1 and 2), so only CPU workers
+    with the driver's thread count reproduce a local run to the bit; ``threads=worker_cpus``
+    is faster. GPU workers keep Ray's setting: their arithmetic runs on the GPU.
 
     One chunk is one batch and one task; results come back as chunks finish, and the
-    pipeline puts them back in chunk order, so the outcome does not depend on which
-    worker was faster.
+    pipeline puts them back in chunk order, whichever worker was faster.
     """
 
     name = "ray"
