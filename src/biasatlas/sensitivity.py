@@ -45,7 +45,7 @@ from .sensitivity_report import report as report
 from .sensitivity_report import stability_table as stability_table
 
 if TYPE_CHECKING:
-    from .runs.evaluation import EvaluationRun
+    from .evaluation import EvaluationRun
     from .benchmarks.base import BenchmarkSpec
     from .cache import ScoreCache
 

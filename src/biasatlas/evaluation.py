@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import BiasAtlasError
-from ..registry import find_spec
-from ..report.sections import run_terminal
-from .load import load_run as read_view
-from .view import RunView, with_labels
+from .errors import BiasAtlasError
+from .registry import find_spec
+from .report.sections import run_terminal
+from .runs.load import load_run as read_view
+from .runs.view import RunView, with_labels
 
 __all__ = ["EvaluationRun", "as_saved", "load_run"]
 
