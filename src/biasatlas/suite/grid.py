@@ -23,7 +23,7 @@ A suite file (docs/suites.md; docs/example-suite.toml)::
 Each cell (benchmark × model) is one run folder ``<out>/<benchmark>[-<dataset or
 country>]__<model>`` written by :func:`biasatlas.api.execute` through the score cache; a
 ``[[benchmark]]`` with ``sensitivity = "KIND"`` or ``exclude_flagged = true`` runs its cells as
-``run --sensitivity`` / ``--exclude-flagged`` do (:mod:`biasatlas.suite_sensitivity`). The
+``run --sensitivity`` / ``--exclude-flagged`` do (:mod:`biasatlas.suite.sensitivity`). The
 whole file is checked before any model loads (keys, benchmark options and their types and
 choices, scorer options, that each benchmark's data loads and each model can be found), so
 a mistake in the last cell fails in a second. A rerun skips the cells already finished with
@@ -44,20 +44,20 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write
-from .cache import ScoreCache, default_cache_path
-from .display.tables import to_markdown
-from .errors import BiasAtlasError, DataError, MissingInput, UsageError, did_you_mean
-from .registry import BENCHMARKS, benchmark_spec, load_benchmark
-from .report import build_report, leaderboard, load_runs, render_html
-from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label
-from .sensitivity import run as sensitivity_run
-from .suite_cell import Cell, CellRun
-from .suite_folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
-from .suite_sensitivity import CELL_KEYS, cell_run, claims, finished, planned, report_folder, write_stability
-from .suite_values import Mismatch, coerce, relative_to
-from .textfiles import read_text
-from .values import CHECKS
+from ..atomic import atomic_write
+from ..cache import ScoreCache, default_cache_path
+from ..display.tables import to_markdown
+from ..errors import BiasAtlasError, DataError, MissingInput, UsageError, did_you_mean
+from ..registry import BENCHMARKS, benchmark_spec, load_benchmark
+from ..report import build_report, leaderboard, load_runs, render_html
+from ..request import EngineOptions, ModelOptions, RunRequest, benchmark_options, check_label
+from ..sensitivity import run as sensitivity_run
+from ..textfiles import read_text
+from ..values import CHECKS
+from .cell import Cell, CellRun
+from .folder import LEADERBOARD_FILE, REPORT_FILE, SUITE_COPY, claim_suite_folder
+from .sensitivity import CELL_KEYS, cell_run, claims, finished, planned, report_folder, write_stability
+from .values import Mismatch, coerce, relative_to
 
 __all__ = ["Cell", "Suite", "SuiteError", "SuiteResult", "grid_suite", "read_suite", "run_suite"]
 
@@ -224,7 +224,7 @@ def _out(path: Path, value: Any) -> Path | None:
 
 def _benchmark(path: Path, index: int, entry: dict[str, Any], base: Path) -> tuple[str, Any, CellRun]:
     """The folder prefix, the built, loaded benchmark of ``[[benchmark]] index`` and how its cells
-    run (:class:`~.suite_cell.CellRun`)."""
+    run (:class:`~.cell.CellRun`)."""
     name = entry.get("name")
     where = f"[[benchmark]] {index}"
     if not isinstance(name, str):
@@ -325,7 +325,7 @@ def run_suite(suite: Suite, out: Path | str | None = None, *, force: bool = Fals
     logged); any other cell's request runs through :func:`biasatlas.api.execute` with the score cache,
     so an interrupted cell resumes. ``force`` replaces cell folders holding other runs.
     """
-    from .api import execute
+    from ..api import execute
 
     folder = Path(out) if out is not None else suite.out
     if folder is None:

@@ -26,14 +26,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import atomic_write
-from .sensitivity import UNPERTURBED, Planned, plan
-from .sensitivity_report import SENSITIVITY_FILE, ranking_stability, read, report, stability_table
-from .suite_folder import finished_cell
-from .suite_cell import Cell, CellRun
+from ..atomic import atomic_write
+from ..sensitivity import UNPERTURBED, Planned, plan
+from ..sensitivity_report import SENSITIVITY_FILE, ranking_stability, read, report, stability_table
+from .folder import finished_cell
+from .cell import Cell, CellRun
 
 if TYPE_CHECKING:
-    from .request import RunRequest
+    from ..request import RunRequest
 
 #: The keys a ``[[benchmark]]`` table may set that are not its factory's options.
 CELL_KEYS: tuple[str, ...] = ("sensitivity", "exclude_flagged")

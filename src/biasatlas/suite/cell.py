@@ -1,8 +1,8 @@
 """A suite's cell: one run of the grid (:class:`Cell`), and how it runs (:class:`CellRun`: under a
 sensitivity kind, on the clean subset), with what ``suite --dry-run`` shows of it.
 
-Both sit below :mod:`biasatlas.suite` (which reads the suite file into cells) and
-:mod:`biasatlas.suite_sensitivity` (which plans, claims and reports a cell's runs), so each of
+Both sit below :mod:`biasatlas.suite.grid` (which reads the suite file into cells) and
+:mod:`biasatlas.suite.sensitivity` (which plans, claims and reports a cell's runs), so each of
 those imports them without importing the other.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .registry import find_spec
-from .request import EngineOptions, ModelOptions, RunRequest, benchmark_options
-from .sensitivity import Planned
+from ..registry import find_spec
+from ..request import EngineOptions, ModelOptions, RunRequest, benchmark_options
+from ..sensitivity import Planned
 
 
 @dataclass(frozen=True)

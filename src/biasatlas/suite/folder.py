@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .atomic import TEMP_SUFFIX, atomic_write
-from .outputs import check_output
-from .registry import renamed_config
-from .runs.folder import OWNER_FILE, RunFolderError, check_run_folder, same_request
+from ..atomic import TEMP_SUFFIX, atomic_write
+from ..outputs import check_output
+from ..registry import renamed_config
+from ..runs.folder import OWNER_FILE, RunFolderError, check_run_folder, same_request
 
 __all__ = ["LEADERBOARD_FILE", "REPORT_FILE", "SUITE_COPY", "SUITE_OWNER", "claim_suite_folder", "finished_cell"]
 

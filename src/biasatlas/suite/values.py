@@ -1,7 +1,7 @@
 """A suite file's values read as the options' types: TOML gives strings, numbers, booleans and
 lists; a benchmark, model or engine option wants its declared type (a ``Literal``'s choices, a
 path relative to the suite file, a tuple). :func:`coerce` converts one value by the option's
-type hint, or raises :class:`Mismatch` saying what was expected (:mod:`biasatlas.suite` adds the
+type hint, or raises :class:`Mismatch` saying what was expected (:mod:`biasatlas.suite.grid` adds the
 file, table and key).
 """
 
@@ -13,8 +13,8 @@ import typing
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import did_you_mean
-from .request import literal_values
+from ..errors import did_you_mean
+from ..request import literal_values
 
 
 def relative_to(base: Path, value: str) -> Path:
