@@ -17,7 +17,7 @@ folder per planned run (``CELL/unperturbed``, ``CELL/<perturbation>``) and ``sen
 it is finished when that file is there and every planned run folder holds a finished run of its
 request. The suite's report reads each sensitivity cell's unperturbed run, and
 ``sensitivity.md``/``sensitivity.html`` rank the models per perturbation (Kendall's τ,
-:func:`biasatlas.sensitivity_report.ranking_stability`).
+:func:`biasatlas.sensitivity.ranking_stability`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import atomic_write
-from ..sensitivity import UNPERTURBED, Planned, plan
-from ..sensitivity_report import SENSITIVITY_FILE, ranking_stability, read, report, stability_table
+from ..sensitivity import SENSITIVITY_FILE, UNPERTURBED, Planned, plan, ranking_stability, read, report, stability_table
 from .folder import finished_cell
 from .cell import Cell, CellRun
 

@@ -15,8 +15,8 @@ order) is scored once. It then writes ``sensitivity.json`` and ``sensitivity.md`
   unperturbed run's. An outcome that becomes a tie, or stops being one, counts as a flip.
 
 Writing and reading sensitivity.json, its tables, and the ranking over several models
-(:func:`ranking_stability`: Kendall's τ-b of the models' rankings, with a bootstrap interval over
-the models) live in :mod:`biasatlas.sensitivity_report`, re-exported here.
+(:func:`~.results.ranking_stability`: Kendall's τ-b of the models' rankings, with a bootstrap
+interval over the models) live in :mod:`.results`, below this module; the package re-exports both.
 """
 
 from __future__ import annotations
@@ -28,26 +28,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .benchmarks.sensitivity import UNPERTURBED, Perturbation, Perturbed, Sensitivity
-from .errors import UsageError
-from .outputs import check_output
-from .registry import VARIANTS, benchmark_spec, find_spec, renamed_config
-from .request import GivenModel, RunRequest
-from .runs.folder import check_run_folder
-from .runs.view import RunView
-from .sensitivity_report import FORMAT, SENSITIVITY_FILE, write
-from .sensitivity_report import TABLE_FILE as TABLE_FILE
-from .sensitivity_report import read as read
-from .sensitivity_report import tables as tables
-from .sensitivity_report import kendall_with_interval as kendall_with_interval
-from .sensitivity_report import ranking_stability as ranking_stability
-from .sensitivity_report import report as report
-from .sensitivity_report import stability_table as stability_table
+from ..benchmarks.sensitivity import UNPERTURBED, Perturbation, Perturbed, Sensitivity
+from ..errors import UsageError
+from ..outputs import check_output
+from ..registry import VARIANTS, benchmark_spec, find_spec, renamed_config
+from ..request import GivenModel, RunRequest
+from ..runs.folder import check_run_folder
+from ..runs.view import RunView
+from .results import FORMAT, SENSITIVITY_FILE, TABLE_FILE, write
 
 if TYPE_CHECKING:
-    from .evaluation import EvaluationRun
-    from .benchmarks.base import BenchmarkSpec
-    from .cache import ScoreCache
+    from ..evaluation import EvaluationRun
+    from ..benchmarks.base import BenchmarkSpec
+    from ..cache import ScoreCache
 
 
 def declaration(spec: BenchmarkSpec, kind: str) -> Sensitivity:
@@ -128,7 +121,7 @@ def run(request: RunRequest, kind: str, *, out: Path | None = None, cache: bool 
     """Every run of :func:`plan` through :func:`biasatlas.api.execute` (into ``out/<name>`` when
     ``out`` is given) with one score cache, then the comparison (:func:`compare`), written to
     ``out`` as sensitivity.json and sensitivity.md. Returns sensitivity.json's content."""
-    from .api import _cache, execute
+    from ..api import _cache, execute
 
     if request.model.predictions is not None:  # the file answered its own prompts once, by id
         raise UsageError("--sensitivity perturbs what a model is asked; a predictions file holds answers to its "

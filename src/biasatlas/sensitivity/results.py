@@ -1,10 +1,10 @@
-"""A sensitivity run's results (:mod:`biasatlas.sensitivity`): ``sensitivity.json`` written and
+"""A sensitivity run's results (:mod:`.runner` runs it): ``sensitivity.json`` written and
 read back, its tables, and, over several models, the ranking stability (Kendall's τ-b between the
 models' unperturbed ranking and their ranking under each perturbation, ``scipy.stats.kendalltau``,
 with a percentile interval from a seeded bootstrap over the models; no interval below three
 models, where τ can only be ±1).
 
-It reads and writes folders only, never a model: :mod:`biasatlas.sensitivity` runs the requests and
+It reads and writes folders only, never a model: :mod:`.runner` runs the requests and
 hands the result here; ``biasatlas report`` and a suite's ``sensitivity.md`` read folders through
 :func:`report` and :func:`read`.
 """
@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write
-from .benchmarks.sensitivity import UNPERTURBED
-from .display.tables import CI, Table, to_markdown
-from .errors import DataError, UsageError
-from .report.html import render_tables_page
+from ..atomic import atomic_write
+from ..benchmarks.sensitivity import UNPERTURBED
+from ..display.tables import CI, Table, to_markdown
+from ..errors import DataError, UsageError
+from ..report.html import render_tables_page
 
 SENSITIVITY_FILE = "sensitivity.json"
 TABLE_FILE = "sensitivity.md"
