@@ -1,67 +1,30 @@
-"""A run's request: what to run (:class:`RunRequest`), on which model (:class:`ModelOptions`,
-:mod:`biasatlas.model_options`) and where to score it (:class:`EngineOptions`,
-:mod:`biasatlas.engine_options`); all three are importable from here.
+"""A run's request, :class:`RunRequest`: a benchmark (a registered name with its factory's options,
+or one already built), the model (:class:`~biasatlas.model_options.ModelOptions`) and the engine
+(:class:`~biasatlas.engine_options.EngineOptions`), checked once when built and handed whole to
+:func:`biasatlas.api.execute`; what makes two runs the same run (:meth:`RunRequest.recorded`).
 
-Each edge builds one request (the command line, a suite file, :func:`biasatlas.evaluate`)
-and hands it whole to the runner (:func:`biasatlas.api.execute`): an option exists once, as
-a field of those records, and is read where it takes effect (DESIGN.md: "a run's settings
-travel as one frozen object"; HELM's ``AdapterSpec``). Checks that need nothing but the values
-run when a record is built (closed sets, batch size, variant names; a benchmark's options
-against its factory's annotations, :func:`~biasatlas.option_fields.check_type`); checks that
-ask the machine run in :meth:`ModelOptions.preflight`, before any weights load. Field metadata
-(:func:`~biasatlas.option_fields.option`) says which options never change a score
-(``unscored``: left out of the recorded request, so a rerun on another GPU is the same run),
-which are recorded only when set (``when_set``: older run folders lack them), and the help of
-the command line's flag of the same name (``biasatlas run``'s flags are these fields).
-
-Nothing heavy is imported here: the registry, the scorers and torch load inside the methods.
+Nothing heavy is imported here: the registry and the benchmarks load inside the methods.
 """
 
 from __future__ import annotations
 
-import inspect
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .engine_options import EngineOptions
-from .errors import UsageError, did_you_mean
-from .model_options import DEFAULT_MODEL, PREDICTION_OPTIONS, GivenModel, ModelOptions
-from .option_fields import check_label, check_type, literal_values
-from .values import check_batch_size
+from ..engine_options import EngineOptions
+from ..errors import UsageError, did_you_mean
+from ..model_options import GivenModel, ModelOptions
+from ..option_fields import check_type
+from .keywords import benchmark_options
 
 if TYPE_CHECKING:
-    from .benchmarks.base import Benchmark
+    from ..benchmarks.base import Benchmark
 
-__all__ = ["DEFAULT_MODEL", "PREDICTION_OPTIONS", "EngineOptions", "GivenModel", "ModelOptions", "RunRequest",
-           "benchmark_options", "check_batch_size", "check_label", "check_type", "literal_values", "split_options"]
-
-#: Benchmark factory parameters that are not options: set by the benchmark itself or by ``bind(info)``.
-NOT_OPTIONS: frozenset[str] = frozenset({"name", "VERSION", "scorer"})
-
-
-def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], ModelOptions, EngineOptions]:
-    """Keyword options (``evaluate``'s, a suite cell's) split by field name into the benchmark's,
-    a :class:`ModelOptions` (a :class:`GivenModel` when ``model`` is an object, not a name)
-    and an :class:`EngineOptions`."""
-    model_names = {f.name for f in fields(ModelOptions)}
-    engine_names = {f.name for f in fields(EngineOptions)}
-    chosen = {k: v for k, v in options.items() if k in model_names}
-    given = chosen.get("model")
-    model = GivenModel.of(chosen.pop("model"), **chosen) if given is not None and not isinstance(given, str) \
-        else ModelOptions(**chosen)
-    engine = EngineOptions(**{k: v for k, v in options.items() if k in engine_names})
-    return {k: v for k, v in options.items() if k not in model_names | engine_names}, model, engine
-
-
-def benchmark_options(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:
-    """The keyword options a benchmark's factory takes (``dataset``, ``lowercase``, ``sample`` …)."""
-    parameters = inspect.signature(factory).parameters
-    return {name: p for name, p in parameters.items()
-            if name not in NOT_OPTIONS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+__all__ = ["RunRequest"]
 
 
 @dataclass(frozen=True)
@@ -88,7 +51,7 @@ class RunRequest:
                 raise UsageError(f"options ({', '.join(self.options)}) go with a benchmark name; "
                                  f"{self.benchmark.name!r} is already built")
             return
-        from .registry import benchmark_spec
+        from ..registry import benchmark_spec
 
         factory = benchmark_spec(self.benchmark).factory
         known = benchmark_options(factory)
@@ -101,7 +64,7 @@ class RunRequest:
     @cached_property
     def bench(self) -> Benchmark:
         """The benchmark, built once (its data is not loaded here)."""
-        from .registry import load_benchmark
+        from ..registry import load_benchmark
 
         if isinstance(self.benchmark, str):
             return load_benchmark(self.benchmark, **self.options)  # type: ignore[no-any-return]
@@ -111,8 +74,8 @@ class RunRequest:
     def scored_benchmark(self) -> Benchmark:
         """The benchmark as the run scores it: where its spec lints its data, wrapped so that the
         summary records the lint (and, with ``exclude_flagged``, only the clean items are scored)."""
-        from .benchmarks.linted import Linted
-        from .registry import find_spec
+        from ..benchmarks.linted import Linted
+        from ..registry import find_spec
 
         spec = find_spec(self.bench.name)
         if spec is None or spec.lint_items is None:
