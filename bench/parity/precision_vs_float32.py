@@ -18,7 +18,7 @@ CrowS-Pairs (English, revised) and census US sentences (the paper's templates).
 Prints, per model and dtype, the max and 99.9th percentile of the per-token error in nats;
 ``biasatlas.probes.TOKEN_LOGPROB_ERROR`` is built from these (max over the models, × 4).
 
-    .venv/bin/python bench/calibrate_precision.py [--sentences 200] [--threads 2]
+    .venv/bin/python bench/parity/precision_vs_float32.py [--sentences 200] [--threads 2]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))  # the tests' tiny model builders and tokenizers
 
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}

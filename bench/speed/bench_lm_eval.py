@@ -19,7 +19,7 @@ and after, and each time also as CPU seconds (``process_time``), which other pro
 far less than the wall clock. Printed: every round, the medians, the ratio lm-eval / biasatlas (>1:
 biasatlas faster), and the largest |Δ log-likelihood| between the two sides per sentence.
 
-    python bench/bench_lm_eval.py [--pairs 100] [--rounds 5] [--threads 1|default] [--lm-eval-batch-size 64]
+    python bench/speed/bench_lm_eval.py [--pairs 100] [--rounds 5] [--threads 1|default] [--lm-eval-batch-size 64]
         [--one-call] [--smoke]
 
 ``--threads default`` leaves each side its own thread count (torch's for lm-eval, biasatlas's
@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LM_EVAL_PYTHON = REPO / ".venvs" / "lm-eval" / "bin" / "python"
 DATA = "crows-pairs-en/crows_pairs_anonymized.csv"
 

@@ -6,7 +6,7 @@ duplicates, while keyword density stays that of real text), runs the whole pipel
 1 and with 2 local workers, and prints characters per second per core and the time the
 SlguSet source corpus (10 billion characters) would take.
 
-    .venv/bin/python bench/bench_mining.py --mb 300
+    .venv/bin/python bench/speed/bench_mining.py --mb 300
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from biasatlas.mining import MiningConfig, run_pipeline
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 SLGUSET_CHARS = 10_000_000_000
 
 

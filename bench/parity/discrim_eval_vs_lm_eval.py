@@ -1,7 +1,7 @@
 """biasatlas's ``discrim-eval`` against lm-evaluation-harness 0.4.13's ``discrim_eval_explicit`` on the same
 model and prompts (issue 38, parity): per item and per level, side by side.
 
-Reads lm-eval's output (``bench/discrim_eval_lm_eval.py --out OUT [--chat]``: ``OUT/plain`` or
+Reads lm-eval's output (``bench/parity/discrim_eval_vs_lm_eval_peer.py --out OUT [--chat]``: ``OUT/plain`` or
 ``OUT/chat``, its ``--log_samples`` file and results) and a biasatlas run folder of the same subset
 (``biasatlas run discrim-eval --model smollm2-135m --scenarios 3 --seed 0 [--chat-template model]``, the
 same seeded draw of scenarios), and prints:
@@ -11,7 +11,7 @@ same seeded draw of scenarios), and prints:
 * per item, the largest |Δ log P| over the four forms and |Δ logit p(yes)|: max and median;
 * per level, lm-eval's metric (its mixed-model coefficient; |age|) beside our coefficient.
 
-    python bench/discrim_eval_parity.py LM_EVAL_FOLDER RUN_FOLDER
+    python bench/parity/discrim_eval_vs_lm_eval.py LM_EVAL_FOLDER RUN_FOLDER
 """
 
 from __future__ import annotations

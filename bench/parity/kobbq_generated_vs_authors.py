@@ -1,6 +1,6 @@
 """Parity of ``bbq --dataset kobbq --answers generated --parser kobbq`` with the KoBBQ authors' own scripts.
 
-    python bench/kobbq_generated_parity.py KOBBQ_EVALUATION_DIR [--seed 0] [--unstripped] [--work DIR]
+    python bench/parity/kobbq_generated_vs_authors.py KOBBQ_EVALUATION_DIR [--seed 0] [--unstripped] [--work DIR]
 
 KOBBQ_EVALUATION_DIR is a checkout's ``evaluation/`` folder of naver-ai/KoBBQ (@ 0dd165a: its
 ``0_evaluation_prompts.tsv`` and ``1_preprocess.py`` … ``5_evaluation.py``); they are run as they are, with

@@ -8,7 +8,7 @@ is a stretch inside the run where no busy event runs: on CUDA the device idles w
 host prepares, launches or waits (Python, tokenizing, a synchronising copy); on a CPU it
 is time outside any operator (the same Python). :func:`print_profile` prints a short table.
 
-Named ``kernel_profile``, not ``profile``: bench/ is first on ``sys.path`` and would shadow
+Named ``kernel_profile``, not ``profile``: bench/speed/ is first on ``sys.path`` and would shadow
 the standard library's ``profile``.
 """
 

@@ -15,8 +15,8 @@ once) + 2 × the head's weights × the read positions. Then the whole atlas: the
 summed, the FLOPs summed over them. Last, unless ``--no-profile``, the slowest benchmark
 once more under torch.profiler (``kernel_profile``): top kernels and host gaps.
 
-    python bench/bench_atlas.py --device cuda [--limit N] [--repeats 1] [--no-profile]
-    python bench/bench_atlas.py --smoke       # a tiny Llama on the CPU, 24 probes each
+    python bench/speed/bench_atlas.py --device cuda [--limit N] [--repeats 1] [--no-profile]
+    python bench/speed/bench_atlas.py --smoke       # a tiny Llama on the CPU, 24 probes each
 
 Needs torch and transformers only (run it from the repository root with ``PYTHONPATH=src``).
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 from kernel_profile import print_profile, profile_run  # noqa: E402
 from measure import best_time, machine_line, matmul_peak, needed_flops, rows_of  # noqa: E402
 from shapes import build_llama_shaped, preloaded  # noqa: E402

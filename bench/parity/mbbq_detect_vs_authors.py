@@ -1,7 +1,7 @@
 """Parity of ``--parser mbbq`` with the MBBQ authors' own answer detection (issue 38).
 
     git clone https://github.com/Veranep/MBBQ MBBQ     # @ adaa401, or any copy of mbbq.py and answer_detection.py
-    python bench/mbbq_detect_parity.py MBBQ [--per-language 2000] [--seed 38] [RUN ...]
+    python bench/parity/mbbq_detect_vs_authors.py MBBQ [--per-language 2000] [--seed 38] [RUN ...]
 
 Our rule reads the forms, phrases and prompts from that folder's ``answer_detection.py`` as a run does
 (:mod:`biasatlas.benchmarks.bbq.mbbq_upstream`); this script (never the package) also runs the file to get theirs.
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from biasatlas.benchmarks.bbq import BBQ, mbbq_upstream  # noqa: E402

@@ -24,8 +24,8 @@ count; Goal B: under the busy loops, the default within 1.5x of one thread), and
 finished run gave the same outcomes (scores to 3 decimals; the thread count may move the last
 bits). A measurement past ``--limit`` seconds is stopped and shown as ``>limit``.
 
-    PYTHONPATH=src python bench/bench_threads.py --repeat 3  # the measurement (about 15 minutes on 2 cores)
-    PYTHONPATH=src python bench/bench_threads.py --quick     # a smoke run: 5 pairs, 3 s busy, once each
+    PYTHONPATH=src python bench/speed/bench_threads.py --repeat 3  # the measurement (about 15 minutes on 2 cores)
+    PYTHONPATH=src python bench/speed/bench_threads.py --quick     # a smoke run: 5 pairs, 3 s busy, once each
         [--pairs 100] [--pinned 1,2] [--busy 60] [--load 4] [--warm 5] [--limit 600] [--repeat 1]
         [--situations quiet,after-busy,loaded]
 
@@ -45,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("BIASATLAS_SHARED_DATA", ROOT.parent.parent / "shared" / "data"))
 CROWS = "crows-pairs-en/crows_pairs_anonymized.csv"
 SITUATIONS = ("quiet", "after-busy", "loaded")

@@ -8,7 +8,7 @@ plots into one HTML page, and the Markdown, CSV and JSON outputs. Census runs ha
 ``--census-items`` occupations (a real census table has at most a few hundred, so the
 scatter stays readable; pass 20000 to stress it).
 
-    .venv/bin/python bench/bench_report.py [--items 20000] [--census-items 20000]
+    .venv/bin/python bench/speed/bench_report.py [--items 20000] [--census-items 20000]
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ sentences for both, for each ``--dtype``:
 * the useful FLOP/s we reach as a fraction of the matmul peak measured in the same run,
   in the same dtype, on the same device.
 
-    python bench/bench_census.py [--country us] [--sample 10] [--batch-size 64|auto]
+    python bench/speed/bench_census.py [--country us] [--sample 10] [--batch-size 64|auto]
         [--threads 1] [--device cpu|cuda] [--dtype float32[,bfloat16]] [--smoke]
 
 ``--sample 0`` takes every occupation. The probes come from the census plan
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 from measure import best_time, machine_line, masked_flops, matmul_peak  # noqa: E402
 from shapes import build_bert_base  # noqa: E402
 

@@ -19,7 +19,7 @@ difference|, and the useful FLOP/s of ours (``measure.causal_flops``: decoder ov
 token, vocabulary projection at the read positions only) as a fraction of the matmul peak
 measured in the same run in the same dtype.
 
-    python bench/bench_causal_gemma_shape.py [--device cuda] [--dtype bfloat16,float32]
+    python bench/speed/bench_causal_gemma_shape.py [--device cuda] [--dtype bfloat16,float32]
         [--work census,crows] [--n 0] [--pairs 0] [--reference-rows 300] [--smoke]
 
 ``--smoke`` keeps the vocabulary but makes the layers tiny: a check that the script runs.
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 from measure import best_time, causal_flops, machine_line, matmul_peak, rows_of  # noqa: E402
 from shapes import build_gemma_shaped  # noqa: E402
 

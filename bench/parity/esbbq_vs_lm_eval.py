@@ -1,7 +1,7 @@
 """EsBBQ and CaBBQ against lm-evaluation-harness 0.4.13's ``esbbq`` and ``cabbq`` tasks, per item.
 
-Not a speed script: a parity check that needs a real model and two virtualenvs, so it lives here
-and prints its table. Steps (each one a subcommand, so the slow halves can run apart):
+A parity check, not a speed script (bench/parity/): it needs a real model and two virtualenvs, and it
+prints its table. Steps (each one a subcommand, so the slow halves can run apart):
 
 ``lm-eval``  decompress the shared JSONL to a scratch folder, write one local task yaml per category
              (``include`` of the installed task config, ``dataset_path: json`` with ``data_files`` on
@@ -18,7 +18,7 @@ Both sides read Gemma with its tokenizer's own start token: lm-eval's ``hf`` lea
 continuation, which it then splits); ours reads ``start_token="empty-context"`` (the family's
 default): the prompt begins as the tokenizer begins a text, i.e. ``<bos>`` on Gemma.
 
-    python bench/parity_esbbq_lm_eval.py all --out /tmp/esbbq-parity
+    python bench/parity/esbbq_vs_lm_eval.py all --out /tmp/esbbq-parity
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LM_EVAL = REPO / ".venvs" / "lm-eval"
 TASKS = LM_EVAL / "lib" / "python3.11" / "site-packages" / "lm_eval" / "tasks"
 DATA = Path(os.environ.get("BIASATLAS_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -8,7 +8,7 @@ requests and prompts sent while scoring (start-up checks not counted), the scori
 difference between the two readings' log-probabilities (nats). The load average is printed before and
 after: the machine may be shared.
 
-    PYTHONPATH=src BIASATLAS_DATA_DIR=... python bench/bench_single_token.py --url http://127.0.0.1:8000/v1
+    PYTHONPATH=src BIASATLAS_DATA_DIR=... python bench/parity/single_token_vs_echo.py --url http://127.0.0.1:8000/v1
         [--scenarios 2] [--templates none,model] [--concurrency 4] [--batch-size 64]
 
 Start the server first on the packaged SmolLM2 folder (docs/serving.md), so that its folder is readable here:

@@ -15,7 +15,7 @@ the best round (a shared machine only ever slows a run down) by wall time, and b
 CPU time, which other processes on the machine disturb less: FLOPs per CPU-second of ours
 against FLOPs per CPU-second of the matmul. Both at ``--threads`` threads.
 
-    python bench/bench_cpu_fraction.py [--paths masked,causal] [--pairs 24] [--threads 2]
+    python bench/speed/bench_cpu_fraction.py [--paths masked,causal] [--pairs 24] [--threads 2]
         [--rounds 3] [--max-batch-tokens N]
 """
 
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 from measure import causal_flops, masked_flops, rows_of  # noqa: E402
 from shapes import CROWS_EN, build_bert_base, data_file  # noqa: E402
 

@@ -3,7 +3,7 @@
     .venvs/lm-eval/bin/python scripts/lm_eval_samples.py --task bbq_generate --per-category 4 --seed 38 \\
         --batch-size 1 --max-gen-toks 32 --out OUT
     biasatlas run bbq --model smollm2-135m --answers generated --data OUT/bbq-data -o RUN
-    python bench/bbq_generate_parity.py OUT RUN
+    python bench/parity/bbq_generated_vs_lm_eval.py OUT RUN
 
 Prints, per item: whether the generated texts are equal, lm-eval's parsed answer (its own
 ``process_results_generate_until``, run in its virtualenv with ``_process_results`` replaced by one
@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LM_EVAL = ROOT / ".venvs" / "lm-eval" / "bin" / "python"
 # Run in lm-eval's virtualenv: each sample's parsed index by the harness's own code.
 THEIR_PARSE = r"""

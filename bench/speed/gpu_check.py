@@ -45,7 +45,7 @@ from pathlib import Path
 import torch
 import transformers
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 import bench_atlas  # noqa: E402
 import bench_causal_gemma_shape  # noqa: E402
 import bench_crows  # noqa: E402

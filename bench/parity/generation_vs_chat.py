@@ -6,10 +6,11 @@ already running, its key in ``BENCH_VLLM_KEY``), generative BBQ's prompts of a s
 endpoint (``--served-api chat``: the user turn sent, the server renders its template), through
 ``/v1/completions`` with the template rendered by biasatlas, and in process (``transformers.generate`` on
 the same rendering). Printed: per prompt whether the three texts are equal, and where two differ the first
-token where they part (bench_generation_served.parting); then BBQ's generative scores of the same items
+token where they part (generation_vs_served.parting); then BBQ's generative scores of the same items
 through the chat path and the completions path side by side.
 
-    PYTHONPATH=src BIASATLAS_DATA_DIR=... python bench/bench_generation_chat.py [--sample 30] [--seed 38] [--url URL]
+    PYTHONPATH=src BIASATLAS_DATA_DIR=... python bench/parity/generation_vs_chat.py [--sample 30] [--seed 38]
+        [--url URL]
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_generation_served import parting, start  # the same vLLM start-up and parting token
+from generation_vs_served import parting, start  # the same vLLM start-up and parting token
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.scorers.causal_lm import CausalLMScorer

@@ -1,5 +1,5 @@
 """Run lm-evaluation-harness 0.4.13's ``discrim_eval_explicit`` on a seeded subset of DiscrimEval scenarios
-(issue 38, parity): the side of the comparison that ``bench/discrim_eval_parity.py`` reads.
+(issue 38, parity): the side of the comparison that ``bench/parity/discrim_eval_vs_lm_eval.py`` reads.
 
 The task is lm-eval's own yaml, included unchanged (its prompt, gen_prefix, choices, ``process_results`` and
 mixed-effects aggregation), with only the dataset pointed at a local JSON Lines file: every row of
@@ -8,7 +8,8 @@ mixed-effects aggregation), with only the dataset pointed at a local JSON Lines 
 with ``--model hf`` on a local model folder, float32 on the CPU, ``--log_samples`` so each item's four
 log-likelihoods come back. Writes ``subset.jsonl``, the task folder and lm-eval's output under ``--out``.
 
-    python bench/discrim_eval_lm_eval.py --out /tmp/de-parity [--scenarios 3] [--seed 0] [--stride N] [--chat]
+    python bench/parity/discrim_eval_vs_lm_eval_peer.py --out /tmp/de-parity [--scenarios 3] [--seed 0]
+        [--stride N] [--chat]
         [--model ~/.cache/biasatlas/models/smollm2-135m--0.1.2]
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LM_EVAL = REPO / ".venvs" / "lm-eval"
 SHARED = Path(os.environ.get("BIASATLAS_SHARED_DATA", REPO.parent.parent / "shared" / "data"))
 TASK = "discrim_eval_explicit_local"

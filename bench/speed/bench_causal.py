@@ -21,7 +21,7 @@ ours — decoder over every real token, attention over the positions each token 
 vocabulary projection at the read positions only — as a fraction of this machine's float32
 ``torch.matmul`` throughput, measured in the same run, at the same thread count.
 
-    python bench/bench_causal.py [--models smollm2-135m,gemma-3-270m] [--work crows,census]
+    python bench/speed/bench_causal.py [--models smollm2-135m,gemma-3-270m] [--work crows,census]
         [--repeats 3] [--threads N] [--batch-size 64] [--reference-rows 400] [--old]
 
 The reference is slow on the census job (a 262,144-way log-softmax per position on
@@ -60,7 +60,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 from measure import causal_flops, rows_of  # noqa: E402
 from measure import matmul_peak as device_matmul_peak  # noqa: E402
 
@@ -72,7 +72,7 @@ from biasatlas.scorers.batching import Request, chunks, pad_rows  # noqa: E402
 from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
 from biasatlas.scorers.spans import split_continuation  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "crows-pairs-en" / "crows_pairs_anonymized.csv"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "crows-pairs-en" / "crows_pairs_anonymized.csv"
 
 # One "sentence" = one (text, read-from) question: a CrowS-Pairs side, a census context
 # with its continuation, a baseline sentence with one filler.

@@ -7,7 +7,7 @@ prompt whether the texts are equal; where they differ, the first token where the
 part, and the in-process model's log-probabilities of both tokens at that step (a near tie that
 float arithmetic on two engines may break either way), with each engine's seconds.
 
-    PYTHONPATH=src BIASATLAS_DATA_DIR=... python bench/bench_generation_served.py [--sample 30] [--seed 38]
+    PYTHONPATH=src BIASATLAS_DATA_DIR=... python bench/parity/generation_vs_served.py [--sample 30] [--seed 38]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from biasatlas.scorers.causal_lm import CausalLMScorer
 from biasatlas.scorers.packaged import resolve_packaged_model
 from biasatlas.scorers.served import ServedScorer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VLLM = ROOT / ".venvs" / "vllm" / "bin" / "python"
 
 

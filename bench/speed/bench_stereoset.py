@@ -7,7 +7,7 @@ the straightforward reference (one candidate per forward pass, batch size 1, the
 then the text, full log-softmax, the candidate's tokens summed), their ratio, and the largest
 per-sentence difference of the mean token log-probability between the two.
 
-    python bench/bench_stereoset.py [--model smollm2-135m] [--examples 20] [--threads N]
+    python bench/speed/bench_stereoset.py [--model smollm2-135m] [--examples 20] [--threads N]
         [--data ../shared/data/stereoset/dev.json] [--smoke]
 
 ``--examples`` is per task (the first N of each). ``--smoke`` takes 2 examples per task: a
@@ -28,7 +28,7 @@ from biasatlas.benchmarks.stereoset.data import Example, read_split
 from biasatlas.probes import ContinuationProbe, SentenceProbe
 from biasatlas.registry import load_scorer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def probes(examples: list[Example]) -> list[SentenceProbe | ContinuationProbe]:

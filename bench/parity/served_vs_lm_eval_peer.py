@@ -1,8 +1,8 @@
 """lm-evaluation-harness's ``local-completions`` on a list of (context, continuation) requests:
-the peer's reading of the same server, for bench/bench_served.py (run it with the python of a
+the peer's reading of the same server, for bench/parity/served_vs_inprocess.py (run it with the python of a
 virtualenv that has lm-eval, e.g. ``.venvs/lm-eval/bin/python``; it imports nothing of biasatlas).
 
-    python bench/lm_eval_local_completions.py REQUESTS.json OUT.json --url http://127.0.0.1:8000/v1 \
+    python bench/parity/served_vs_lm_eval_peer.py REQUESTS.json OUT.json --url http://127.0.0.1:8000/v1 \
         --model smollm2 --tokenizer FOLDER [--batch-size 16] [--concurrent 4]
 
 REQUESTS.json is a list of ``[context, continuation]``; OUT.json gets ``{"values": [...], "seconds": s}``,

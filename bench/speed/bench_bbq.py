@@ -7,7 +7,7 @@ straightforward reference (one option per forward pass, batch size 1, as lm-eval
 computes ``loglikelihood``: the start token, the prompt and the option, full log-softmax, the
 option's tokens summed), their ratio, and the largest per-option log-likelihood difference.
 
-    python bench/bench_bbq.py [--model smollm2-135m] [--examples 24] [--seed 0] [--options 3|lm-eval]
+    python bench/speed/bench_bbq.py [--model smollm2-135m] [--examples 24] [--seed 0] [--options 3|lm-eval]
         [--threads N] [--data ../shared/data/bbq] [--smoke]
 
 The examples are a seeded sample of all of BBQ (``--sample`` of the benchmark). ``--options
@@ -31,7 +31,7 @@ from biasatlas.benchmarks.bbq.data import Example
 from biasatlas.probes import ContinuationProbe
 from biasatlas.registry import load_scorer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def reference(model, tokenizer, start: int, examples: list[Example], form: str) -> dict[str, tuple[float, int]]:

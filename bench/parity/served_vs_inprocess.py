@@ -12,16 +12,16 @@ in-process causal scorer on the same model folder, and the script prints, per wo
 - probes per second of each, and served / in-process as a ratio (both measured here, in turn,
   on the same machine: a server on the same CPU competes with the in-process model for it).
 
-    PYTHONPATH=src python bench/bench_served.py --url http://127.0.0.1:8000/v1 [--served-prefix '<|im_start|>']
-        [--model smollm2-135m] [--sample 40] [--concurrency 4] [--batch-size 64] [--only crows-pairs-en,...]
-        [--lm-eval-python .venvs/lm-eval/bin/python] [--readings echo,auto]
+    PYTHONPATH=src python bench/parity/served_vs_inprocess.py --url http://127.0.0.1:8000/v1
+        [--served-prefix '<|im_start|>'] [--model smollm2-135m] [--sample 40] [--concurrency 4] [--batch-size 64]
+        [--only crows-pairs-en,...] [--lm-eval-python .venvs/lm-eval/bin/python] [--readings echo,auto]
 
 ``--readings``: the served scorer's ``--single-token`` settings to measure, each a row per workload
 (``echo``: every option echoed whole; ``auto``: an option of one token after its context read through
 ``logprob_token_ids`` where the server is trusted with it; src/biasatlas/scorers/served_tokens.py).
 
 With ``--lm-eval-python``, lm-evaluation-harness's ``local-completions`` reads the same requests
-from the same server (bench/lm_eval_local_completions.py, in that python): the largest difference
+from the same server (bench/parity/served_vs_lm_eval_peer.py, in that python): the largest difference
 from the served scorer's numbers, its probes per second, and the served scorer's speed over it.
 
 Start the server first, on the same model folder (docs/serving.md), e.g. for the packaged SmolLM2:
@@ -103,14 +103,14 @@ def lm_eval_pairs(probes: list[Any], prefix: str) -> list[tuple[str, str]]:
 
 
 def lm_eval(python: str, pairs: list[tuple[str, str]], args: Any) -> tuple[list[float], float]:
-    """lm-eval's ``local-completions`` on ``pairs`` (bench/lm_eval_local_completions.py, run by ``python``)."""
+    """lm-eval's ``local-completions`` on ``pairs`` (bench/parity/served_vs_lm_eval_peer.py, run by ``python``)."""
     with tempfile.TemporaryDirectory() as folder:
         asked, answered = Path(folder) / "requests.json", Path(folder) / "values.json"
         asked.write_text(json.dumps(pairs), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         if os.environ.get("LM_EVAL_PYTHONPATH"):
             env["PYTHONPATH"] = os.environ["LM_EVAL_PYTHONPATH"]
-        subprocess.run([python, str(HERE / "lm_eval_local_completions.py"), str(asked), str(answered),
+        subprocess.run([python, str(HERE / "served_vs_lm_eval_peer.py"), str(asked), str(answered),
                         "--url", args.url, "--model", args.lm_eval_model, "--tokenizer", args.tokenizer,
                         "--batch-size", str(args.batch_size), "--concurrent", str(args.concurrency)],
                        env=env, check=True, capture_output=True)

@@ -11,7 +11,7 @@ copy plus vocabulary projection at the masked positions only (``measure.masked_f
 as a fraction of the matmul peak measured in the same run, in the same dtype, on the same
 device; then, with two dtypes, the pairs whose outcome differs between them (flips).
 
-    python bench/bench_crows.py [--pairs 48] [--batch-size 64|auto] [--device cpu|cuda]
+    python bench/speed/bench_crows.py [--pairs 48] [--batch-size 64|auto] [--device cpu|cuda]
         [--dtype float32[,bfloat16]] [--reference-pairs N] [--threads N] [--smoke]
 
 ``--pairs 0`` takes all 1,508 English pairs (41,172 masked copies). ``--smoke`` builds the
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]  # speed/, bench/
 from measure import best_time, machine_line, masked_flops, matmul_peak  # noqa: E402
 from shapes import CROWS_EN, build_bert_base, data_file  # noqa: E402
 
