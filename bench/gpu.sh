@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole GPU check of issue 28 in one run (bench/gpu_check.py, which says what each section
+# The whole GPU check of issue 28 in one run (bench/speed/gpu_check.py, which says what each section
 # measures and how long each should take on one H200): CrowS-Pairs EN on a BERT-base shape in
 # bfloat16 and float32 (seconds, pairs/s, fraction of each dtype's measured matmul peak,
 # outcome flips); census US and CrowS-Pairs on a Gemma-3-270M shape; StereoSet and BBQ (one line
@@ -17,4 +17,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}"
 read -ra PY <<< "${PYTHON:-python3}"
-exec "${PY[@]}" bench/gpu_check.py "$@"
+exec "${PY[@]}" bench/speed/gpu_check.py "$@"

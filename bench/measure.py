@@ -34,7 +34,7 @@ def synchronize(device: str) -> None:
 
 
 #: Peaks measured in this process, by (device, dtype): the sections of one gpu.sh run
-#: (bench/gpu_check.py) share them, so each dtype's peak is measured once per run.
+#: (bench/speed/gpu_check.py) share them, so each dtype's peak is measured once per run.
 _PEAKS: dict[tuple[str, str], float] = {}
 
 

@@ -31,7 +31,7 @@ if [ "${1:-}" = "--test" ]; then
   bash scripts/setup-vllm.sh
   # lm-evaluation-harness 0.4.13 in a virtualenv of its own (.venvs/lm-eval): the causal readings'
   # parity tests run it as a subprocess (tests/lm_eval_venv.py); its pins never meet ours. The CPU
-  # wheel of torch first, as above; `api` for bench/bench_served.py's local-completions comparison.
+  # wheel of torch first, as above; `api` for bench/parity/served_vs_inprocess.py's local-completions comparison.
   LM_EVAL=".venvs/lm-eval/bin/python"
   [ -x "$LM_EVAL" ] || python3 -m venv .venvs/lm-eval
   "$LM_EVAL" -m pip install -q --upgrade pip

@@ -8,7 +8,7 @@ From Python, one call runs a benchmark (docs/python.md)::
     biasatlas.load_run("runs/fr-camembert")   # a finished run folder, as the same object
 
 ``evaluate`` comes from :mod:`biasatlas.api`, ``load_run`` and ``EvaluationRun`` from
-:mod:`biasatlas.runs.evaluation`, each imported on first use (PEP 562), so ``import biasatlas``
+:mod:`biasatlas.evaluation`, each imported on first use (PEP 562), so ``import biasatlas``
 loads no benchmark, model library or pandas.
 
 Importing the package sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment names a policy or
@@ -24,7 +24,7 @@ from .version import __version__
 passive_openmp()
 
 #: The names the package lends from its modules, each imported when first asked for.
-_LENT = {"evaluate": "api", "EvaluationRun": "runs.evaluation", "load_run": "runs.evaluation"}
+_LENT = {"evaluate": "api", "EvaluationRun": "evaluation", "load_run": "evaluation"}
 
 __all__ = ["EvaluationRun", "__version__", "evaluate", "load_run"]
 

@@ -1,5 +1,5 @@
 """One call from Python: :func:`evaluate` a benchmark on a model (its result, and
-:func:`~biasatlas.runs.evaluation.load_run` for a finished run folder, are in :mod:`biasatlas.runs.evaluation`).
+:func:`~biasatlas.evaluation.load_run` for a finished run folder, are in :mod:`biasatlas.evaluation`).
 
 The command line and suites go through the same runner (:func:`execute`, which
 :func:`evaluate` calls with a :class:`~biasatlas.request.RunRequest` built from its keywords),
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .request import GivenModel, ModelOptions, RunRequest, check_label, split_options
-from .runs.evaluation import EvaluationRun, as_saved
+from .evaluation import EvaluationRun, as_saved
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark

@@ -26,7 +26,7 @@ comparison    ``compare --out FILE``                  the ledger of FILE's folde
    folder, a sensitivity set inside a suite folder (:attr:`OutputKind.inside`);
 3. a folder of another kind (a run folder is no sensitivity set), and a folder holding files
    a folder of this kind never holds (:attr:`OutputKind.files`; run and suite folders check
-   their own contents further, :mod:`biasatlas.runs.folder`, :mod:`biasatlas.suite_folder`);
+   their own contents further, :mod:`biasatlas.runs.folder`, :mod:`biasatlas.suite.folder`);
 4. a file biasatlas did not write as this kind, or changed since: each folder a report, lint
    or comparison file is written to keeps a ledger, ``.biasatlas-outputs.json``, of the
    files written there (name → kind and sha256, :func:`record_output`). Rewriting the same

@@ -223,7 +223,7 @@ TOKEN_LOGPROB_ERROR: dict[str, float] = {"float32": 2e-4, "bfloat16": 3.0, "floa
 
 The scorers upcast logits to float32 before the log-softmax, so what is left is the
 network's own arithmetic (and, below float32, its weights rounded to the dtype). Measured
-by ``bench/calibrate_precision.py`` on 2026-12-01 (CPU, torch 2.13, 240 sentences: 120
+by ``bench/parity/precision_vs_float32.py`` on 2026-12-01 (CPU, torch 2.13, 240 sentences: 120
 CrowS-Pairs sentences and 120 census US sentences) as |log p(dtype) − log p(float32)| per
 token against float32 in batches of 32, with masked models read one mask per row:
 

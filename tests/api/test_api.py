@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 import biasatlas
-from biasatlas.runs.evaluation import EvaluationRun
+from biasatlas.evaluation import EvaluationRun
 from biasatlas.request import ModelOptions, RunRequest
 from biasatlas.errors import BiasAtlasError, DataError, UnknownName, UsageError
 

@@ -18,7 +18,7 @@ import pytest
 from biasatlas.errors import BiasAtlasError
 from biasatlas.runs.folder import RunFolderError
 from biasatlas.suite import SuiteError, read_suite, run_suite
-from biasatlas.suite_folder import SUITE_OWNER
+from biasatlas.suite.folder import SUITE_OWNER
 
 SUITE = """\
 [[benchmark]]

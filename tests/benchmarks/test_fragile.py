@@ -33,7 +33,7 @@ def _text(run) -> str:
     """What ``biasatlas run`` prints for a pipeline run (its report tables and notices)."""
     from rich.console import Console
 
-    from biasatlas.runs.evaluation import EvaluationRun
+    from biasatlas.evaluation import EvaluationRun
 
     shown = EvaluationRun.of(run.summary["benchmark"], run.summary, run.records, run.skipped, run.config,
                              run.timing, path=None).table()

@@ -24,6 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
+#: The speed scripts (bench/parity/ holds the parity scripts, which no test here imports); they
+#: import each other and bench/'s shared helpers (measure, shapes, workloads).
+SPEED = BENCH / "speed"
 # huggingface-hub's command-line tool pulls these in; transformers itself needs none of them.
 CLI_ONLY = {"typer", "click", "rich", "shellingham", "pygments", "markdown-it-py", "mdurl"}
 
@@ -78,7 +81,7 @@ def test_the_bare_python_lacks_what_the_gpu_machine_lacks(bare_python):
 @pytest.mark.slow  # a subprocess or the full data: the full suite runs it, the fast loop does not
 def test_benchmark_scripts_import_with_torch_and_transformers_only(bare_python):
     command, env = bare_python
-    env = {**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{ROOT / 'src'}:{BENCH}"}
+    env = {**env, "PYTHONPATH": f"{env['PYTHONPATH']}:{ROOT / 'src'}:{BENCH}:{SPEED}"}
     modules = ["measure", "shapes", "workloads", "kernel_profile", "bench_crows", "bench_census",
                "bench_causal_gemma_shape", "bench_atlas", "gpu_check"]
     out = subprocess.run([*command, "-c", f"import {', '.join(modules)}; print('ok')"], env=env,
@@ -106,11 +109,13 @@ def test_gemma_shape_is_the_packaged_models(tmp_path):
 
 
 def _bench(name: str):
-    """A bench/ module, imported with bench/ on the path (its modules import each other)."""
-    sys.path.insert(0, str(BENCH))
+    """A bench/ or bench/speed/ module, imported with both on the path (as a speed script puts
+    them there: its modules import each other and the shared helpers)."""
+    sys.path[:0] = [str(SPEED), str(BENCH)]
     try:
         return importlib.import_module(name)
     finally:
+        sys.path.remove(str(SPEED))
         sys.path.remove(str(BENCH))
 
 
@@ -321,11 +326,11 @@ def test_gpu_script_runs_in_smoke_mode(bare_python, shared_data):
 
 @pytest.mark.slow
 def test_stereoset_bench_runs_in_smoke_mode(shared_data):
-    """bench/bench_stereoset.py on the packaged SmolLM2, 2 examples per task: its reference and
+    """bench/speed/bench_stereoset.py on the packaged SmolLM2, 2 examples per task: its reference and
     ours agree per sentence (it exits naming the sentence if token counts differ), and the line
     it prints is the ratio of the two timings it printed."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run([sys.executable, str(BENCH / "bench_stereoset.py"), "--smoke", "--threads", "1",
+    out = subprocess.run([sys.executable, str(SPEED / "bench_stereoset.py"), "--smoke", "--threads", "1",
                           "--data", str(shared_data / "stereoset" / "dev.json")],
                          env=env, capture_output=True, text=True, cwd=ROOT, timeout=900)
     assert out.returncode == 0, (out.stdout[-2000:], out.stderr[-2000:])

@@ -176,7 +176,7 @@ def test_mine_refuses_a_run_folder_and_its_own_corpus(work, capsys):
 
 
 def test_suite_refuses_a_folder_inside_a_run(work):
-    from biasatlas.suite_folder import claim_suite_folder
+    from biasatlas.suite.folder import claim_suite_folder
 
     suite = work / "suite.toml"
     suite.write_text("", encoding="utf-8")
@@ -217,7 +217,7 @@ def test_the_kinds_name_what_their_writers_write():
     from biasatlas.outputs import KINDS
     from biasatlas.runs.folder import OWNER_FILE
     from biasatlas.sensitivity import SENSITIVITY_FILE, TABLE_FILE
-    from biasatlas.suite_folder import SUITE_OWNER
+    from biasatlas.suite.folder import SUITE_OWNER
 
     assert KINDS["run"].markers == (OWNER_FILE,)
     assert KINDS["suite"].markers == (SUITE_OWNER,)

@@ -1,6 +1,6 @@
 """Generated answers against a real vLLM (tests/vllm_server.py, slow): the same prompts at temperature 0
 give the same texts in process (transformers' generate) and served (/v1/completions) on the packaged
-SmolLM2 (bench/bench_generation_served.py measures more prompts and says where texts part)."""
+SmolLM2 (bench/parity/generation_vs_served.py measures more prompts and says where texts part)."""
 
 from __future__ import annotations
 

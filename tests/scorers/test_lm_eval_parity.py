@@ -60,7 +60,7 @@ def test_crows_pairs_sentences_equal_lm_eval_s_on_the_packaged_smollm2(shared_da
 
 
 def test_the_lm_eval_bench_runs_in_smoke_mode():
-    """bench/bench_lm_eval.py (issue 40, item 12) on 4 pairs: both sides run and the ratio is printed, the
+    """bench/speed/bench_lm_eval.py (issue 40, item 12) on 4 pairs: both sides run and the ratio is printed, the
     biasatlas side at the --threads asked (on 76950b6 it took its own default choice, here the
     environment's one thread, while lm-eval ran on two)."""
     import os
@@ -71,7 +71,8 @@ def test_the_lm_eval_bench_runs_in_smoke_mode():
 
     lm_eval_python()  # skips (or fails under CI) without the virtualenv
     smollm2()
-    done = subprocess.run([sys.executable, str(REPO / "bench" / "bench_lm_eval.py"), "--smoke", "--threads", "2"],
+    script = REPO / "bench" / "speed" / "bench_lm_eval.py"
+    done = subprocess.run([sys.executable, str(script), "--smoke", "--threads", "2"],
                           capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "ratio lm-eval / biasatlas" in done.stdout and "largest |Δ log-likelihood|" in done.stdout

@@ -1,6 +1,6 @@
 """``--served-api chat`` against a real vLLM (tests/vllm_server.py, slow): the server renders SmolLM2's template
 from the user message, and the greedy texts equal those of biasatlas's rendering sent to ``/v1/completions``
-and of transformers' ``generate`` in process (bench/bench_generation_chat.py has the 30-prompt table)."""
+and of transformers' ``generate`` in process (bench/parity/generation_vs_chat.py has the 30-prompt table)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 affinity, cgroup quota and idle values (src/biasatlas/scorers/threads.py), the ceiling on any
 count (issue 46, item 15), the order of the three sources (``threads=``, ``OMP_NUM_THREADS``, the
 default), the wait policy set before torch loads, and the option's way from
-``evaluate``/``--threads`` to timing.json. No timing here: bench/bench_threads.py measures what
+``evaluate``/``--threads`` to timing.json. No timing here: bench/speed/bench_threads.py measures what
 the settings cost."""
 
 from __future__ import annotations

@@ -10,8 +10,10 @@ The modules sit at different layers (``[tool.importlinter]`` in pyproject.toml),
 - :mod:`.folder`: ``Run``, written atomically, claimed and locked, and the rerun check.
 - :mod:`.load`: ``load_run(s)``, the checking reader with each benchmark's contract from the
   registry.
-- :mod:`.evaluation`: ``EvaluationRun``, a finished run as one object (what
-  :func:`biasatlas.evaluate` returns and :func:`biasatlas.load_run` reads back).
+
+A finished run as one object (``EvaluationRun``, what :func:`biasatlas.evaluate` returns and
+:func:`biasatlas.load_run` reads back) lives above, in :mod:`biasatlas.evaluation`: it draws the
+report's terminal tables, and nothing here imports the report.
 
 This package imports nothing itself, so importing one module loads no layer above it.
 """

@@ -238,7 +238,7 @@ def test_prompt_and_eleven_choices_are_the_installed_lm_eval_task_s(dataset, sha
 @pytest.mark.parametrize("dataset", ["esbbq", "cabbq"])
 def test_the_eleven_options_log_likelihoods_equal_lm_eval_s_on_a_tiny_gpt2(tiny_gpt2, shared_data, dataset):
     # the requests are our probes (the prompt and choices are the task's: the yaml test above);
-    # bench/parity_esbbq_lm_eval.py runs lm-eval's own task end to end on the packaged Gemma
+    # bench/parity/esbbq_vs_lm_eval.py runs lm-eval's own task end to end on the packaged Gemma
     import biasatlas
     from lm_eval_venv import lm_eval_loglikelihoods
 
