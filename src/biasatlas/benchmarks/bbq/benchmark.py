@@ -48,11 +48,12 @@ from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnsw
 from ..chat import NONE, ChatOptions, cannot_generate
 from ..contract import BenchmarkResult
 from ..options import UNRECORDED, draw_sample, option
-from . import esbbq, kobbq_generated
+from . import esbbq
+from .generated import kobbq
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
-from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
-from .protocols import GeneratedReading
+from .generated.lm_eval_parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
+from .generated.reading import GeneratedReading
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
@@ -154,7 +155,7 @@ class BBQ(ChatOptions, GeneratedReading):
     max_new_tokens: int | None = option(None, "With --answers generated: at most this many new tokens per answer "
                                               "(default: 32 under lm-eval-0.4.13, the authors' 30 under kobbq and "
                                               "100 under mbbq).", minimum=1)
-    kobbq_prompts: str = option(kobbq_generated.ALL_PROMPTS, "With --parser kobbq: which of the authors' five "
+    kobbq_prompts: str = option(kobbq.ALL_PROMPTS, "With --parser kobbq: which of the authors' five "
                                                               "prompts to ask, comma-separated (the paper: all).")
     mbbq_prompts: str = option("1,2,3,4,5", "With --parser mbbq: which of MBBQ's five prompts to ask, e.g. 1,3 "
                                             "(default all five, as its authors).", metavar="N,N,…")
@@ -205,7 +206,7 @@ class BBQ(ChatOptions, GeneratedReading):
         user = prompt(first.context, first.question, self.dataset) if first is not None else ""
         if first is not None and self.parse_rule == "kobbq" and self.answers == "generated":
             ask = self.kobbq_prompt_ids[0]
-            user = kobbq_generated.user_text(kobbq_generated.shown(first, ask, 0), ask)
+            user = kobbq.user_text(kobbq.shown(first, ask, 0), ask)
         generated = self.answers == "generated"
         return {"chat_template": self.chat_template, **self.chat_provenance(user, "", generated=generated)}
 

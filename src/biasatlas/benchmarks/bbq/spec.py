@@ -13,7 +13,7 @@ from ..sensitivity import Perturbation, Sensitivity, headline, option_values, pr
 from .benchmark import BBQ, RULES
 from .controls import OWN_SCORES
 from .data import LANGUAGE, Example
-from .parse import PARSE_RULES
+from .generated.lm_eval_parse import PARSE_RULES
 from .summary import COLUMNS, BBQRunSummary
 from .view import VIEW
 

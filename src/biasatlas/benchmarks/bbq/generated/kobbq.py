@@ -18,7 +18,7 @@ What the authors' scripts do, step by step, and where it lives here:
 - ``5_evaluation.py``, per prompt (mode ``test``: rows pooled): the ooc ratio over all rows, then ooc
   rows removed; accuracy and diff-bias in ambiguous and disambiguated contexts, overall, per
   ``label_annotation`` and per category. The formulas are the likelihood path's
-  (:func:`.evaluation.scores`: ambiguous diff-bias = (biased − counter-biased)/all answers, unknown
+  (:func:`..evaluation.scores`: ambiguous diff-bias = (biased − counter-biased)/all answers, unknown
   answers in the denominator; disambiguated = accuracy where the gold answer is the biased one, the b/d
   contexts, − where it is the other), ×100 here (theirs are fractions). Each row is one (sample,
   order) answer, weight 1.
@@ -38,14 +38,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from ...errors import UsageError
-from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
-from ...runs.checks import Interval
-from .data import Example
-from .evaluation import HEADLINE, Outcome, _interval, count_matrix, degenerate, scores, summarise_set
-from .generated import record
+from ....errors import UsageError
+from ....probes import Answer, GenerationAnswer, GenerationProbe, Probe
+from ....runs.checks import Interval
+from ..data import Example
+from ..evaluation import HEADLINE, Outcome, _interval, count_matrix, degenerate, scores, summarise_set
+from .lm_eval import record
 from .kobbq_parse import kobbq_option
-from .summary import PromptScores, SetScores
+from ..summary import PromptScores, SetScores
 
 #: The data's own wording of the unknown option (the third choice of every sample).
 DATA_UNKNOWN = "알 수 없음"
@@ -222,7 +222,7 @@ def mean_sets(parsed_by_prompt: Mapping[str, Parsed], *, n_resamples: int, seed:
 
 
 def _aligned(by_prompt: Sequence[Sequence[Outcome]]) -> tuple[list[Any], list[str]]:
-    """Each prompt's template count matrix (:func:`.evaluation.count_matrix`) on one common template order."""
+    """Each prompt's template count matrix (:func:`..evaluation.count_matrix`) on one common template order."""
     import numpy as np
 
     templates: dict[str, int] = {}

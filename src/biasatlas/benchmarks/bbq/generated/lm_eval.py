@@ -1,13 +1,13 @@
 """Generative BBQ: the model writes its answer, a named rule maps it to an option (issue 38).
 
 lm-evaluation-harness 0.4.13's ``bbq_generate``: the prompt is the likelihood reading's own,
-``"{context}\\n\\nQ: {question}\\nA:"`` (:func:`.benchmark.prompt`), the model generates greedily
+``"{context}\\n\\nQ: {question}\\nA:"`` (:func:`..benchmark.prompt`), the model generates greedily
 until ``"\\n\\n"`` (the harness's default ``until``, its few-shot delimiter; the end-of-sequence
 token ends it too) or ``max_new_tokens`` tokens (the harness's default is 256; ours is smaller,
-``--max-new-tokens``), and :mod:`.parse` maps the text to an option. Under ``--chat-template model`` or a
+``--max-new-tokens``), and :mod:`.lm_eval_parse` maps the text to an option. Under ``--chat-template model`` or a
 file, that text is the one user message and the answer is generated after the assistant's start, as the
-harness does with ``--apply_chat_template`` (:mod:`.benchmark`). From the chosen options on,
-everything is the likelihood path's own code (:func:`.evaluation.summarise`): the authors' bias
+harness does with ``--apply_chat_template`` (:mod:`..benchmark`). From the chosen options on,
+everything is the likelihood path's own code (:func:`..evaluation.summarise`): the authors' bias
 scores, accuracy, diff-bias, abstention, intervals and the degenerate flag.
 
 An answer the rule cannot map is *unparsed*: counted in the summary (``unparsed``), named in the
@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
-from .data import Example
-from .evaluation import Outcome
-from .parse import PARSERS
+from ....probes import Answer, GenerationAnswer, GenerationProbe, Probe
+from ..data import Example
+from ..evaluation import Outcome
+from .lm_eval_parse import PARSERS
 
 #: lm-eval's ``until`` for ``bbq_generate`` (its few-shot delimiter; the yaml sets no generation_kwargs).
 STOP: tuple[str, ...] = ("\n\n",)

@@ -22,10 +22,10 @@ As the authors' ``mbbq.py`` (GitHub ``Veranep/MBBQ`` @ ``adaa401``) asks and rea
   with the text, left out of every score.
 - **Per-answer score** (``score_answer``, recorded as ``mbbq_score``): 0 the unknown option, +1 the
   option of the stereotyped group, −1 the other. The authors' stereotyped option is the same for both
-  polarities; our bias scores read the biased answer with BBQ's polarity rule (:mod:`.data`), so for a
+  polarities; our bias scores read the biased answer with BBQ's polarity rule (:mod:`..data`), so for a
   non-negative question a +1 here is a counter-biased answer there (METHODS-MORE.md §3, "our reading").
 
-Scores: the likelihood path's own code (:func:`.evaluation.summarise`) over every (item, prompt) answer
+Scores: the likelihood path's own code (:func:`..evaluation.summarise`) over every (item, prompt) answer
 detected, pooled (each prompt an equal share where all are detected: the average over prompts), and per
 prompt (:func:`per_prompt`).
 """
@@ -36,12 +36,12 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
-from .data import Example
-from .evaluation import Outcome, summarise_set
-from .generated import record
+from ....probes import Answer, GenerationAnswer, GenerationProbe, Probe
+from ..data import Example
+from ..evaluation import Outcome, summarise_set
+from .lm_eval import record
 from .mbbq_upstream import PROMPT_NUMBERS, Tables
-from .summary import SetScores
+from ..summary import SetScores
 
 #: The authors' ``max_new_tokens``.
 MAX_NEW_TOKENS = 100

@@ -4,7 +4,7 @@
 and its helpers in ``lm_eval/tasks/bbq/utils.py``), reimplemented from its reading, not copied:
 
 1. The choices are lm-eval's twelve: the two people in data order, then its ten unknown strings
-   (:data:`~.benchmark.LM_EVAL_UNKNOWNS`). Each answer and choice is *cleaned*: lower-cased, split
+   (:data:`~..benchmark.LM_EVAL_UNKNOWNS`). Each answer and choice is *cleaned*: lower-cased, split
    on single spaces, every word that is a substring of ``"the"`` dropped (the harness tests
    ``w not in ("the")``, a string, not a tuple: "t", "h", "e", "th", "he" and "" go too), joined,
    stripped, ASCII punctuation removed.
@@ -30,14 +30,14 @@ import string
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from .data import Example
+from ..data import Example
 from .kobbq_parse import kobbq_option
 
 ParseRule = Literal["auto", "lm-eval-0.4.13", "kobbq", "mbbq"]
-#: auto: the dataset's own (:func:`.protocols.own_rule`); kobbq: KoBBQ's rule (:mod:`.kobbq_parse`); mbbq: MBBQ's
-#: (:mod:`.mbbq_generated`)
+#: auto: the dataset's own (:func:`.reading.own_rule`); kobbq: KoBBQ's rule (:mod:`.kobbq_parse`); mbbq: MBBQ's
+#: (:mod:`.mbbq`)
 PARSE_RULES: tuple[str, ...] = ("auto", "lm-eval-0.4.13", "kobbq", "mbbq")
-#: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`.benchmark.LM_EVAL_UNKNOWNS` is
+#: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`..benchmark.LM_EVAL_UNKNOWNS` is
 #: this list), and with the four it adds for generation (``UNKNOWN_RESPONSES_ALL``).
 UNKNOWN_STRINGS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
                                     "Can't answer", "Not known", "Not enough info", "Not enough information",
