@@ -27,16 +27,10 @@ The index among the twelve maps back to the item's options (any unknown string â
 from __future__ import annotations
 
 import string
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Sequence
 
 from ..data import Example
-from .kobbq_parse import kobbq_option
 
-ParseRule = Literal["auto", "lm-eval-0.4.13", "kobbq", "mbbq"]
-#: auto: the dataset's own (:func:`.reading.own_rule`); kobbq: KoBBQ's rule (:mod:`.kobbq_parse`); mbbq: MBBQ's
-#: (:mod:`.mbbq`)
-PARSE_RULES: tuple[str, ...] = ("auto", "lm-eval-0.4.13", "kobbq", "mbbq")
 #: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`..benchmark.LM_EVAL_UNKNOWNS` is
 #: this list), and with the four it adds for generation (``UNKNOWN_RESPONSES_ALL``).
 UNKNOWN_STRINGS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
@@ -115,6 +109,3 @@ def lm_eval_option(example: Example, text: str) -> int | None:
     people = [i for i in range(len(example.options)) if i != example.unknown]
     return people[k] if k < len(people) else example.unknown
 
-
-#: ``kobbq``: KoBBQ's own rule (:mod:`.kobbq_parse`), read on an example as shown (its options in the order asked).
-PARSERS: dict[str, Callable[[Example, str], int | None]] = {"lm-eval-0.4.13": lm_eval_option, "kobbq": kobbq_option}
