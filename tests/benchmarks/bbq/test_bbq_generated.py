@@ -7,8 +7,8 @@ import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.bbq.data import Example
-from biasatlas.benchmarks.bbq.generated import STOP, user_text
-from biasatlas.benchmarks.bbq.parse import clean, lm_eval_option
+from biasatlas.benchmarks.bbq.generated.lm_eval import STOP, user_text
+from biasatlas.benchmarks.bbq.generated.lm_eval_parse import clean, lm_eval_option
 from biasatlas.errors import UsageError
 from biasatlas.probes import GenerationAnswer, GenerationProbe
 from parrot_scorer import Parrot

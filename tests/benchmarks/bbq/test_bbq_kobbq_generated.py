@@ -11,7 +11,7 @@ import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.bbq.data import Example
-from biasatlas.benchmarks.bbq.kobbq_generated import PROMPTS
+from biasatlas.benchmarks.bbq.generated.kobbq import PROMPTS
 from biasatlas.benchmarks.bbq.summary import BBQRunSummary
 from biasatlas.errors import UsageError
 from biasatlas.probes import GenerationAnswer

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from biasatlas.benchmarks.bbq.kobbq_parse import lead, option_of
+from biasatlas.benchmarks.bbq.generated.kobbq_parse import lead, option_of
 
 SHOWN = ("할머니", "알 수 없음", "손자")  # A, B, C
 

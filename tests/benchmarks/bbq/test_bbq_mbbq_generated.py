@@ -18,9 +18,9 @@ import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.bbq.data import MBBQ_CATEGORIES, Example
-from biasatlas.benchmarks.bbq import mbbq_upstream
-from biasatlas.benchmarks.bbq.mbbq_generated import ALL, author_score, detect, stereotyped
-from biasatlas.benchmarks.bbq.mbbq_upstream import Tables
+from biasatlas.benchmarks.bbq.generated import mbbq_upstream
+from biasatlas.benchmarks.bbq.generated.mbbq import ALL, author_score, detect, stereotyped
+from biasatlas.benchmarks.bbq.generated.mbbq_upstream import Tables
 from biasatlas.benchmarks.bbq.spec import SENSITIVITY, SPEC
 from biasatlas.benchmarks import fetch
 from biasatlas.errors import DataError, UsageError

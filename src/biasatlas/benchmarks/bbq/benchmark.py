@@ -48,11 +48,13 @@ from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnsw
 from ..chat import NONE, ChatOptions, cannot_generate
 from ..contract import BenchmarkResult
 from ..options import UNRECORDED, draw_sample, option
-from . import esbbq, kobbq_generated
+from . import esbbq
+from .generated import kobbq
 from .data import CATEGORIES, CONTROL_PREFIX, DATASETS, Example, read
 from .evaluation import Outcome, summarise
-from .parse import PARSE_RULES, UNKNOWN_STRINGS, ParseRule
-from .protocols import GeneratedReading
+from .generated.lm_eval_parse import UNKNOWN_STRINGS
+from .generated.reading import GeneratedReading
+from .generated.table import AUTO, PARSE_RULES, ParseRule
 
 # 1: first version (rules sum/mean/pmi, the R script's bias scores, KoBBQ's diff-bias).
 # 2: lint's option-absent rule ignores generic person words and plurals, so an --exclude-flagged
@@ -142,7 +144,7 @@ class BBQ(ChatOptions, GeneratedReading):
                                               "generated (the model writes its answer, --parser maps it to an "
                                               "option; lm-eval's bbq_generate; en and mbbq-en; kobbq: its "
                                               "authors' own protocol, --parser kobbq).")
-    parser: ParseRule = option("auto", "With --answers generated: the rule mapping a generated "
+    parser: ParseRule = option(AUTO, "With --answers generated: the rule mapping a generated "
                                                  "answer to an option: auto (the dataset's own: kobbq on kobbq, "
                                                  "mbbq on mbbq-*, else lm-eval-0.4.13); lm-eval-0.4.13 (en, "
                                                  "mbbq-en); kobbq (KoBBQ's five prompts x three orders and its "
@@ -154,7 +156,7 @@ class BBQ(ChatOptions, GeneratedReading):
     max_new_tokens: int | None = option(None, "With --answers generated: at most this many new tokens per answer "
                                               "(default: 32 under lm-eval-0.4.13, the authors' 30 under kobbq and "
                                               "100 under mbbq).", minimum=1)
-    kobbq_prompts: str = option(kobbq_generated.ALL_PROMPTS, "With --parser kobbq: which of the authors' five "
+    kobbq_prompts: str = option(kobbq.ALL_PROMPTS, "With --parser kobbq: which of the authors' five "
                                                               "prompts to ask, comma-separated (the paper: all).")
     mbbq_prompts: str = option("1,2,3,4,5", "With --parser mbbq: which of MBBQ's five prompts to ask, e.g. 1,3 "
                                             "(default all five, as its authors).", metavar="N,N,…")
@@ -202,10 +204,10 @@ class BBQ(ChatOptions, GeneratedReading):
         if self.chat_template == NONE:
             return {"chat_template": UNRECORDED}
         first = next((e for e in self.load() if e.target is not None), None)
-        user = prompt(first.context, first.question, self.dataset) if first is not None else ""
-        if first is not None and self.parse_rule == "kobbq" and self.answers == "generated":
-            ask = self.kobbq_prompt_ids[0]
-            user = kobbq_generated.user_text(kobbq_generated.shown(first, ask, 0), ask)
+        user = ""
+        if first is not None:
+            own = self.generated_user(first)  # a rule asking its own prompts shows its first
+            user = prompt(first.context, first.question, self.dataset) if own is None else own
         generated = self.answers == "generated"
         return {"chat_template": self.chat_template, **self.chat_provenance(user, "", generated=generated)}
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from ...display.controls import Control, Headline, above_chance, shown
 from ...runs.view import RunView
 from ...power import Detectable, mde_normal, se_from_interval
+from .generated.table import headline_reading
 from .summary import BBQRunSummary, SetScores
 
 #: Three answers per question (the two people and "unknown"): a model that cannot read the context.
@@ -67,8 +68,9 @@ def _missing(o: SetScores, key: str) -> str:
 def headlines(run: RunView) -> tuple[Headline, ...]:
     s = run.typed(BBQRunSummary)
     controls = _controls(s)
-    if s.parser == "mbbq":  # MBBQ's generative protocol: KoBBQ-style scores, our reading (METHODS-MORE.md §3)
-        return tuple(_headline(s.overall, key, controls, f"bias ({context}; diff-bias, our reading of MBBQ)")
+    read = headline_reading(s.parser)
+    if read is not None:  # MBBQ's generative protocol: KoBBQ-style scores, our reading (METHODS-MORE.md §3)
+        return tuple(_headline(s.overall, key, controls, f"bias ({context}; diff-bias, {read})")
                      for key, context in (("diff_bias_amb", "ambiguous"), ("diff_bias_dis", "disambiguated")))
     keys = OWN_SCORES.get(s.dataset or "", ("bias_amb", "bias_dis"))
     return tuple(_headline(s.overall, key, controls) for key in keys)

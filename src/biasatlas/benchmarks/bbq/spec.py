@@ -13,7 +13,7 @@ from ..sensitivity import Perturbation, Sensitivity, headline, option_values, pr
 from .benchmark import BBQ, RULES
 from .controls import OWN_SCORES
 from .data import LANGUAGE, Example
-from .parse import PARSE_RULES
+from .generated.table import kin
 from .summary import COLUMNS, BBQRunSummary
 from .view import VIEW
 
@@ -62,10 +62,9 @@ def _reorder_all(order: Sequence[int]) -> Callable[[Sequence[Example]], list[Exa
 def _rules(bench: BBQ) -> tuple[Perturbation, ...]:
     """The likelihood reading's answer rules, or the generated reading's parse rules."""
     if bench.answers == "generated":
-        # KoBBQ's and MBBQ's rules read their own prompts (other probes): neither is a perturbation of lm-eval's
-        # rule, nor it of them; each dataset's generated run varies only among the rules that read its prompts
-        return option_values("parser", (bench.parse_rule,) if bench.parse_rule in ("kobbq", "mbbq") else
-                             tuple(p for p in PARSE_RULES if p not in ("auto", "kobbq", "mbbq")), "answer parser")
+        # a rule asking other prompts (KoBBQ's, MBBQ's: other probes) is no perturbation of lm-eval's rule, nor it
+        # of them; each dataset's generated run varies only among the rules that ask its prompts
+        return option_values("parser", kin(bench.protocol), "answer parser")
     return option_values("rule", RULES, "answer rule")
 
 

@@ -45,7 +45,7 @@ class SetScores(WithIntervals):
 
 @dataclass(frozen=True)
 class PromptScores:
-    """KoBBQ's generative protocol, one prompt (:mod:`.kobbq_generated`): its rows (sample × order), how many
+    """KoBBQ's generative protocol, one prompt (:mod:`.generated.kobbq`): its rows (sample × order), how many
     were out of choice (unparsed), the out-of-choice share per set over all its rows, and its sets' scores."""
 
     rows: float | None = None

@@ -25,7 +25,7 @@ from .cite import references
 from .controls import headlines
 from .plots import plots
 from .evaluation import HEADLINE
-from .kobbq_view import prompt_tables
+from .generated.kobbq_view import prompt_tables
 from .summary import BBQRunSummary, SetScores
 
 COLUMNS = ("set", "ambiguous", "disambiguated", "acc amb", "acc dis", "bias amb", "95% CI", "bias dis", "95% CI",

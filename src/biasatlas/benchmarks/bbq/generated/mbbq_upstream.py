@@ -1,7 +1,7 @@
 """MBBQ's answer-detection vocabulary and prompts, read at run time from the authors' own file.
 
 ``answer_detection.py`` of GitHub ``Veranep/MBBQ`` @ ``adaa401`` (Neplenbroek, Bisazza & Fernández 2024) holds,
-as module-level literals, everything ``--parser mbbq`` needs besides the rule itself (:mod:`.mbbq_generated`):
+as module-level literals, everything ``--parser mbbq`` needs besides the rule itself (:mod:`.mbbq`):
 the letter forms (``a_list``, ``b_list``, ``c_list``), the phrases that come before an answer, after one, or say
 the model cannot answer, in English (``before_ans``, ``after_ans``, ``unknown_ans``), translated
 (``trans_*_ans_dict``: each English phrase mapped to its nl, es, tr form) and gathered from the models' answers
@@ -9,7 +9,7 @@ the model cannot answer, in English (``before_ans``, ``after_ans``, ``unknown_an
 (``mbbq.py``, whose ``get_samples`` and ``detect_answer`` use them, holds code only: nothing of it is read.)
 
 The repository states no licence, so none of this is copied into ours: the file is a pinned :class:`DataFile`,
-found by :func:`..fetch.locate` (``$BIASATLAS_DATA_DIR``, the cache, else downloaded and checked against the pin)
+found by :func:`...fetch.locate` (``$BIASATLAS_DATA_DIR``, the cache, else downloaded and checked against the pin)
 and read with :mod:`ast`: only the module-level assignments named above, each through ``ast.literal_eval``, so
 nothing of theirs is imported or run. A literal of another shape, a call, or a missing name is a
 :class:`~biasatlas.errors.DataError` naming the file, line and field.
@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import DataError
-from ...hashing import sha256_file
-from ..fetch import DataFile, locate
+from ....errors import DataError
+from ....hashing import sha256_file
+from ...fetch import DataFile, locate
 
 COMMIT = "adaa40172cdcf52eb403c01954a1aef8b0b1e97d"
 DETECTION = DataFile("answer_detection.py",

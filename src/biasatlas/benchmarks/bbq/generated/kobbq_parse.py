@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .data import Example
+from ..data import Example
 
 LETTERS: tuple[str, ...] = ("A", "B", "C")
 _LEAD = re.compile(r"^\s*\(?([^.\n]*)")

@@ -4,7 +4,7 @@
 and its helpers in ``lm_eval/tasks/bbq/utils.py``), reimplemented from its reading, not copied:
 
 1. The choices are lm-eval's twelve: the two people in data order, then its ten unknown strings
-   (:data:`~.benchmark.LM_EVAL_UNKNOWNS`). Each answer and choice is *cleaned*: lower-cased, split
+   (:data:`~..benchmark.LM_EVAL_UNKNOWNS`). Each answer and choice is *cleaned*: lower-cased, split
    on single spaces, every word that is a substring of ``"the"`` dropped (the harness tests
    ``w not in ("the")``, a string, not a tuple: "t", "h", "e", "th", "he" and "" go too), joined,
    stripped, ASCII punctuation removed.
@@ -27,17 +27,11 @@ The index among the twelve maps back to the item's options (any unknown string â
 from __future__ import annotations
 
 import string
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Sequence
 
-from .data import Example
-from .kobbq_parse import kobbq_option
+from ..data import Example
 
-ParseRule = Literal["auto", "lm-eval-0.4.13", "kobbq", "mbbq"]
-#: auto: the dataset's own (:func:`.protocols.own_rule`); kobbq: KoBBQ's rule (:mod:`.kobbq_parse`); mbbq: MBBQ's
-#: (:mod:`.mbbq_generated`)
-PARSE_RULES: tuple[str, ...] = ("auto", "lm-eval-0.4.13", "kobbq", "mbbq")
-#: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`.benchmark.LM_EVAL_UNKNOWNS` is
+#: The harness's ten unknown strings, in its order (``UNKNOWN_RESPONSES``; :data:`..benchmark.LM_EVAL_UNKNOWNS` is
 #: this list), and with the four it adds for generation (``UNKNOWN_RESPONSES_ALL``).
 UNKNOWN_STRINGS: tuple[str, ...] = ("Unknown", "Cannot answer", "Can't be determined", "Cannot be determined",
                                     "Can't answer", "Not known", "Not enough info", "Not enough information",
@@ -115,6 +109,3 @@ def lm_eval_option(example: Example, text: str) -> int | None:
     people = [i for i in range(len(example.options)) if i != example.unknown]
     return people[k] if k < len(people) else example.unknown
 
-
-#: ``kobbq``: KoBBQ's own rule (:mod:`.kobbq_parse`), read on an example as shown (its options in the order asked).
-PARSERS: dict[str, Callable[[Example, str], int | None]] = {"lm-eval-0.4.13": lm_eval_option, "kobbq": kobbq_option}

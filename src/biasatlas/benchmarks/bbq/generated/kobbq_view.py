@@ -1,11 +1,11 @@
-"""KoBBQ's generative protocol in the terminal and report (:mod:`.kobbq_generated`): each prompt's scores as
+"""KoBBQ's generative protocol in the terminal and report (:mod:`.kobbq`): each prompt's scores as
 the authors' ``5_evaluation.py`` lists them (out-of-choice ratio, accuracy and diff-bias in both contexts),
 beside the mean over prompts that the main table shows."""
 
 from __future__ import annotations
 
-from ...display.tables import CI, Table
-from .summary import BBQRunSummary, SetScores
+from ....display.tables import CI, Table
+from ..summary import BBQRunSummary, SetScores
 
 COLUMNS = ("prompt", "rows", "ooc", "ooc %", "acc amb", "acc dis", "diff-bias amb", "95% CI", "diff-bias dis",
            "95% CI")

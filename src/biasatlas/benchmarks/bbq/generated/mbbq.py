@@ -22,10 +22,10 @@ As the authors' ``mbbq.py`` (GitHub ``Veranep/MBBQ`` @ ``adaa401``) asks and rea
   with the text, left out of every score.
 - **Per-answer score** (``score_answer``, recorded as ``mbbq_score``): 0 the unknown option, +1 the
   option of the stereotyped group, −1 the other. The authors' stereotyped option is the same for both
-  polarities; our bias scores read the biased answer with BBQ's polarity rule (:mod:`.data`), so for a
+  polarities; our bias scores read the biased answer with BBQ's polarity rule (:mod:`..data`), so for a
   non-negative question a +1 here is a counter-biased answer there (METHODS-MORE.md §3, "our reading").
 
-Scores: the likelihood path's own code (:func:`.evaluation.summarise`) over every (item, prompt) answer
+Scores: the likelihood path's own code (:func:`..evaluation.summarise`) over every (item, prompt) answer
 detected, pooled (each prompt an equal share where all are detected: the average over prompts), and per
 prompt (:func:`per_prompt`).
 """
@@ -34,14 +34,18 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
-from .data import Example
-from .evaluation import Outcome, summarise_set
-from .generated import record
+from ....errors import UsageError
+from ....probes import Answer, GenerationAnswer, GenerationProbe, Probe
+from ...contract import BenchmarkResult
+from ..data import LANGUAGE, Example
+from ..evaluation import Outcome, summarise, summarise_set
+from ..summary import SetScores
+from . import mbbq_upstream
 from .mbbq_upstream import PROMPT_NUMBERS, Tables
-from .summary import SetScores
+from .protocol import Asking, GeneratedProtocol, record, skip
 
 #: The authors' ``max_new_tokens``.
 MAX_NEW_TOKENS = 100
@@ -208,8 +212,7 @@ def parsed(items: Sequence[Example], answers: Mapping[str, Answer], numbers: Seq
         for k in numbers:
             answer = answers.get(probe_id(e, k))
             if e.target is None or not isinstance(answer, GenerationAnswer):
-                reason = "no biased option known for this item" if e.target is None else "no answer from the model"
-                skipped.append({"id": probe_id(e, k), "category": e.category, "reason": reason})
+                skipped.append({**skip(e), "id": probe_id(e, k)})
                 continue
             found = detect(e.options, answer.text, e.unknown, language, tables)
             o = Outcome(e, found if isinstance(found, int) else None)
@@ -242,3 +245,46 @@ def per_prompt(outcomes: Sequence[tuple[int, Outcome]], numbers: Sequence[int], 
                 out[f"{'control ' if control else ''}{k}"] = summarise_set(chosen, n_resamples=n_resamples,
                                                                             seed=seed)
     return out
+
+
+@dataclass(frozen=True)
+class MBBQProtocol(GeneratedProtocol):
+    """The authors' five prompts in the dataset's language, their answer detection read from their file,
+    every prompt's detected answers pooled and each prompt's own scores."""
+
+    def check(self, bench: Asking) -> None:
+        try:
+            parse_prompts(bench.mbbq_prompts)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+    def provenance(self, bench: Asking) -> dict[str, Any]:
+        """The authors' file the forms, phrases and prompts were read from, beside the data's files; its
+        sha256 on its own, so runs pair only on the same prompts and phrases (spec.pairing_keys)."""
+        tables = mbbq_upstream.load()
+        return {"mbbq_prompts": bench.mbbq_prompts, **super().provenance(bench),
+                "mbbq_upstream": {"file": tables.path, "url": mbbq_upstream.DETECTION.url,
+                                  "pinned_sha256": mbbq_upstream.DETECTION.sha256},
+                "mbbq_upstream_sha256": tables.sha256}
+
+    def probes(self, bench: Asking, items: Sequence[Example], render: Callable[[str], str]) -> list[Probe]:
+        return probes(items, parse_prompts(bench.mbbq_prompts), LANGUAGE[bench.dataset], bench.new_tokens, render,
+                      mbbq_upstream.load())
+
+    def score(self, bench: Asking, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        numbers = parse_prompts(bench.mbbq_prompts)
+        found, records, skipped = parsed(items, answers, numbers, LANGUAGE[bench.dataset], mbbq_upstream.load())
+        summary = summarise([o for _, o in found], n_resamples=bench.n_resamples, seed=bench.seed,
+                            n_skipped=len(skipped), rule=bench.rule, reading=bench.reading, dataset=bench.dataset,
+                            options=bench.options)
+        prompt_sets = per_prompt(found, numbers, n_resamples=bench.n_resamples, seed=bench.seed)
+        missed = undetected(records, numbers)
+        return BenchmarkResult(replace(summary, unparsed=sum(missed.values()), parser=self.name,
+                                       prompt_sets=prompt_sets, undetected=missed,
+                                       chat_template=bench.labelled()), records, skipped)
+
+
+PROTOCOL = MBBQProtocol("mbbq", reads=("mbbq-en", "mbbq-nl", "mbbq-es", "mbbq-tr"),
+                        owns=("mbbq-nl", "mbbq-es", "mbbq-tr"), max_new_tokens=MAX_NEW_TOKENS, stop=STOP,
+                        asks="MBBQ's five prompts per language",
+                        headline_reading="our reading of MBBQ")

@@ -18,7 +18,7 @@ What the authors' scripts do, step by step, and where it lives here:
 - ``5_evaluation.py``, per prompt (mode ``test``: rows pooled): the ooc ratio over all rows, then ooc
   rows removed; accuracy and diff-bias in ambiguous and disambiguated contexts, overall, per
   ``label_annotation`` and per category. The formulas are the likelihood path's
-  (:func:`.evaluation.scores`: ambiguous diff-bias = (biased − counter-biased)/all answers, unknown
+  (:func:`..evaluation.scores`: ambiguous diff-bias = (biased − counter-biased)/all answers, unknown
   answers in the denominator; disambiguated = accuracy where the gold answer is the biased one, the b/d
   contexts, − where it is the other), ×100 here (theirs are fractions). Each row is one (sample,
   order) answer, weight 1.
@@ -38,14 +38,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from ...errors import UsageError
-from ...probes import Answer, GenerationAnswer, GenerationProbe, Probe
-from ...runs.checks import Interval
-from .data import Example
-from .evaluation import HEADLINE, Outcome, _interval, count_matrix, degenerate, scores, summarise_set
-from .generated import record
+from ....errors import UsageError
+from ....probes import Answer, GenerationAnswer, GenerationProbe, Probe
+from ....runs.checks import Interval
+from ...contract import BenchmarkResult
+from ..data import Example
+from ..evaluation import HEADLINE, Outcome, _interval, count_matrix, degenerate, scores, summarise_set
+from ..summary import BBQRunSummary, PromptScores, SetScores
 from .kobbq_parse import kobbq_option
-from .summary import PromptScores, SetScores
+from .protocol import Asking, GeneratedProtocol, record, skip
 
 #: The data's own wording of the unknown option (the third choice of every sample).
 DATA_UNKNOWN = "알 수 없음"
@@ -158,8 +159,7 @@ def parsed(items: Sequence[Example], answers: Mapping[str, Answer], prompt: str
         rows = [shown(e, prompt, k) for k in range(3)]
         got = [answers.get(r.id) for r in rows]
         if e.target is None or not all(isinstance(a, GenerationAnswer) for a in got):
-            reason = "no biased option known for this item" if e.target is None else "no answer from the model"
-            skipped.append({"id": e.id, "category": e.category, "prompt": prompt, "reason": reason})
+            skipped.append(skip(e, prompt=prompt))
             continue
         for k, (row, answer) in enumerate(zip(rows, cast(list[GenerationAnswer], got), strict=True)):
             o = Outcome(row, kobbq_option(row, answer.text))
@@ -222,7 +222,7 @@ def mean_sets(parsed_by_prompt: Mapping[str, Parsed], *, n_resamples: int, seed:
 
 
 def _aligned(by_prompt: Sequence[Sequence[Outcome]]) -> tuple[list[Any], list[str]]:
-    """Each prompt's template count matrix (:func:`.evaluation.count_matrix`) on one common template order."""
+    """Each prompt's template count matrix (:func:`..evaluation.count_matrix`) on one common template order."""
     import numpy as np
 
     templates: dict[str, int] = {}
@@ -264,3 +264,36 @@ def scored(items: Sequence[Example], answers: Mapping[str, Answer], prompts: Seq
             skipped.setdefault(s["id"], {k: v for k, v in s.items() if k != "prompt"})
     per_prompt = {p: prompt_scores(got, n_resamples=n_resamples, seed=seed) for p, got in by_prompt.items()}
     return mean_sets(by_prompt, n_resamples=n_resamples, seed=seed), per_prompt, records, list(skipped.values())
+
+
+@dataclass(frozen=True)
+class KoBBQProtocol(GeneratedProtocol):
+    """The authors' five prompts × three orders, their rule, and the mean over the prompts asked."""
+
+    def check(self, bench: Asking) -> None:
+        chosen_prompts(bench.kobbq_prompts)
+
+    def provenance(self, bench: Asking) -> dict[str, Any]:
+        asked = chosen_prompts(bench.kobbq_prompts)
+        return {"kobbq_prompts": ",".join(asked), "prompts": {p: template_text(p) for p in asked},
+                **super().provenance(bench)}
+
+    def chat_user(self, bench: Asking, example: Example) -> str | None:
+        """The first prompt asked, the options in the first order."""
+        ask = chosen_prompts(bench.kobbq_prompts)[0]
+        return user_text(shown(example, ask, 0), ask)
+
+    def probes(self, bench: Asking, items: Sequence[Example], render: Callable[[str], str]) -> list[Probe]:
+        return probes(items, chosen_prompts(bench.kobbq_prompts), bench.new_tokens, render)
+
+    def score(self, bench: Asking, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
+        sets, prompts, records, skipped = scored(items, answers, chosen_prompts(bench.kobbq_prompts),
+                                                 n_resamples=bench.n_resamples, seed=bench.seed)
+        return BenchmarkResult(BBQRunSummary(
+            sets.get("overall"), sets, {}, len(skipped), bench.rule, bench.reading, bench.dataset, bench.options,
+            parser=self.name, unparsed=sum(p.unparsed or 0 for p in prompts.values()), prompts=prompts,
+            chat_template=bench.labelled()), records, skipped)
+
+
+PROTOCOL = KoBBQProtocol("kobbq", reads=("kobbq",), owns=("kobbq",), max_new_tokens=MAX_NEW_TOKENS, stop=STOP,
+                         asks="KoBBQ's five prompts in three orders")
