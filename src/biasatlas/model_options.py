@@ -21,10 +21,10 @@ from .errors import UsageError, did_you_mean
 from .option_fields import check_fields, option
 from .probes import MultiToken, ScorerInfo
 from .scorers.batch_size import DEFAULT_BATCH_SIZE
-from .scorers.predicted import PredictionsFormat
-from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, SERVED_APIS, Endpoint, ServedApi, is_endpoint
-from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
-from .scorers.served_tokens import SINGLE_TOKEN_CHOICES, SingleToken
+from .scorers.predictions.predicted import PredictionsFormat
+from .scorers.served.http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, SERVED_APIS, Endpoint, ServedApi, is_endpoint
+from .scorers.served.http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
+from .scorers.served.tokens import SINGLE_TOKEN_CHOICES, SingleToken
 from .scorers.start import START_TOKENS, StartToken
 from .values import BatchSize, Dtype, MAX_SECONDS, canonical_dtype, check_batch_size, check_device_name, check_seconds
 
@@ -183,7 +183,7 @@ class ModelOptions:
         exists, the scorer its architecture calls for, that the variant is that scorer's, and
         that ``benchmark`` can read its answers. Returns the scorer kind."""
         from .registry import check_variant, preflight
-        from .scorers.preflight import check_model_reachable
+        from .scorers.inprocess.preflight import check_model_reachable
 
         preflight({"device": self.device, "dtype": self.dtype})
         if (self.model != "fake" and self.scorer != "fake" and not is_endpoint(self.model)
@@ -258,7 +258,7 @@ class ModelOptions:
 class GivenModel(ModelOptions):
     """Model options for a model already in memory (``evaluate(name, model=...)``): ``given``
     is a :class:`~biasatlas.scorers.base.Scorer`, used as it is, or an
-    :class:`~biasatlas.scorers.inmemory.InMemoryModel`, handed to the scorer its architecture
+    :class:`~biasatlas.scorers.inprocess.inmemory.InMemoryModel`, handed to the scorer its architecture
     calls for as a loaded model's is. ``model`` is its label. Built by :meth:`of`; it scores in
     this process only (a Ray worker cannot be sent it)."""
 
@@ -269,7 +269,7 @@ class GivenModel(ModelOptions):
         """Options for ``given``: a Scorer, or a (model, tokenizer) pair or InMemoryModel, whose
         dtype and device are the defaults (it is never converted or moved)."""
         from .scorers.base import Scorer
-        from .scorers.inmemory import InMemoryModel
+        from .scorers.inprocess.inmemory import InMemoryModel
 
         if isinstance(given, tuple) and len(given) == 2:
             given = InMemoryModel(*given)
@@ -311,7 +311,7 @@ class GivenModel(ModelOptions):
 
     def _held(self) -> bool:
         """Whether ``given`` is a model in memory (else a Scorer)."""
-        from .scorers.inmemory import InMemoryModel
+        from .scorers.inprocess.inmemory import InMemoryModel
 
         return isinstance(self.given, InMemoryModel)
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .errors import ModelError, UsageError, did_you_mean
 from .scorers.fake import FakeScorer
-from .scorers.loading import read_config, resolve
-from .scorers.packaged import is_packaged_model
-from .scorers.preflight import check_device, check_model_reachable
-from .scorers.served_http import is_endpoint
+from .scorers.inprocess.loading import read_config, resolve
+from .scorers.inprocess.packaged import is_packaged_model
+from .scorers.inprocess.preflight import check_device, check_model_reachable
+from .scorers.served.http import is_endpoint
 from .values import canonical_dtype
 
 if TYPE_CHECKING:
@@ -41,14 +41,14 @@ ScorerTarget = str | Callable[..., Any]
 --help`` imports no torch), or any callable; either is called as ``target(model=…, **options)``."""
 
 SCORERS: dict[str, ScorerTarget] = {
-    "masked-lm": "biasatlas.scorers.masked_lm:MaskedLMScorer",
-    "causal-lm": "biasatlas.scorers.causal_lm:CausalLMScorer",
-    "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
-    "encoder": "biasatlas.scorers.encoder:EncoderScorer",
-    "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
-    "served": "biasatlas.scorers.served_chat_api:served_scorer",
+    "masked-lm": "biasatlas.scorers.inprocess.masked_lm:MaskedLMScorer",
+    "causal-lm": "biasatlas.scorers.inprocess.causal_lm:CausalLMScorer",
+    "seq2seq": "biasatlas.scorers.inprocess.seq2seq:Seq2SeqScorer",
+    "encoder": "biasatlas.scorers.inprocess.encoder:EncoderScorer",
+    "word-vectors": "biasatlas.scorers.inprocess.word_vectors:WordVectorScorer",
+    "served": "biasatlas.scorers.served:served_scorer",
     "fake": _fake,
-    "predictions": "biasatlas.scorers.predictions:from_file",
+    "predictions": "biasatlas.scorers.predictions.scorer:from_file",
 }
 VARIANTS: dict[str, tuple[str, ...]] = {
     "masked-lm": ("nangia", "modified-tokens", "aul"),
@@ -142,7 +142,7 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
     """The scorer ``scorer`` (or, with ``"auto"``, the one the model's architecture calls
     for) on ``model``, built with the keyword options (``variant``, ``device`` …). ``model``
     is a name, or anything else a scorer's factory takes (an
-    :class:`~biasatlas.scorers.inmemory.InMemoryModel`, with ``scorer`` named).
+    :class:`~biasatlas.scorers.inprocess.inmemory.InMemoryModel`, with ``scorer`` named).
 
     Everything that can be checked without the weights is checked first (scorer name,
     device, dtype, variant, that the model is reachable), so a wrong setting fails in a

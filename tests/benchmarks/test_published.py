@@ -1,5 +1,5 @@
 """docs/published.md, row by row: the published numbers beside ours, from the authors' own
-predictions read by the predictions scorer (biasatlas.scorers.predictions), the path
+predictions read by the predictions scorer (biasatlas.scorers.predictions.scorer), the path
 ``biasatlas run NAME --predictions FILE`` takes.
 
 The published numbers are the authors': StereoSet's from their ``evaluation.py`` output
@@ -20,7 +20,7 @@ import pytest
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.stereoset import StereoSet
-from biasatlas.scorers.predictions import from_file
+from biasatlas.scorers.predictions.scorer import from_file
 from shared_data import REPO_ROOT, shared_data_dir
 
 pytestmark = pytest.mark.slow  # each row reads a whole published file (seconds)

@@ -1,4 +1,4 @@
-"""Predictions readers on real files (biasatlas.scorers.prediction_files): the StereoSet authors'
+"""Predictions readers on real files (biasatlas.scorers.predictions.files): the StereoSet authors'
 JSON, BBQ's UnifiedQA outputs, lm-evaluation-harness 0.4.13 samples (tests/fixtures/lm_eval,
 made here), and plain CSV/JSON Lines. Expected values are read from the files by plain code in
 each test, never from the reader; df_bbq.csv has no real copy here (BBQ's PROVENANCE.md), so its
@@ -16,7 +16,7 @@ import pytest
 
 from biasatlas.benchmarks.discrim_eval.data import read_explicit
 from biasatlas.errors import DataError, UsageError
-from biasatlas.scorers.prediction_files import detect, read, unifiedqa_option
+from biasatlas.scorers.predictions.files import detect, read, unifiedqa_option
 from shared_data import shared_data_dir
 
 DATA = shared_data_dir()

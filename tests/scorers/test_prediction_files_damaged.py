@@ -14,7 +14,7 @@ import pytest
 
 import biasatlas.cli as cli
 from biasatlas.errors import DataError
-from biasatlas.scorers.prediction_files import detect, read
+from biasatlas.scorers.predictions.files import detect, read
 from shared_data import shared_data_dir
 
 DATA = shared_data_dir()

@@ -19,7 +19,7 @@ from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import Scored, ScorerInfo
 from biasatlas.registry import load_scorer, register_scorer
 from biasatlas.scorers.base import Progress, Scorer
-from biasatlas.scorers.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
 
 class Served(Scorer):

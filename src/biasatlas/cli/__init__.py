@@ -85,8 +85,8 @@ def list_command() -> None:
     from rich.table import Table
 
     from ..registry import VARIANTS, benchmark_specs
-    from ..scorers.encoder import PACKAGED_ENCODERS, encoder_install_state
-    from ..scorers.packaged import install_state
+    from ..scorers.inprocess.encoder import PACKAGED_ENCODERS, encoder_install_state
+    from ..scorers.inprocess.packaged import install_state
 
     table = Table(title="biasatlas")
     table.add_column("kind")

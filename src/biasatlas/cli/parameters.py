@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from ..scorers.packaged import PACKAGED_MODELS
+from ..scorers.inprocess.packaged import PACKAGED_MODELS
 from .options import batch_size
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",

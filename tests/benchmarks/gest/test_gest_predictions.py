@@ -21,7 +21,7 @@ from scipy.stats import spearmanr
 
 import biasatlas
 from biasatlas.errors import UsageError
-from biasatlas.scorers.prediction_files import detect, read
+from biasatlas.scorers.predictions.files import detect, read
 
 REPO = Path(__file__).resolve().parents[3]
 #: The authors' parameter counts (``_english_mlm.ipynb``, ``gmodels_str``).
