@@ -110,7 +110,7 @@ class ModelOptions:
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
-        from .registry import SCORERS, VARIANTS, check_variant
+        from .registry import SCORERS, all_variants, check_variant
 
         if not isinstance(self.model, str) or not self.model:
             raise UsageError("option 'model' takes a hub id, a folder, a packaged model's name or 'fake'")
@@ -128,7 +128,7 @@ class ModelOptions:
         if self.scorer != "auto" and self.scorer not in SCORERS:
             raise did_you_mean("scorer", self.scorer, ["auto", *SCORERS])
         if self.scorer == "auto":
-            known = {v for names in VARIANTS.values() for v in names}
+            known = all_variants()
             if self.variant is not None and self.variant not in known:
                 raise did_you_mean("variant", self.variant, known)
         else:
@@ -197,7 +197,7 @@ class ModelOptions:
 
     def check_fits(self, benchmark: Benchmark, kind: str) -> None:
         """The benchmark's own refusal of this scorer (census: an explicit causal reading asked
-        of a masked LM), from what the kind's answers mean (``registry.READS``), before the load.
+        of a masked LM), from what the kind's answers mean (its ``ScorerSpec.reads``), before the load.
         A registered scorer that does not declare what it reads is checked after its load."""
         self.bound(benchmark, kind)
 
@@ -205,15 +205,16 @@ class ModelOptions:
         """``benchmark`` set up as a ``kind`` scorer of these options will bind it (its probes are
         then the run's), refusing the pair as :meth:`check_fits` says; unbound for a scorer
         that does not declare what it reads."""
-        from .registry import GENERATES, READS
+        from .registry import SCORERS
 
-        reads = READS.get(kind)
-        if reads is None:
+        spec = SCORERS.get(kind)
+        reads = None if spec is None else spec.reads
+        if spec is None or reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
         source = None if self.predictions is None else str(self.predictions)
         bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype,
-                                                     generates=GENERATES.get(kind), source=source))
+                                                     generates=spec.generates, source=source))
         return bound
 
     def loading(self) -> str:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -56,7 +56,7 @@ def no_model_may_load(world: World, monkeypatch) -> None:
         return factory
 
     for name in list(registry.SCORERS):
-        monkeypatch.setitem(registry.SCORERS, name, refuse(name))
+        monkeypatch.setitem(registry.SCORERS, name, replace(registry.SCORERS[name], target=refuse(name)))
     from biasatlas.scorers.inprocess import packaged
 
     monkeypatch.setattr(packaged, "resolve_packaged_model", refuse("packaged conversion"))
@@ -269,7 +269,7 @@ def test_batch_size_auto_reaches_the_scorer_unchanged(world, monkeypatch, capsys
         seen.update(options)
         raise KeyboardInterrupt  # stop once the options are known
 
-    monkeypatch.setitem(registry.SCORERS, "masked-lm", factory)
+    monkeypatch.setitem(registry.SCORERS, "masked-lm", replace(registry.SCORERS["masked-lm"], target=factory))
     code, _, _ = run_main(crows("--model", str(world.tiny_bert), "--batch-size", "auto")(world, monkeypatch), capsys)
     assert code == 130 and seen["batch_size"] == "auto"
 
@@ -304,7 +304,7 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.scorers.served.tokens import SINGLE_TOKEN_CHOICES
 
     scorer_sets = {"start_token": START_TOKENS, "scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,
-                   "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
+                   "variant": tuple(dict.fromkeys(v for s in registry.SCORERS.values() for v in s.variants)),
                    "dtype": (*DTYPES, *DTYPE_ALIASES), "multi_token": MULTI_TOKEN_POLICIES,
                    "engine": typing.get_args(EngineName), "sensitivity": KINDS, "served_api": SERVED_APIS,
                    "single_token": SINGLE_TOKEN_CHOICES}

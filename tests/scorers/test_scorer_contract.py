@@ -51,11 +51,11 @@ def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bar
                                         causal.chat.start_text) == (None, *["<|endoftext|>"] * 3)
     assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence", generates=False)
     # what the registry says before a load (a generated reading refused first) is what each loaded one says
-    from biasatlas.registry import GENERATES
+    from biasatlas.registry import SCORERS
 
     for kind, info in (("masked-lm", MaskedLMScorer(str(tiny_bert)).info), ("causal-lm", causal),
                        ("seq2seq", Seq2SeqScorer(str(tiny_bart)).info), ("fake", FakeScorer().info)):
-        assert GENERATES[kind] == info.generates, kind
+        assert SCORERS[kind].generates == info.generates, kind
 
 
 # -- score() returns its skips and keeps none -----------------------------------------------------
