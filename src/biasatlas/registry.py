@@ -37,6 +37,23 @@ def _fake(model: str = "fake", variant: str | None = None, **_: Any) -> Any:
     return FakeScorer(variant=variant or "hash")
 
 
+def _predictions(**options: Any) -> Any:
+    """The predictions scorer, reading the formats (and lm-eval documents) every benchmark declares beside
+    its generic ones."""
+    from .scorers.predictions.scorer import from_file
+
+    return from_file(**declared_predictions(), **options)
+
+
+def declared_predictions() -> dict[str, Any]:
+    """What the registered benchmarks declare of saved predictions, as :func:`~.scorers.predictions.files.read`
+    takes it: their ``formats`` (GEST's, BBQ's) and ``lm_eval_docs`` (BBQ's, DiscrimEval's), in the
+    benchmarks' order."""
+    specs = benchmark_specs()
+    return {"formats": tuple(f for spec in specs for f in spec.prediction_formats),
+            "lm_eval_docs": tuple(d for spec in specs for d in spec.lm_eval_docs)}
+
+
 #: Every scorer, one row each (:class:`~.scorers.spec.ScorerSpec`): what builds it, its variants,
 #: what its answers are and whether it generates, all known before its model loads.
 SCORERS: dict[str, ScorerSpec] = {spec.name: spec for spec in (
@@ -54,7 +71,7 @@ SCORERS: dict[str, ScorerSpec] = {spec.name: spec for spec in (
                generates=True),
     ScorerSpec("fake", _fake, ("hash",), reads="sequence", generates=False),
     # a predictions file says whether it holds generated answers once it is read
-    ScorerSpec("predictions", "biasatlas.scorers.predictions.scorer:from_file", ("given",), reads="given"),
+    ScorerSpec("predictions", _predictions, ("given",), reads="given"),
 )}
 
 

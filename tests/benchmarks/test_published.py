@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from biasatlas import registry
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.stereoset import StereoSet
 from biasatlas.scorers.predictions.scorer import from_file
@@ -50,7 +51,7 @@ def _shared(isolated_run: Path) -> None:
 
 
 def _scored(bench: Any, path: Path, **options: Any) -> dict[str, Any]:
-    scorer = from_file(predictions=path, **options)
+    scorer = from_file(predictions=path, **registry.declared_predictions(), **options)  # BBQ's declared readers
     bound = bench.bind(scorer.info)
     items = bound.load()
     probes = bound.probes(items)

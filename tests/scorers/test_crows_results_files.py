@@ -19,9 +19,22 @@ import pytest
 from biasatlas.benchmarks.crows_pairs.benchmark import CrowsPairs
 from biasatlas.errors import DataError, UsageError
 from biasatlas.scorers.predictions.crows_results import AUTHORS_MODELS, DECLARED_ENCODINGS
-from biasatlas.scorers.predictions.files import detect, read
+from biasatlas import registry
+from biasatlas.scorers.predictions import files
 from biasatlas.scorers.predictions.scorer import from_file
 from shared_data import shared_data_dir
+
+
+#: The readers as the predictions scorer has them: the generic formats and every benchmark's declared ones.
+DECLARED = registry.declared_predictions()
+
+
+def read(path: Path, format: str | None = None, field: str | None = None) -> files.FileAnswers:
+    return files.read(path, format, field, **DECLARED)
+
+
+def detect(path: Path, text: str) -> str:
+    return files.detect(path, text, DECLARED["formats"])
 
 DATA = shared_data_dir() / "crows-pairs-nl"
 RESULTS = DATA / "results" / "results_mlms"

@@ -3,11 +3,15 @@
 
 Each file is one model's scores under one template: one number per line and nothing else, line
 ``n`` the score of the ``n``-th sentence of ``gest.csv`` (a log10 male/female ratio, positive =
-read as male; :mod:`biasatlas.benchmarks.gest.benchmark`). The id of line ``n`` is ``"n"``, the
+read as male; :mod:`.benchmark`). The id of line ``n`` is ``"n"``, the
 GEST item id of that sentence. The file's name gives the model (``pythia-70m``) and the template
 (``template-0``, recorded as the file's task). A line that is not a number is an unreadable answer
 naming its line; a blank line is a sentence without a score (unreadable too), except trailing
 ones.
+
+The benchmark owns this reader and declares it in its spec (``prediction_formats``): the predictions
+scorer reads the formats the benchmarks declare beside its generic ones (plain, lm-eval), so a
+benchmark's own file shape needs no edit below the benchmarks.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .predicted import Answer, Collect
+from ...scorers.predictions.predicted import Answer, Collect, PredictionFormat
 
 #: The models the authors ran in float16 (``_inference.ipynb``); every other file's model ran in float32.
 _FLOAT16 = ("pythia-6.9b", "pythia-12b", "Mistral-7B", "openchat-3.5", "Llama-2-")
@@ -68,3 +72,7 @@ def read_gest(path: Path, text: str, field: str | None) -> tuple[dict[str, Answe
                              "harness": "GEST authors' published predictions (Pikuliak et al. 2023)",
                              "dtype": "float16" if model.startswith(_FLOAT16) else "float32"}
     return collect.answers, about
+
+
+#: The format GEST's spec declares (``--predictions-format gest``; recognised as a column of numbers).
+FORMAT = PredictionFormat("gest", read_gest, looks_like_gest)

@@ -14,11 +14,8 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
 - ``stereoset``: the StereoSet authors' ``predictions_<model>.json`` (Nadeem et al. 2021,
   ``code/eval_discriminative_models.py``): ``{"intrasentence": [{"id", "score"}], "intersentence": …}``,
   one score per candidate sentence, keyed by the sentence id; recognised by parsing, in any layout.
-- ``bbq-unifiedqa``: BBQ's ``results/UnifiedQA/preds_<Category>.jsonl`` (Parrish et al. 2022): the data
-  record plus the generated answer text under ``<model>_pred_<format>``; the text becomes an option
-  by the rules of the authors' ``BBQ_calculate_bias_score.R`` (:func:`unifiedqa_option`).
-- ``bbq-scores``: BBQ's ``results/RoBERTa_and_DeBERTaV3/df_bbq.csv``: ``index, ans0, ans1, ans2,
-  model, cat``, one row per example and model, the options' logits.
+- ``bbq-unifiedqa`` and ``bbq-scores``: BBQ's published outputs (UnifiedQA's answer texts, RoBERTa's and
+  DeBERTaV3's logits), read by BBQ's own readers (:mod:`biasatlas.benchmarks.bbq.predictions`).
 - ``lm-eval``: lm-evaluation-harness's ``samples_<task>_<date>.jsonl`` (``--log_samples``) for its
   ``bbq*``, ``crows_pairs_*`` and ``discrim_eval_explicit`` tasks: each document's log-likelihoods
   (``filtered_resps``), or the text ``bbq_generate`` generated.
@@ -26,12 +23,15 @@ Formats (ids as biasatlas's benchmarks name their items and sentences):
   ``metric.py``; Dutch CrowS-Pairs' ``mlm_metric.py``): both sentences' scores, keyed by the pair id
   or, under pandas' blank index, by row (:mod:`.crows_results`).
 - ``gest``: GEST's ``<model>_template-<k>.txt`` (Pikuliak et al. 2023): one number per line, line ``n``
-  the ``n``-th sentence's score (:mod:`.gest`).
+  the ``n``-th sentence's score (GEST's own reader: :mod:`biasatlas.benchmarks.gest.predictions`).
 - ``plain``: CSV or JSON Lines of ``id`` and ``answer`` (an option's index) or option scores
   (CSV: ``score_0``, ``score_1``, …; JSON: ``"scores": [...]``, optionally ``"texts"``).
 
-The readers are ``tests/scorers/test_prediction_files.py``'s subject; :mod:`.scorer` joins the
-answers to a run's probes.
+A benchmark's own format is declared in its spec (``prediction_formats``, a
+:class:`~.predicted.PredictionFormat`; its lm-eval documents ``lm_eval_docs``) with the reader in its
+``predictions.py``: the registry hands them to :func:`read`, which asks them after the generic shapes,
+so a new one touches no file here. The readers are ``tests/scorers/test_prediction_files.py``'s subject;
+:mod:`.scorer` joins the answers to a run's probes.
 """
 
 from __future__ import annotations
@@ -39,22 +39,19 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
-import io
 import json
-import re
 import zlib
-from collections.abc import Callable, Mapping
+from functools import partial
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, MissingInput, UsageError, did_you_mean
 from ...hashing import sha256_file
-from ...textfiles import json_objects
 from .crows_results import DECLARED_ENCODINGS, is_results, read_crows_results
-from .gest import looks_like_gest, read_gest
 from .lm_eval import read_lm_eval
 from .plain import read_plain
-from .predicted import FORMATS, Answer, Collect, FileAnswers, csv_rows, finite
+from .predicted import (FORMATS, Answer, Collect, FileAnswers, LmEvalDocs, PredictionFormat, Reader, finite)
 
 
 
@@ -90,7 +87,7 @@ def json_document(path: Path, text: str) -> Any:
         raise DataError("not JSON: nested too deeply to read", path=path) from None
 
 
-def _json_value(line: str) -> Any:
+def json_value(line: str) -> Any:
     """One line parsed as JSON, or None where it is not a JSON value of its own."""
     try:
         return json.loads(line)
@@ -98,7 +95,7 @@ def _json_value(line: str) -> Any:
         return None
 
 
-def _cells(line: str) -> list[str]:
+def cells(line: str) -> list[str]:
     """A line's CSV cells; none where it is no CSV line (a quoted field past the csv module's limit)."""
     try:
         return next(csv.reader([line]), [])
@@ -106,14 +103,15 @@ def _cells(line: str) -> list[str]:
         return []
 
 
-def detect(path: Path, text: str) -> str:
+def detect(path: Path, text: str, formats: Sequence[PredictionFormat] = ()) -> str:
     """The format a file's shape says (module docstring), or a DataError naming the shapes known. A text
     opening with ``{`` is parsed, whatever its layout: one JSON document (StereoSet's, pretty-printed as
     the authors' or on one line as ``json.dump`` writes it), or JSON Lines when its first line is a JSON
-    value of its own; neither (a document cut short) is a DataError naming the line."""
+    value of its own; neither (a document cut short) is a DataError naming the line. ``formats`` (the
+    benchmarks' declared ones: GEST's) are asked last, in their order."""
     stripped = text.lstrip()
     first = stripped.split("\n", 1)[0]
-    record = _json_value(first) if first.startswith("{") else None
+    record = json_value(first) if first.startswith("{") else None
     if first.startswith("{") and record is None:  # one document over several lines, or one cut short
         record = json_document(path, text)
     if isinstance(record, dict) and {"intrasentence", "intersentence"} & set(record):
@@ -121,44 +119,45 @@ def detect(path: Path, text: str) -> str:
     if isinstance(record, dict):
         if {"doc_id", "doc", "filtered_resps"} <= set(record):
             return "lm-eval"
-        if "example_id" in record and any("_pred_" in k for k in record):
-            return "bbq-unifiedqa"
         if "id" in record:
             return "plain"
-    header = _cells(first)
-    if set(BBQ_SCORES_COLUMNS) <= set(header):
-        return "bbq-scores"
+    header = cells(first)
     if is_results(stripped):
         return "crows-results"
     if "id" in header:
         return "plain"
-    if looks_like_gest(text):
-        return "gest"
+    for declared in formats:
+        if declared.looks_like(text):
+            return declared.name
     raise DataError("not a predictions file of a known shape (StereoSet's predictions JSON, BBQ's UnifiedQA "
                     "JSON Lines or df_bbq.csv, lm-evaluation-harness's samples_*.jsonl, a CrowS-Pairs results CSV, "
                     "a CSV/JSON Lines with an 'id' column, or GEST's one number per line); name the format with "
                     "--predictions-format", path=path)
 
 
-def read(path: Path | str, format: str | None = None, field: str | None = None) -> FileAnswers:
+def read(path: Path | str, format: str | None = None, field: str | None = None,
+         formats: Sequence[PredictionFormat] = (), lm_eval_docs: Sequence[LmEvalDocs] = ()
+         ) -> FileAnswers:
     """The file's answers in ``format`` (default: the one its shape says); ``field`` picks one
     model's answers from a file holding several (UnifiedQA's ``race``/``arc``/``qonly``,
-    ``df_bbq.csv``'s ``model``)."""
+    ``df_bbq.csv``'s ``model``); ``formats`` are those the benchmarks declare (their readers are theirs),
+    and ``lm_eval_docs`` their documents in lm-eval's samples files."""
     path = Path(path)
     if not path.is_file():
         raise MissingInput("no such predictions file", path=path)
     if format is not None and format not in FORMATS:
         raise did_you_mean("predictions format", format, FORMATS)
     text = _text(path)
-    chosen = format or detect(path, text)
-    reader: Callable[[Path, str, str | None], tuple[dict[str, Answer], dict[str, Any]]] = READERS[chosen]
+    chosen = format or detect(path, text, formats)
+    readers: dict[str, Reader] = {**READERS, "lm-eval": partial(read_lm_eval, docs=lm_eval_docs),
+                                  **{declared.name: declared.read for declared in formats}}
+    if chosen not in readers:
+        raise UsageError(f"predictions format {chosen!r} is read by the benchmark that declares it, and none "
+                         "declared it here")
+    reader = readers[chosen]
     answers, about = reader(path, text, field)
     model = about.pop("model", None) or path.name.split(".")[0]
     return FileAnswers(path, sha256_file(path), chosen, answers, model, **about)
-
-
-#: ``df_bbq.csv``'s columns (BBQ's ``results/RoBERTa_and_DeBERTaV3``).
-BBQ_SCORES_COLUMNS = ("index", "ans0", "ans1", "ans2", "model", "cat")
 
 
 # -- StereoSet ------------------------------------------------------------------------------------
@@ -187,107 +186,5 @@ def read_stereoset(path: Path, text: str, field: str | None) -> tuple[dict[str, 
                          "harness": "StereoSet (Nadeem et al. 2021)"}
 
 
-# -- BBQ -------------------------------------------------------------------------------------------
-def unifiedqa_option(prediction: str, record: Mapping[str, Any]) -> int | None:
-    """The option a UnifiedQA answer names, by the authors' ``BBQ_calculate_bias_score.R``: the
-    prediction loses a final ``pantsu``'s missing ``it``, its final period and ``o'brien``'s
-    apostrophe; an option loses ``}`` and its final period; both are trimmed and lower-cased and
-    must be equal. Failing that, the first option (0, 1, 2) whose ``answer_info`` text's first two
-    words (a regular expression, as ``str_detect`` reads it) occur in the lower-cased prediction;
-    an option text of one word has no two words (R's ``word`` gives NA) and never matches so.
-    None when nothing matches (the R script drops the row)."""
-    said = re.sub(r"pantsu$", "pantsuit", prediction)
-    said = re.sub(r"\.$", "", said).replace("o'brien", "obrien")
-    options = [re.sub(r"\.$", "", str(record.get(f"ans{i}", "")).replace("}", "")) for i in range(3)]
-    for i, option in enumerate(options):
-        if said.lower().strip() == option.lower().strip():
-            return i
-    info = record.get("answer_info") if isinstance(record.get("answer_info"), dict) else {}
-    for i in range(3):
-        entry = info.get(f"ans{i}") if isinstance(info, dict) else None
-        words = str(entry[0]).split(" ") if isinstance(entry, list) and entry else []
-        if len(words) >= 2:
-            try:
-                if re.search(" ".join(words[:2]).lower(), said.lower()):
-                    return i
-            except re.error:
-                continue
-    return None
-
-
-def _bbq_key(record: Mapping[str, Any], id_field: str = "example_id", category_field: str = "category") -> str:
-    return f"{record.get(category_field)}/{record.get(id_field)}"
-
-
-def read_unifiedqa(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
-    """``{category}/{example_id}`` → the option the generated text names. ``field`` is the
-    input format (``race``, ``arc``, ``qonly``); the model, ``<model>-<format>``. The R script reads
-    the question-only baseline in ambiguous contexts only: its disambiguated rows are unreadable."""
-    out = Collect()
-    records = list(json_objects(text, path))
-    if not records:
-        raise DataError("no answers", path=path)
-    column = _prediction_column(path, records[0][1], field)
-    for number, record in records:
-        prediction = record.get(column)
-        key = _bbq_key(record)
-        if not isinstance(prediction, str):
-            out.add(key, Answer(why=f"{column} is {prediction!r}, not text", line=number))
-        elif column.endswith("_qonly") and record.get("context_condition") == "disambig":
-            out.add(key, Answer(why="the question-only baseline is not read in disambiguated contexts (R script)",
-                                line=number))
-        else:
-            option = unifiedqa_option(prediction, record)
-            out.add(key, Answer(chosen=option, line=number) if option is not None else
-                    Answer(why=f"the answer {prediction!r} names no option (R script's matching)", line=number))
-    model, _, form = column.partition("_pred_")
-    return out.answers, {"model": f"{model}-{form}", "field": form,
-                         "harness": "BBQ authors' UnifiedQA outputs (Parrish et al. 2022)"}
-
-
-def _prediction_column(path: Path, record: Mapping[str, Any], field: str | None) -> str:
-    """The ``<model>_pred_<format>`` key ``field`` names (the only one, when none is named)."""
-    columns = sorted(k for k in record if "_pred_" in k)
-    names = [k.split("_pred_", 1)[1] for k in columns]
-    if field is None and len(columns) != 1:
-        raise UsageError(f"{path} holds the answers of {len(columns)} inputs ({', '.join(names)}): "
-                         "name one with --predictions-field")
-    chosen = columns[0] if field is None else dict(zip(names, columns)).get(field)
-    if chosen is None:
-        raise did_you_mean("predictions field", str(field), names)
-    return chosen
-
-
-def read_bbq_scores(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
-    """``df_bbq.csv``: ``{cat}/{index}`` → the three logits of the rows of model ``field``."""
-    reader = csv.DictReader(io.StringIO(text))
-    rows = list(csv_rows(reader, path))
-    lacking = [c for c in BBQ_SCORES_COLUMNS if c not in (reader.fieldnames or ())]
-    if lacking:
-        raise DataError(f"no column {', '.join(map(repr, lacking))} (df_bbq.csv has {', '.join(BBQ_SCORES_COLUMNS)})",
-                        path=path, line=1)
-    models = sorted({r.get("model") or "" for r in rows})
-    if field is None and len(models) != 1:
-        raise UsageError(f"{path} holds the scores of {len(models)} models ({', '.join(models)}): name one with "
-                         "--predictions-field")
-    chosen = models[0] if field is None else field
-    if chosen not in models:
-        raise did_you_mean("predictions field", chosen, models)
-    out = Collect()
-    for number, row in enumerate(rows, start=2):
-        if row.get("model") != chosen:
-            continue
-        try:
-            values = tuple(float(row[f"ans{i}"]) for i in range(3))
-        except (TypeError, ValueError):
-            out.add(_bbq_key(row, "index", "cat"), Answer(why="ans0..ans2 are not all numbers", line=number))
-            continue
-        out.add(_bbq_key(row, "index", "cat"), finite(values, number))
-    return out.answers, {"model": chosen, "field": chosen,
-                         "harness": "BBQ authors' RoBERTa/DeBERTaV3 outputs (Parrish et al. 2022)"}
-
-
-
-READERS: dict[str, Callable[[Path, str, str | None], tuple[dict[str, Answer], dict[str, Any]]]] = {
-    "stereoset": read_stereoset, "bbq-unifiedqa": read_unifiedqa, "bbq-scores": read_bbq_scores,
-    "lm-eval": read_lm_eval, "crows-results": read_crows_results, "plain": read_plain, "gest": read_gest}
+READERS: dict[str, Reader] = {
+    "stereoset": read_stereoset, "lm-eval": read_lm_eval, "crows-results": read_crows_results, "plain": read_plain}

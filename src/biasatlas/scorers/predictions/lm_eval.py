@@ -12,31 +12,29 @@ the ``winogender_*`` tasks are refused with the reason (:data:`WINOGENDER_ASKS_A
   order, then ten "unknown" strings. Each of the item's three options gets the best
   log-likelihood among the choices that stand for it (a person's own text; the unknown option,
   every other string), so the option chosen is the harness's argmax mapped to the item's options,
-  whatever order the unknown strings come in. The id is ``{category}/{example_id}``, biasatlas's BBQ id.
+  whatever order the unknown strings come in: read by the benchmark (its declared
+  :class:`~.predicted.LmEvalDocs`, :mod:`biasatlas.benchmarks.bbq.predictions`), whose id rule it is.
 - ``bbq_generate``: the one generated text (``filtered_resps``), kept as it is, for ``bbq --answers
   generated`` to parse by its rule (``--parser``, lm-eval's by default), as it parses a model's.
 - ``crows_pairs_*``: two choices, ``[sent_more, sent_less]``, each scored as a whole sentence
   after an empty context. The id is the document's ``id`` where the loaded data has one (the shared
   copy does; the hub copy's columns were not checked), else its position ``doc_id``.
-- ``discrim_eval_explicit`` (Tamkin et al. 2023; the task's ``doc_to_choice``): four choices, ``yes``,
-  ``Yes``, ``no``, ``No``, each after the prompt and its answer cue; each log-likelihood answers the
-  DiscrimEval probe of that form, ``{prompt}.{form}``. The prompt's id is the one biasatlas's
-  ``discrim-eval`` gives the data row (``benchmarks/discrim_eval/data.py``), made of the ``doc``'s
-  ``decision_question_id``, ``age``, ``gender`` and ``race`` (lower-cased, as lm-eval's
-  ``process_results`` reads them): ``q47-a20-female-white``; a (scenario, person) is unique in the set.
+- ``discrim_eval_explicit``: read by the benchmark, which declares its documents
+  (:class:`~.predicted.LmEvalDocs`; :mod:`biasatlas.benchmarks.discrim_eval.predictions`), so its item-id
+  rule has one writer, its own.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
 from ...textfiles import json_objects
-from .predicted import Answer, Collect, finite
+from .predicted import Answer, Collect, LmEvalDocs, finite
 
 #: lm-eval's ``winogender_*`` tasks ask which referent a pronoun names (its choices are the
 #: occupation and the participant after "'She' refers to the"): coreference accuracy, the question
@@ -51,8 +49,10 @@ WINOGENDER_ASKS_ANOTHER_QUESTION = (
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+)\.jsonl(\.gz)?$")
 
 
-def read_lm_eval(path: Path, text: str, field: str | None) -> tuple[dict[str, Answer], dict[str, Any]]:
-    """Id → the options' log-likelihoods (module docstring), with the harness's provenance."""
+def read_lm_eval(path: Path, text: str, field: str | None, docs: Sequence[LmEvalDocs] = ()
+                 ) -> tuple[dict[str, Answer], dict[str, Any]]:
+    """Id → the options' log-likelihoods (module docstring), with the harness's provenance; ``docs`` are the
+    documents the benchmarks declare and read themselves (DiscrimEval's)."""
     named = _NAME.match(path.name)
     task = named.group("task") if named else None
     about = _results(path, named.group("date") if named else None, task)
@@ -61,12 +61,10 @@ def read_lm_eval(path: Path, text: str, field: str | None) -> tuple[dict[str, An
         doc = record.get("doc")
         if not isinstance(doc, dict):
             raise DataError("no 'doc' object", path=path, line=number, field="doc")
-        if "example_id" in doc and "ans0" in doc:
-            out.add(f"{doc.get('category')}/{doc.get('example_id')}", _bbq(record, doc, number))
-        elif "sent_more" in doc and "sent_less" in doc:
+        if "sent_more" in doc and "sent_less" in doc:
             out.add(str(doc.get("id", record.get("doc_id"))), _pair(record, doc, number))
-        elif "decision_question_id" in doc and "filled_template" in doc:
-            for key, answer in _discrim(record, doc, number):
+        elif declared := next((d for d in docs if d.matches(doc)), None):
+            for key, answer in declared.read(record, doc, number):
                 out.add(key, answer)
         elif {"occupation", "participant", "pronoun"} <= set(doc):
             raise DataError(WINOGENDER_ASKS_ANOTHER_QUESTION, path=path, line=number, field="doc")
@@ -96,7 +94,7 @@ def _results(path: Path, date: str | None, task: str | None) -> dict[str, Any]:
             "model": Path(str(model)).name if model else None, "dtype": dtype or "unknown"}
 
 
-def _choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:
+def choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:
     """Each choice's continuation text (without the target delimiter's space) and log-likelihood,
     or why they cannot be read."""
     arguments = record.get("arguments")
@@ -113,32 +111,7 @@ def _choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:
     return [t[1:] if t.startswith(" ") else t for t in texts], values
 
 
-def _bbq(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
-    generated = _generated(record)
-    if generated is not None:
-        return Answer(texts=tuple(str(doc.get(f"ans{i}", "")) for i in range(3)), line=line, generated=generated)
-    read = _choices(record)
-    if isinstance(read, str):
-        return Answer(why=read, line=line)
-    texts, values = read
-    options = [str(doc.get(f"ans{i}", "")) for i in range(3)]
-    info = doc.get("answer_info") if isinstance(doc.get("answer_info"), dict) else {}
-    unknown = [i for i in range(3) if isinstance(info, dict) and isinstance(info.get(f"ans{i}"), list)
-               and info[f"ans{i}"] and str(info[f"ans{i}"][-1]).lower() == "unknown"]
-    if len(unknown) != 1:
-        return Answer(why="answer_info marks no single option 'unknown'", line=line)
-    best: dict[int, float] = {}
-    for text, value in zip(texts, values):
-        people = [i for i in range(3) if i != unknown[0] and options[i] == text]
-        i = people[0] if people else unknown[0]
-        best[i] = max(value, best.get(i, value))  # a best of 0.0 (log 1) is a value like any other
-    if len(best) != 3:
-        return Answer(why="a person's option is among none of the choices", line=line)
-    answer = finite(tuple(best[i] for i in range(3)), line)
-    return Answer(answer.values, tuple(options), answer.why, line)
-
-
-def _generated(record: Mapping[str, Any]) -> str | None:
+def generated(record: Mapping[str, Any]) -> str | None:
     """A ``generate_until`` task's answer (``bbq_generate``): ``filtered_resps`` is one string, the text
     the model generated, cut at the task's ``until``; None for a log-likelihood task's pairs."""
     responses = record.get("filtered_resps")
@@ -148,7 +121,7 @@ def _generated(record: Mapping[str, Any]) -> str | None:
 
 
 def _pair(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answer:
-    read = _choices(record)
+    read = choices(record)
     if isinstance(read, str):
         return Answer(why=read, line=line)
     texts, values = read
@@ -156,29 +129,3 @@ def _pair(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> Answe
         return Answer(why=f"{len(values)} choices, not the pair's 2", line=line)
     answer = finite(tuple(values), line)
     return Answer(answer.values, (str(doc["sent_more"]), str(doc["sent_less"])), answer.why, line)
-
-
-#: lm-eval's ``discrim_eval_explicit`` choices, in its order (DiscrimEval's own answer forms).
-DISCRIM_FORMS = ("yes", "Yes", "no", "No")
-
-
-def discrim_id(doc: Mapping[str, Any]) -> str:
-    """DiscrimEval's prompt id of a ``doc`` (module docstring): ``q{scenario}-a{age}-{gender}-{race}``,
-    lower-cased, spaces as underscores (``native american`` → ``native_american``)."""
-    age = doc.get("age")
-    age_text = f"{float(age):g}" if isinstance(age, (int, float)) and not isinstance(age, bool) else str(age)
-    return (f"q{doc.get('decision_question_id')}-a{age_text}-{str(doc.get('gender')).lower()}-"
-            f"{str(doc.get('race')).lower()}").replace(" ", "_")
-
-
-def _discrim(record: Mapping[str, Any], doc: Mapping[str, Any], line: int) -> list[tuple[str, Answer]]:
-    """One answer per form, keyed ``{prompt}.{form}``: that form's log-likelihood, or all four why not."""
-    keys = [f"{discrim_id(doc)}.{form}" for form in DISCRIM_FORMS]
-    read = _choices(record)
-    if isinstance(read, str):
-        return [(k, Answer(why=read, line=line)) for k in keys]
-    texts, values = read
-    if tuple(texts) != DISCRIM_FORMS:
-        why = f"choices {texts} are not DiscrimEval's {list(DISCRIM_FORMS)}"
-        return [(k, Answer(why=why, line=line)) for k in keys]
-    return [(k, finite((v,), line)) for k, v in zip(keys, values)]

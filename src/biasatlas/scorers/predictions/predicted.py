@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, TypeVar
 
 from ...errors import DataError
@@ -109,3 +110,30 @@ def csv_rows(reader: CsvReader[Row], path: Path) -> Iterator[Row]:
     except csv.Error as exc:
         inner = getattr(reader, "reader", reader)  # a DictReader's line_num is its last row's; its reader's moves on
         raise DataError(f"not CSV: {exc}", path=path, line=inner.line_num) from None
+
+
+Reader = Callable[[Path, str, "str | None"], "tuple[dict[str, Answer], dict[str, Any]]"]
+"""A format's reader: the file's path, its text and ``--predictions-field`` → the answers by id, and
+what the file says of itself (``model``, ``task``, ``harness``, ``dtype`` …)."""
+
+
+@dataclass(frozen=True)
+class PredictionFormat:
+    """A predictions format a benchmark declares in its spec (``BenchmarkSpec.prediction_formats``) and
+    owns the reader of: ``name`` is its ``--predictions-format`` value, ``read`` its :data:`Reader`, and
+    ``looks_like`` tells it from a file's text when no format is named (asked after the generic shapes)."""
+
+    name: str
+    read: Reader
+    looks_like: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class LmEvalDocs:
+    """A benchmark's documents in lm-evaluation-harness's samples files, declared in its spec
+    (``BenchmarkSpec.lm_eval_docs``) and read by it: ``matches(doc)`` tells its ``doc`` from the others',
+    ``read(record, doc, line)`` gives the (id, answer) pairs of one line, ids by the benchmark's own rule."""
+
+    name: str
+    matches: Callable[[Mapping[str, Any]], bool]
+    read: Callable[[Mapping[str, Any], Mapping[str, Any], int], list[tuple[str, Answer]]]

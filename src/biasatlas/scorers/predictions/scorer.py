@@ -30,7 +30,7 @@ from ...probes import (ContinuationProbe, GenerationAnswer, GenerationProbe, Nex
                       Probe, Scored, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe)
 from ..base import Progress, Scorer
 from .crows_results import rows_to_ids
-from .predicted import Answer, FileAnswers
+from .predicted import Answer, FileAnswers, LmEvalDocs, PredictionFormat
 from .files import read
 
 #: How many ids of each list the summary and the terminal show (the run folder lists them all).
@@ -303,8 +303,10 @@ def listed_swapped(a: str, b: str, texts: Sequence[str]) -> bool | str:
 
 def from_file(model: Any = None, *, predictions: Any, predictions_format: str | None = None,
               predictions_field: str | None = None, max_missing: float = 0.0, max_extra: float = 0.0,
+              formats: Sequence[PredictionFormat] = (), lm_eval_docs: Sequence[LmEvalDocs] = (),
               **_: Any) -> PredictionsScorer:
-    """The scorer of ``--predictions FILE`` (the registry's ``predictions`` factory; ``model`` and
-    a model's other options are not read)."""
-    return PredictionsScorer(read(predictions, predictions_format, predictions_field), max_missing=max_missing,
-                             max_extra=max_extra)
+    """The scorer of ``--predictions FILE`` (the registry's ``predictions`` factory, which passes the
+    ``formats`` and ``lm_eval_docs`` the benchmarks declare; ``model`` and a model's other options are not
+    read)."""
+    return PredictionsScorer(read(predictions, predictions_format, predictions_field, formats, lm_eval_docs),
+                             max_missing=max_missing, max_extra=max_extra)
