@@ -32,7 +32,7 @@ from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast, PreTrai
 ROOT = Path(__file__).resolve().parents[1]
 CROWS_EN = Path("crows-pairs-en") / "crows_pairs_anonymized.csv"
 
-#: Gemma 3 270M as packaged (``gemma-3-270m``, src/biasatlas/scorers/packaged.py): the shape
+#: Gemma 3 270M as packaged (``gemma-3-270m``, src/biasatlas/scorers/inprocess/packaged.py): the shape
 #: fields of the converted folder's config.json. tests/cli/test_bench_scripts.py checks them
 #: against the cached folder when it is there.
 GEMMA_3_270M = {
@@ -163,7 +163,7 @@ def preloaded(model: Any) -> Iterator[None]:
 
     from transformers import AutoTokenizer
 
-    from biasatlas.scorers import causal_lm
+    from biasatlas.scorers.inprocess import causal_lm
 
     def load(auto_class: str, resolved: Any, **options: Any) -> tuple[Any, Any]:
         return model, AutoTokenizer.from_pretrained(resolved.location)

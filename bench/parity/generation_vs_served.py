@@ -26,9 +26,9 @@ from typing import Any
 
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.probes import GenerationProbe
-from biasatlas.scorers.causal_lm import CausalLMScorer
-from biasatlas.scorers.packaged import resolve_packaged_model
-from biasatlas.scorers.served import ServedScorer
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
+from biasatlas.scorers.served.completions import ServedScorer
 
 ROOT = Path(__file__).resolve().parents[2]
 VLLM = ROOT / ".venvs" / "vllm" / "bin" / "python"

@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from biasatlas.benchmarks.bbq import BBQ
-from biasatlas.benchmarks.bbq.kobbq_generated import PROMPTS, shown, user_text
+from biasatlas.benchmarks.bbq.generated.kobbq import PROMPTS, shown, user_text
 from biasatlas.probes import GenerationAnswer
 from biasatlas.benchmarks.bbq.data import find
 from biasatlas.benchmarks.bbq.sources import KOBBQ_TEST

@@ -4,10 +4,10 @@
     python bench/parity/mbbq_detect_vs_authors.py MBBQ [--per-language 2000] [--seed 38] [RUN ...]
 
 Our rule reads the forms, phrases and prompts from that folder's ``answer_detection.py`` as a run does
-(:mod:`biasatlas.benchmarks.bbq.mbbq_upstream`); this script (never the package) also runs the file to get theirs.
+(:mod:`biasatlas.benchmarks.bbq.generated.mbbq_upstream`); this script (never the package) also runs the file to get theirs.
 Runs their ``detect_answer`` and ``score_answer`` (``mbbq.py``: only those functions and the two helpers they
 call, taken from the file by ``ast``, so the script needs none of its model imports) beside ours
-(:func:`biasatlas.benchmarks.bbq.mbbq_generated.detect`, :func:`~.mbbq_generated.author_score`) on
+(:func:`biasatlas.benchmarks.bbq.generated.mbbq.detect`, :func:`~.mbbq.author_score`) on
 
 - every generated answer of the given ``--parser mbbq`` run folders (their items.jsonl), and
 - a seeded synthetic corpus per language: answers of MBBQ items put together from the pieces the rule
@@ -35,10 +35,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
-from biasatlas.benchmarks.bbq import BBQ, mbbq_upstream  # noqa: E402
+from biasatlas.benchmarks.bbq import BBQ  # noqa: E402
+from biasatlas.benchmarks.bbq.generated import mbbq_upstream  # noqa: E402
 from biasatlas.benchmarks.bbq.data import LANGUAGE  # noqa: E402
-from biasatlas.benchmarks.bbq.mbbq_generated import author_score, detect, stereotyped  # noqa: E402
-from biasatlas.benchmarks.bbq.mbbq_upstream import Tables  # noqa: E402
+from biasatlas.benchmarks.bbq.generated.mbbq import author_score, detect, stereotyped  # noqa: E402
+from biasatlas.benchmarks.bbq.generated.mbbq_upstream import Tables  # noqa: E402
 
 THEIRS = ("auto_detect", "check_all", "detect_answer", "score_answer")
 

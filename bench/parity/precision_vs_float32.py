@@ -146,7 +146,7 @@ def main() -> None:
     parser.add_argument("--skip-packaged", action="store_true", help="tiny models only")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
     from shared_data import shared_data_dir
 
     texts = sentences(shared_data_dir(), args.sentences)

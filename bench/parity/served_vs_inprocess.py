@@ -18,7 +18,7 @@ in-process causal scorer on the same model folder, and the script prints, per wo
 
 ``--readings``: the served scorer's ``--single-token`` settings to measure, each a row per workload
 (``echo``: every option echoed whole; ``auto``: an option of one token after its context read through
-``logprob_token_ids`` where the server is trusted with it; src/biasatlas/scorers/served_tokens.py).
+``logprob_token_ids`` where the server is trusted with it; src/biasatlas/scorers/served/tokens.py).
 
 With ``--lm-eval-python``, lm-evaluation-harness's ``local-completions`` reads the same requests
 from the same server (bench/parity/served_vs_lm_eval_peer.py, in that python): the largest difference

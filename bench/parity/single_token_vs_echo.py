@@ -1,6 +1,6 @@
 """Served DiscrimEval read two ways, in one run: every answer form echoed whole (``--single-token
 echo``, the reading before issue 36's follow-up) and one prompt per decision through vLLM's
-``logprob_token_ids`` (``auto``; src/biasatlas/scorers/served_tokens.py).
+``logprob_token_ids`` (``auto``; src/biasatlas/scorers/served/tokens.py).
 
 For each chat template (plain, the model's), the same probes (``--scenarios``, seed 0) are scored by both
 readings against the same server, in turn, and the script prints per reading: the ``/v1/completions``

@@ -37,7 +37,7 @@ from measure import best_time, machine_line, matmul_peak, needed_flops, rows_of 
 from shapes import build_llama_shaped, preloaded  # noqa: E402
 from workloads import atlas, sentences  # noqa: E402
 
-from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer  # noqa: E402
 
 
 def bench_one(scorer: CausalLMScorer, name: str, probes: list, peak: float, args: argparse.Namespace) -> dict:

@@ -69,7 +69,7 @@ from biasatlas.benchmarks.crows_pairs import CrowsPairs  # noqa: E402
 from biasatlas.pipeline import run_benchmark  # noqa: E402
 from biasatlas.probes import ContinuationProbe, PairProbe, SlotProbe  # noqa: E402
 from biasatlas.scorers.batching import Request, chunks, pad_rows  # noqa: E402
-from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer  # noqa: E402
 from biasatlas.scorers.spans import split_continuation  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "crows-pairs-en" / "crows_pairs_anonymized.csv"

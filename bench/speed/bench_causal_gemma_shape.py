@@ -43,7 +43,7 @@ from shapes import build_gemma_shaped  # noqa: E402
 from workloads import Question, asked, census_probes, crows_probes, sentences  # noqa: E402
 
 from biasatlas.probes import PairProbe  # noqa: E402
-from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer  # noqa: E402
 from biasatlas.scorers.spans import split_continuation  # noqa: E402
 
 

@@ -45,7 +45,7 @@ from shapes import build_bert_base  # noqa: E402
 from biasatlas.benchmarks.census.language import COUNTRY_LANGUAGE  # noqa: E402
 from biasatlas.benchmarks.census.table import load_census  # noqa: E402
 from biasatlas.benchmarks.census.templates import CensusPlan, build_plan  # noqa: E402
-from biasatlas.scorers.masked_lm import MaskedLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer  # noqa: E402
 
 
 def reference_logprob(model, tokenizer, left: str, word: str, right: str) -> float:

@@ -37,8 +37,8 @@ from shapes import CROWS_EN, build_bert_base, data_file  # noqa: E402
 
 from biasatlas.benchmarks.crows_pairs import read_pairs  # noqa: E402
 from biasatlas.probes import PairProbe  # noqa: E402
-from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
-from biasatlas.scorers.masked_lm import MaskedLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer  # noqa: E402
 
 
 def clocked(fn) -> tuple[float, float]:

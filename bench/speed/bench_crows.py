@@ -37,7 +37,7 @@ from shapes import CROWS_EN, build_bert_base, data_file  # noqa: E402
 
 from biasatlas.benchmarks.crows_pairs import read_pairs  # noqa: E402
 from biasatlas.probes import PairProbe  # noqa: E402
-from biasatlas.scorers.masked_lm import MaskedLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer  # noqa: E402
 
 # Kept for scripts that imported the builder from here.
 build_model = build_bert_base

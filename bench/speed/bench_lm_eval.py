@@ -153,8 +153,8 @@ def main() -> None:
         args.pairs, args.rounds = 4, 1
     import torch
 
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     if args.threads:
         torch.set_num_threads(args.threads)

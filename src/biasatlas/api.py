@@ -110,7 +110,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             run = replace(run, summary={**run.summary, "label": check_label(label)})
         run = replace(run, summary=with_detectable(run.summary, run.config, run.records))
         if isinstance(run.summary.get("predictions"), dict):
-            from .scorers.predictions import join_line
+            from .scorers.predictions.scorer import join_line
 
             _say(log, join_line(run.summary["predictions"]))
         if run.timing.get("cache_hits"):
@@ -131,7 +131,7 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
 def _say_language(log: Log | None, request: RunRequest) -> None:
     """A note when a packaged model reads data in a language it was not trained for (SmolLM2 on French)."""
     from .registry import find_spec
-    from .scorers.model_languages import language_note
+    from .scorers.inprocess.model_languages import language_note
 
     spec = find_spec(request.bench.name)
     note = language_note(request.model.model, spec.language(request.bench) if spec is not None else None)

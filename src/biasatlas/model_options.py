@@ -14,19 +14,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError, did_you_mean
 from .option_fields import check_fields, option
 from .probes import MultiToken, ScorerInfo
 from .scorers.batch_size import DEFAULT_BATCH_SIZE
-from .scorers.predicted import PredictionsFormat
-from .scorers.served_http import DEFAULT_CONCURRENCY, DEFAULT_KEY_ENV, SERVED_APIS, Endpoint, ServedApi, is_endpoint
-from .scorers.served_http import DEFAULT_TIMEOUT as SERVED_TIMEOUT
-from .scorers.served_tokens import SINGLE_TOKEN_CHOICES, SingleToken
+from .scorers.predictions.options import PREDICTION_OPTIONS, PredictionOptions
+from .scorers.served.http import is_endpoint
+from .scorers.served.options import ServedOptions
 from .scorers.start import START_TOKENS, StartToken
-from .values import BatchSize, Dtype, MAX_SECONDS, canonical_dtype, check_batch_size, check_device_name, check_seconds
+from .values import BatchSize, Dtype, canonical_dtype, check_batch_size, check_device_name
 
 if TYPE_CHECKING:
     from .benchmarks.base import Benchmark
@@ -35,20 +33,10 @@ __all__ = ["DEFAULT_MODEL", "PREDICTION_OPTIONS", "GivenModel", "ModelOptions"]
 
 #: The model a run uses when none is named: the packaged multilingual Gemma 3 270M.
 DEFAULT_MODEL = "gemma-3-270m"
-#: The model options only a predictions run reads (``--predictions`` and its settings).
-PREDICTION_OPTIONS: tuple[str, ...] = ("predictions", "predictions_format", "predictions_field", "max_missing",
-                                       "max_extra")
-
-
-@dataclass(frozen=True)
-class ModelOptions:
-    """How the scorer is built: the model and the options of ``biasatlas run``'s model flags.
-
-    ``scorer`` is ``"auto"`` (from the model's architecture) or a registered scorer;
-    ``variant`` one of that scorer's pair-scoring variants; ``multi_token`` the masked-LM
-    policy for fillers of several tokens (default: the benchmark's, else ``joint``);
-    ``device_map`` accelerate's placement (``"auto"``: a model larger than one GPU over several).
-    """
+@dataclass(frozen=True, kw_only=True)
+class _ScorerChoice:
+    """What every scorer is built from: the model, the scorer and its variant, and the in-process settings
+    (batch size, device, dtype, revision, remote code, multi-token policy, placement)."""
 
     model: str = option(DEFAULT_MODEL, "Hub id, local model folder, 'fake', a packaged model, or an "
                          "OpenAI-compatible server's URL (http://127.0.0.1:8000/v1: docs/serving.md)",
@@ -67,50 +55,38 @@ class ModelOptions:
                                              "gebnlp2022, reveal for stereoset).", when_set=True)
     device_map: str | None = option(None, "accelerate's placement, e.g. auto: a model larger than one GPU over "
                                      "several.", unscored=True, metavar="<auto|…>")
-    served_model: str | None = option(None, "With --model URL: the model's id on that server (default: the only "
-                                       "one it serves).", when_set=True, metavar="<id>")
-    served_prefix: str | None = option(None, "With --model URL: text before every prompt, never scored: the "
-                                        "model's start token, e.g. '<|im_start|>', where the server adds none "
-                                        "(default: the served folder's, where it is readable here).",
-                                        when_set=True, metavar="<text>")
-    served_api: ServedApi | None = option(None, "With --model URL: completions (default: /v1/completions, "
-                                          "log-probabilities, and the chat template rendered here) or chat "
-                                          "(/v1/chat/completions: the server renders its own template; generated "
-                                          "answers only).", when_set=True)
-    single_token: SingleToken | None = option(
-        None, "With --model URL: how an option of one token after its context is read: auto (vLLM's "
-        "logprob_token_ids, one prompt per context, where the server reads the canary alike both ways; else "
-        "echo) or echo (each option's whole text echoed). Default auto.", when_set=True)
-    concurrency: int = option(DEFAULT_CONCURRENCY, "With --model URL: requests in flight at once.",
-                               unscored=True, minimum=1)
-    api_key_env: str | None = option(None, f"With --model URL: the environment variable holding the API key "
-                                      f"(default: {DEFAULT_KEY_ENV}, when set). A key is never an option.",
-                                      unscored=True, metavar="<VAR>")
-    request_timeout: float = option(SERVED_TIMEOUT, "With --model URL: seconds one request may take in all "
-                                     f"(connect, send, wait, read) before it is retried; at most {MAX_SECONDS:g}.",
-                                     unscored=True, minimum=0, metavar="<seconds>")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _StartTokenOption:
+    """What each text is read after: the causal LMs' convention, in process and served."""
+
     start_token: StartToken | None = option(
         None, "Causal LMs, what each text is read after: always (the start token before every text), "
         "empty-context (lm-evaluation-harness 0.4.13: the start token before an empty context only, else the "
         "tokenizer's own start) or first-only (the original StereoSet: the first token after the start token "
         "alone, the rest without it). Default: the benchmark's reference's (its card).", when_set=True,
         by_version=True)
-    predictions: Path | None = option(None, "Score a saved predictions file instead of a model: the authors' "
-                                       "published outputs or another harness's, joined to the items by id "
-                                       "(docs/predictions.md).", when_set=True, metavar="<file>")
-    predictions_format: PredictionsFormat | None = option(None, "The predictions file's format (default: "
-                                                           "recognised by its shape).", when_set=True)
-    predictions_field: str | None = option(None, "Which model's answers, where the file holds several "
-                                            "(UnifiedQA: race, arc, qonly; df_bbq.csv: its model).", when_set=True,
-                                            metavar="<name>")
-    max_missing: float = option(0.0, "Predictions: the largest share (0-1) of the run's ids that may lack a "
-                                 "readable answer (default 0: none).", unscored=True, minimum=0, metavar="<share>")
-    max_extra: float = option(0.0, "Predictions: the largest share (0-1) of the file's ids that may match no "
-                               "item (default 0: none).", unscored=True, minimum=0, metavar="<share>")
+
+
+@dataclass(frozen=True)
+class ModelOptions(PredictionOptions, _StartTokenOption, ServedOptions, _ScorerChoice):
+    """How the scorer is built: the model and the options of ``biasatlas run``'s model flags.
+
+    ``scorer`` is ``"auto"`` (from the model's architecture) or a registered scorer;
+    ``variant`` one of that scorer's pair-scoring variants; ``multi_token`` the masked-LM
+    policy for fillers of several tokens (default: the benchmark's, else ``joint``);
+    ``device_map`` accelerate's placement (``"auto"``: a model larger than one GPU over several).
+    Each scorer family declares its own options (:class:`~.scorers.served.options.ServedOptions`,
+    :class:`~.scorers.predictions.options.PredictionOptions`); the bases are listed last first because
+    a dataclass orders its fields from its last base to its first, and that order is the flags' in
+    ``--help``, a suite's keys and config.json's keys: the scorer's choice, the served options, the start
+    token, the predictions file.
+    """
 
     def __post_init__(self) -> None:
         from .probes import MULTI_TOKEN_POLICIES
-        from .registry import SCORERS, VARIANTS, check_variant
+        from .registry import SCORERS, all_variants, check_variant
 
         if not isinstance(self.model, str) or not self.model:
             raise UsageError("option 'model' takes a hub id, a folder, a packaged model's name or 'fake'")
@@ -120,15 +96,11 @@ class ModelOptions:
         object.__setattr__(self, "batch_size", check_batch_size(self.batch_size))
         check_device_name(self.device)
         check_fields(self)
-        check_seconds("--request-timeout", self.request_timeout)
-        if is_endpoint(self.model):  # a URL with user-info is refused before it is recorded anywhere
-            Endpoint.parse(self.model)
-        if self.served_api is not None and (self.served_api not in SERVED_APIS or not is_endpoint(self.model)):
-            raise UsageError(f"--served-api {self.served_api}: completions or chat, with --model URL (a served model)")
+        self.check_served(self.model)
         if self.scorer != "auto" and self.scorer not in SCORERS:
             raise did_you_mean("scorer", self.scorer, ["auto", *SCORERS])
         if self.scorer == "auto":
-            known = {v for names in VARIANTS.values() for v in names}
+            known = all_variants()
             if self.variant is not None and self.variant not in known:
                 raise did_you_mean("variant", self.variant, known)
         else:
@@ -137,27 +109,8 @@ class ModelOptions:
             raise did_you_mean("multi-token policy", self.multi_token, MULTI_TOKEN_POLICIES)
         if self.start_token is not None and self.start_token not in START_TOKENS:
             raise did_you_mean("start token convention", self.start_token, START_TOKENS)
-        if self.single_token is not None and self.single_token not in SINGLE_TOKEN_CHOICES:
-            raise did_you_mean("served single-token reading", self.single_token, SINGLE_TOKEN_CHOICES)
-        self._check_predictions()
-
-    def _check_predictions(self) -> None:
-        """A predictions run names its file and nothing of a model: the file is the model's answers
-        (its name comes from the file; ``--label`` renames the run)."""
-        if self.predictions is None:
-            if self.scorer == "predictions":
-                raise UsageError("--scorer predictions reads a file: name it with --predictions FILE")
-            return
-        if not Path(self.predictions).is_file():
-            from .errors import MissingInput
-
-            raise MissingInput("no such predictions file", path=self.predictions)
-        if self.model != DEFAULT_MODEL or self.scorer not in ("auto", "predictions"):
-            raise UsageError("--predictions scores a file's answers: leave out --model and --scorer (the file "
-                             "names its model; --label renames the run)")
-        for name in ("max_missing", "max_extra"):
-            if not 0 <= getattr(self, name) <= 1:
-                raise UsageError(f"{name} is a share between 0 and 1, not {getattr(self, name)!r}")
+        self.check_single_token()
+        self.check_predictions(self.scorer, self.model != DEFAULT_MODEL or self.scorer not in ("auto", "predictions"))
 
     def for_benchmark(self, benchmark: Benchmark) -> ModelOptions:
         """These options with the benchmark's published scorer settings filled in where none
@@ -183,7 +136,7 @@ class ModelOptions:
         exists, the scorer its architecture calls for, that the variant is that scorer's, and
         that ``benchmark`` can read its answers. Returns the scorer kind."""
         from .registry import check_variant, preflight
-        from .scorers.preflight import check_model_reachable
+        from .scorers.inprocess.preflight import check_model_reachable
 
         preflight({"device": self.device, "dtype": self.dtype})
         if (self.model != "fake" and self.scorer != "fake" and not is_endpoint(self.model)
@@ -197,7 +150,7 @@ class ModelOptions:
 
     def check_fits(self, benchmark: Benchmark, kind: str) -> None:
         """The benchmark's own refusal of this scorer (census: an explicit causal reading asked
-        of a masked LM), from what the kind's answers mean (``registry.READS``), before the load.
+        of a masked LM), from what the kind's answers mean (its ``ScorerSpec.reads``), before the load.
         A registered scorer that does not declare what it reads is checked after its load."""
         self.bound(benchmark, kind)
 
@@ -205,15 +158,16 @@ class ModelOptions:
         """``benchmark`` set up as a ``kind`` scorer of these options will bind it (its probes are
         then the run's), refusing the pair as :meth:`check_fits` says; unbound for a scorer
         that does not declare what it reads."""
-        from .registry import GENERATES, READS
+        from .registry import SCORERS
 
-        reads = READS.get(kind)
-        if reads is None:
+        spec = SCORERS.get(kind)
+        reads = None if spec is None else spec.reads
+        if spec is None or reads is None:
             return benchmark
         policy = (self.multi_token or "joint") if reads == "masked" else None
         source = None if self.predictions is None else str(self.predictions)
         bound: Benchmark = benchmark.bind(ScorerInfo(kind=kind, reads=reads, multi_token=policy, dtype=self.dtype,
-                                                     generates=GENERATES.get(kind), source=source))
+                                                     generates=spec.generates, source=source))
         return bound
 
     def loading(self) -> str:
@@ -245,11 +199,7 @@ class ModelOptions:
         records its file and the file's sha256 (the same bytes elsewhere are the same run), and
         nothing of a model."""
         if self.predictions is not None:
-            from .hashing import sha256_file
-
-            return {"scorer": "predictions", "predictions": str(self.predictions),
-                    "predictions_sha256": sha256_file(self.predictions),
-                    "predictions_format": self.predictions_format, "predictions_field": self.predictions_field}
+            return self.recorded_predictions()
         return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("unscored")
                 and not (f.metadata.get("when_set") and getattr(self, f.name) is None)}
 
@@ -258,7 +208,7 @@ class ModelOptions:
 class GivenModel(ModelOptions):
     """Model options for a model already in memory (``evaluate(name, model=...)``): ``given``
     is a :class:`~biasatlas.scorers.base.Scorer`, used as it is, or an
-    :class:`~biasatlas.scorers.inmemory.InMemoryModel`, handed to the scorer its architecture
+    :class:`~biasatlas.scorers.inprocess.inmemory.InMemoryModel`, handed to the scorer its architecture
     calls for as a loaded model's is. ``model`` is its label. Built by :meth:`of`; it scores in
     this process only (a Ray worker cannot be sent it)."""
 
@@ -269,7 +219,7 @@ class GivenModel(ModelOptions):
         """Options for ``given``: a Scorer, or a (model, tokenizer) pair or InMemoryModel, whose
         dtype and device are the defaults (it is never converted or moved)."""
         from .scorers.base import Scorer
-        from .scorers.inmemory import InMemoryModel
+        from .scorers.inprocess.inmemory import InMemoryModel
 
         if isinstance(given, tuple) and len(given) == 2:
             given = InMemoryModel(*given)
@@ -311,7 +261,7 @@ class GivenModel(ModelOptions):
 
     def _held(self) -> bool:
         """Whether ``given`` is a model in memory (else a Scorer)."""
-        from .scorers.inmemory import InMemoryModel
+        from .scorers.inprocess.inmemory import InMemoryModel
 
         return isinstance(self.given, InMemoryModel)
 

@@ -37,7 +37,7 @@ from .runs.folder import Run
 from .scorers.base import Scorer
 from .scorers.batching import JOB_PROBES
 from .scorers.engines import ChunkResult, LocalEngine, ScoringEngine, keeps_batches, planned_work
-from .scorers.predictions import PredictionsScorer
+from .scorers.predictions.scorer import PredictionsScorer
 from .scorers.resume import Interrupted
 
 # Chunks of a scorer that commits only whole chunks (chunked): at most MAX_CHUNK probes per cache
@@ -88,7 +88,7 @@ def run_benchmark(benchmark: Benchmark, scorer: Scorer, *, progress: bool = Fals
     items = benchmark.load()
     probes = benchmark.probes(items)
     bench_config = benchmark.config()
-    # A predictions file (scorers.predictions): its ids against the run's, refused above the allowed
+    # A predictions file (scorers.predictions.scorer): its ids against the run's, refused above the allowed
     # shares before anything is scored; its answers are a file's, never cached as a model's.
     join = scorer.join(probes) if isinstance(scorer, PredictionsScorer) else None
     cache = cache if scorer.cacheable else None

@@ -164,7 +164,7 @@ class SlotAnswer:
 
     ``n_tokens`` gives each filler's token count in context, so benchmarks can report
     multi-token targets. ``piece_logprobs`` (masked LMs under the ``reveal`` policy only,
-    :mod:`biasatlas.scorers.reveal`; empty otherwise) holds each filler's log-probability of
+    :mod:`biasatlas.scorers.inprocess.reveal`; empty otherwise) holds each filler's log-probability of
     each piece as its step of the reveal loop read it; ``logprobs`` is then their sum.
     """
 
@@ -295,7 +295,7 @@ class ScorerInfo:
       over the candidates of one template;
     * ``"embedding"``: no likelihoods at all, only vectors for :class:`EmbeddingProbe` s
       (an encoder's pooled hidden states, static word vectors);
-    * ``"given"``: numbers read from a saved predictions file (:mod:`biasatlas.scorers.predictions`):
+    * ``"given"``: numbers read from a saved predictions file (:mod:`biasatlas.scorers.predictions.scorer`):
       each answer is already the score the benchmark compares (a sentence's, an option's; a
       chosen option 1, the others 0), computed by whatever made the file, so the benchmark
       applies no length rule or normalisation of its own.
@@ -306,7 +306,7 @@ class ScorerInfo:
     of several tokens: ``"joint"`` (one mask per token, a product of softmaxes) or
     ``"first-token"`` (one mask, the first sub-token, as GeBNLP 2022) or ``"reveal"``
     (the filler tokenized alone, its pieces predicted one at a time at one mask, the earlier
-    ones revealed: StereoSet's original loop, :mod:`biasatlas.scorers.reveal`); None when the
+    ones revealed: StereoSet's original loop, :mod:`biasatlas.scorers.inprocess.reveal`); None when the
     scorer reads sentences, where every token counts anyway.
 
     ``dtype`` is the precision the network runs in (``"float32"``, ``"bfloat16"``,

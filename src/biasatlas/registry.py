@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .errors import ModelError, UsageError, did_you_mean
 from .scorers.fake import FakeScorer
-from .scorers.loading import read_config, resolve
-from .scorers.packaged import is_packaged_model
-from .scorers.preflight import check_device, check_model_reachable
-from .scorers.served_http import is_endpoint
+from .scorers.inprocess.loading import read_config, resolve
+from .scorers.inprocess.packaged import is_packaged_model
+from .scorers.inprocess.preflight import check_device, check_model_reachable
+from .scorers.served.http import is_endpoint
+from .scorers.spec import ScorerSpec, ScorerTarget
 from .values import canonical_dtype
 
 if TYPE_CHECKING:
@@ -36,66 +37,75 @@ def _fake(model: str = "fake", variant: str | None = None, **_: Any) -> Any:
     return FakeScorer(variant=variant or "hash")
 
 
-ScorerTarget = str | Callable[..., Any]
-"""A scorer's entry: ``"package.module:Class"``, imported on first use (so ``biasatlas
---help`` imports no torch), or any callable; either is called as ``target(model=…, **options)``."""
+def _predictions(**options: Any) -> Any:
+    """The predictions scorer, reading the formats (and lm-eval documents) every benchmark declares beside
+    its generic ones."""
+    from .scorers.predictions.scorer import from_file
 
-SCORERS: dict[str, ScorerTarget] = {
-    "masked-lm": "biasatlas.scorers.masked_lm:MaskedLMScorer",
-    "causal-lm": "biasatlas.scorers.causal_lm:CausalLMScorer",
-    "seq2seq": "biasatlas.scorers.seq2seq:Seq2SeqScorer",
-    "encoder": "biasatlas.scorers.encoder:EncoderScorer",
-    "word-vectors": "biasatlas.scorers.word_vectors:WordVectorScorer",
-    "served": "biasatlas.scorers.served_chat_api:served_scorer",
-    "fake": _fake,
-    "predictions": "biasatlas.scorers.predictions:from_file",
-}
-VARIANTS: dict[str, tuple[str, ...]] = {
-    "masked-lm": ("nangia", "modified-tokens", "aul"),
-    "causal-lm": ("sentence-ll", "shared-ll"),
-    "seq2seq": ("sentence-ll",),
-    "encoder": ("hidden-states",),
-    "word-vectors": ("lookup",),
-    "served": ("sentence-ll",),
-    "fake": ("hash",),
-    "predictions": ("given",),
-}
-#: What each scorer's answers are (:class:`~biasatlas.probes.ScorerInfo`'s ``reads``), known
-#: before its model loads, so a benchmark that cannot read them refuses the run first.
-READS: dict[str, Reads] = {"masked-lm": "masked", "causal-lm": "sequence", "seq2seq": "sequence",
-                           "encoder": "embedding", "word-vectors": "embedding", "served": "sequence",
-                           "fake": "sequence",
-                           "predictions": "given"}
-#: Whether each scorer answers generation probes (``ScorerInfo.generates``), known before its model loads,
-#: so a generated reading asked of a masked LM is refused first; a predictions file says so once it is read.
-GENERATES: dict[str, bool] = {"masked-lm": False, "causal-lm": True, "seq2seq": False, "encoder": False,
-                              "word-vectors": False, "served": True, "fake": False}
+    return from_file(**declared_predictions(), **options)
+
+
+def declared_predictions() -> dict[str, Any]:
+    """What the registered benchmarks declare of saved predictions, as :func:`~.scorers.predictions.files.read`
+    takes it: their ``formats`` (GEST's, BBQ's) and ``lm_eval_docs`` (BBQ's, DiscrimEval's), in the
+    benchmarks' order."""
+    specs = benchmark_specs()
+    return {"formats": tuple(f for spec in specs for f in spec.prediction_formats),
+            "lm_eval_docs": tuple(d for spec in specs for d in spec.lm_eval_docs)}
+
+
+#: Every scorer, one row each (:class:`~.scorers.spec.ScorerSpec`): what builds it, its variants,
+#: what its answers are and whether it generates, all known before its model loads.
+SCORERS: dict[str, ScorerSpec] = {spec.name: spec for spec in (
+    ScorerSpec("masked-lm", "biasatlas.scorers.inprocess.masked_lm:MaskedLMScorer",
+               ("nangia", "modified-tokens", "aul"), reads="masked", generates=False),
+    ScorerSpec("causal-lm", "biasatlas.scorers.inprocess.causal_lm:CausalLMScorer",
+               ("sentence-ll", "shared-ll"), reads="sequence", generates=True),
+    ScorerSpec("seq2seq", "biasatlas.scorers.inprocess.seq2seq:Seq2SeqScorer", ("sentence-ll",),
+               reads="sequence", generates=False),
+    ScorerSpec("encoder", "biasatlas.scorers.inprocess.encoder:EncoderScorer", ("hidden-states",),
+               reads="embedding", generates=False),
+    ScorerSpec("word-vectors", "biasatlas.scorers.inprocess.word_vectors:WordVectorScorer", ("lookup",),
+               reads="embedding", generates=False),
+    ScorerSpec("served", "biasatlas.scorers.served:served_scorer", ("sentence-ll",), reads="sequence",
+               generates=True),
+    ScorerSpec("fake", _fake, ("hash",), reads="sequence", generates=False),
+    # a predictions file says whether it holds generated answers once it is read
+    ScorerSpec("predictions", _predictions, ("given",), reads="given"),
+)}
 
 
 def register_scorer(name: str, target: ScorerTarget, *, variants: tuple[str, ...] = (),
-                    reads: Reads | None = None) -> None:
+                    reads: Reads | None = None, generates: bool | None = None) -> None:
     """Make ``name`` a scorer for :func:`load_scorer` (and ``--scorer NAME``), in one line:
     ``register_scorer("served-bert", "mypkg.served:ServedScorer")``.
 
     The scorer says what its answers mean through its ``info``
     (:class:`~biasatlas.probes.ScorerInfo`), so benchmarks need no entry of their own.
-    ``variants`` are listed by ``biasatlas list``; ``reads``, when given, lets a benchmark
-    refuse the scorer before its model loads. Registering a name again replaces it.
+    ``variants`` are listed by ``biasatlas list``; ``reads`` (and ``generates``), when given, let a
+    benchmark refuse the scorer before its model loads. Registering a name again replaces it.
     """
-    SCORERS[name] = target
-    VARIANTS[name] = tuple(variants)
-    READS.pop(name, None)
-    GENERATES.pop(name, None)
-    if reads is not None:
-        READS[name] = reads
+    SCORERS[name] = ScorerSpec(name, target, tuple(variants), reads, generates)
+
+
+def scorer_spec(name: str) -> ScorerSpec:
+    """The registered scorer ``name``, or a "did you mean" error."""
+    return lookup("scorer", SCORERS, name)  # type: ignore[no-any-return]
 
 
 def scorer_factory(name: str) -> Callable[..., Any]:
-    target = lookup("scorer", SCORERS, name)
-    if callable(target):
-        return target
-    module, _, attribute = str(target).partition(":")
-    return getattr(import_module(module), attribute)  # type: ignore[no-any-return]
+    return scorer_spec(name).factory()
+
+
+def scorer_variants(name: str) -> tuple[str, ...]:
+    """The variants of the scorer ``name`` (none for a name not registered)."""
+    spec = SCORERS.get(name)
+    return () if spec is None else spec.variants
+
+
+def all_variants() -> tuple[str, ...]:
+    """Every registered scorer's variants, each once, in the registry's order (the CLI's choices)."""
+    return tuple(dict.fromkeys(v for spec in SCORERS.values() for v in spec.variants))
 
 
 def scorer_kind(model: str, *, trust_remote_code: bool = False, revision: str | None = None) -> str:
@@ -142,7 +152,7 @@ def load_scorer(model: Any, scorer: str = "auto", **kw: Any) -> Any:
     """The scorer ``scorer`` (or, with ``"auto"``, the one the model's architecture calls
     for) on ``model``, built with the keyword options (``variant``, ``device`` …). ``model``
     is a name, or anything else a scorer's factory takes (an
-    :class:`~biasatlas.scorers.inmemory.InMemoryModel`, with ``scorer`` named).
+    :class:`~biasatlas.scorers.inprocess.inmemory.InMemoryModel`, with ``scorer`` named).
 
     Everything that can be checked without the weights is checked first (scorer name,
     device, dtype, variant, that the model is reachable), so a wrong setting fails in a
@@ -179,7 +189,7 @@ def preflight(options: dict[str, Any]) -> None:
 def check_variant(kind: str, variant: str | None) -> None:
     """Refuse a variant the scorer ``kind`` does not have (a masked-LM variant asked of a
     causal LM would otherwise be recorded under a name it never meant)."""
-    known = VARIANTS.get(kind, ())
+    known = scorer_variants(kind)
     if variant is not None and known and variant not in known:
         raise did_you_mean(f"{kind} variant", variant, known)
 

@@ -8,7 +8,7 @@ refused one reads the same everywhere. The spellings are the command line's: ``-
 takes a positive whole number or ``auto`` in any case (``8.0`` and ``2.5`` are no row counts),
 ``--dtype`` a torch name or its short alias in any case (``bf16`` → ``bfloat16``), ``--device``
 ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` as torch spells them. Whether the device exists on this
-machine is asked of torch later, before any weights load (:func:`biasatlas.scorers.preflight.check_device`);
+machine is asked of torch later, before any weights load (:func:`biasatlas.scorers.inprocess.preflight.check_device`);
 nothing here imports torch.
 """
 

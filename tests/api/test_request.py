@@ -3,12 +3,13 @@ before any weights load, and recorded in the run folder only when it can change 
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 
 from biasatlas import registry
 from biasatlas.errors import UnknownName, UnsupportedProbe, UsageError
+from biasatlas.scorers.spec import ScorerSpec
 from biasatlas.request import (PREDICTION_OPTIONS, EngineOptions, ModelOptions, RunRequest, check_batch_size,
                                split_options)
 
@@ -105,7 +106,7 @@ def test_a_causal_reading_of_a_masked_lm_is_refused_before_the_model_loads(tiny_
     def refuse(**_: object) -> None:
         raise AssertionError("the masked LM was built")
 
-    monkeypatch.setitem(registry.SCORERS, "masked-lm", refuse)
+    monkeypatch.setitem(registry.SCORERS, "masked-lm", replace(registry.SCORERS["masked-lm"], target=refuse))
     request = RunRequest("census", {"country": "no", "causal_reading": "joint"}, ModelOptions(model=str(tiny_bert)))
     with pytest.raises(UnsupportedProbe, match="causal reading 'joint' is for causal and seq2seq LMs"):
         request.scorer_options.preflight(request.bench)
@@ -115,8 +116,7 @@ def test_a_causal_reading_of_a_masked_lm_is_refused_before_the_model_loads(tiny_
 
 
 def test_a_scorer_that_does_not_say_what_it_reads_is_checked_after_its_load(monkeypatch):
-    monkeypatch.setitem(registry.SCORERS, "served", registry.SCORERS["fake"])
-    monkeypatch.setitem(registry.VARIANTS, "served", ("hash",))
+    monkeypatch.setitem(registry.SCORERS, "served", ScorerSpec("served", registry.SCORERS["fake"].target, ("hash",)))
     request = RunRequest("census", {"country": "no", "causal_reading": "joint"},
                          ModelOptions(model="fake", scorer="served"))
     assert request.scorer_options.preflight(request.bench) == "served"  # nothing to decide it from

@@ -290,7 +290,7 @@ def test_killed_suite_resumes_to_the_same_report(tmp_path, shared_data, tiny_ber
 def test_a_packaged_model_whose_package_is_missing_fails_the_dry_run(tmp_path, monkeypatch):
     from importlib import metadata
 
-    from biasatlas.scorers import packaged
+    from biasatlas.scorers.inprocess import packaged
 
     def missing(name):
         raise metadata.PackageNotFoundError(name)

@@ -108,7 +108,7 @@ def _chat_gpt2(tiny_gpt2: Path, tmp_path: Path) -> tuple[Any, Any]:
     """The tiny GPT-2 given TEMPLATE, scored under --start-token always (its BOS read before every text),
     and its tokenizer."""
     transformers = pytest.importorskip("transformers")
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_gpt2)
     tokenizer.chat_template = TEMPLATE
@@ -142,7 +142,7 @@ def test_a_generated_prompt_is_the_templates_tokens_as_the_tokenizer_encodes_the
 @pytest.mark.slow
 def test_packaged_smollm2_reads_apply_chat_template_plus_the_prefix() -> None:
     transformers = pytest.importorskip("transformers")
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     folder = smollm2()
     tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
@@ -186,7 +186,7 @@ def test_a_served_model_refuses_its_own_template_and_takes_a_file(tmp_path: Path
     pytest.importorskip("httpx")
     from served_fake import URL, FakeServer
 
-    from biasatlas.scorers.served import ServedScorer
+    from biasatlas.scorers.served.completions import ServedScorer
 
     info = ServedScorer(URL, transport=FakeServer().transport(), sleep=lambda s: None, served_prefix="<s>").info
     assert info.chat is not None and info.chat.template is None and info.chat.start_text == "<s>"

@@ -89,7 +89,7 @@ def accepted_info(spec: BenchmarkSpec) -> ScorerInfo:
     what its ``bind`` refuses is read from the benchmark, never named here."""
     bench = spec.factory(**spec.example)
     candidates = [ScorerInfo("fake", "sequence")]
-    candidates += [ScorerInfo(kind, reads) for kind, reads in registry.READS.items() if reads != "given"]
+    candidates += [ScorerInfo(s.name, s.reads) for s in registry.SCORERS.values() if s.reads not in (None, "given")]
     for info in candidates:
         try:
             bench.bind(info)

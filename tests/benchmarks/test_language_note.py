@@ -7,7 +7,7 @@ import pytest
 
 from biasatlas.api import _say_language
 from biasatlas.request import ModelOptions, RunRequest
-from biasatlas.scorers.model_languages import language_note
+from biasatlas.scorers.inprocess.model_languages import language_note
 
 
 def test_smollm2_on_other_languages_gets_a_note_and_gemma_none():

@@ -1,5 +1,5 @@
 """docs/published.md, row by row: the published numbers beside ours, from the authors' own
-predictions read by the predictions scorer (biasatlas.scorers.predictions), the path
+predictions read by the predictions scorer (biasatlas.scorers.predictions.scorer), the path
 ``biasatlas run NAME --predictions FILE`` takes.
 
 The published numbers are the authors': StereoSet's from their ``evaluation.py`` output
@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
+from biasatlas import registry
 from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.benchmarks.stereoset import StereoSet
-from biasatlas.scorers.predictions import from_file
+from biasatlas.scorers.predictions.scorer import from_file
 from shared_data import REPO_ROOT, shared_data_dir
 
 pytestmark = pytest.mark.slow  # each row reads a whole published file (seconds)
@@ -50,7 +51,7 @@ def _shared(isolated_run: Path) -> None:
 
 
 def _scored(bench: Any, path: Path, **options: Any) -> dict[str, Any]:
-    scorer = from_file(predictions=path, **options)
+    scorer = from_file(predictions=path, **registry.declared_predictions(), **options)  # BBQ's declared readers
     bound = bench.bind(scorer.info)
     items = bound.load()
     probes = bound.probes(items)

@@ -96,7 +96,7 @@ def test_gemma_shape_is_the_packaged_models(tmp_path):
         from shapes import GEMMA_3_270M, gemma_config
     finally:
         sys.path.remove(str(BENCH))
-    from biasatlas.scorers.packaged import default_models_dir
+    from biasatlas.scorers.inprocess.packaged import default_models_dir
 
     folders = sorted(default_models_dir().glob("gemma-3-270m--*/config.json"))
     if not folders:

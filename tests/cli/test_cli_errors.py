@@ -14,7 +14,7 @@ import subprocess
 import sys
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -56,8 +56,8 @@ def no_model_may_load(world: World, monkeypatch) -> None:
         return factory
 
     for name in list(registry.SCORERS):
-        monkeypatch.setitem(registry.SCORERS, name, refuse(name))
-    from biasatlas.scorers import packaged
+        monkeypatch.setitem(registry.SCORERS, name, replace(registry.SCORERS[name], target=refuse(name)))
+    from biasatlas.scorers.inprocess import packaged
 
     monkeypatch.setattr(packaged, "resolve_packaged_model", refuse("packaged conversion"))
 
@@ -80,7 +80,7 @@ def hub_unreachable(w: World, mp: pytest.MonkeyPatch) -> list[str]:
     no network is touched)."""
     from huggingface_hub import constants
 
-    from biasatlas.scorers import preflight
+    from biasatlas.scorers.inprocess import preflight
 
     mp.delenv("HF_HUB_OFFLINE", raising=False)
     mp.delenv("TRANSFORMERS_OFFLINE", raising=False)
@@ -94,7 +94,7 @@ def hub_offline(w: World, mp: pytest.MonkeyPatch) -> list[str]:
     """HF_HUB_OFFLINE set (as in every test) and nothing cached."""
     from huggingface_hub import constants
 
-    from biasatlas.scorers import preflight
+    from biasatlas.scorers.inprocess import preflight
 
     mp.setattr(constants, "HF_HUB_CACHE", str(w.tmp / "hf-cache"))
     mp.setattr(preflight, "_endpoint_answers", lambda endpoint, timeout: pytest.fail("the hub was asked"))
@@ -269,7 +269,7 @@ def test_batch_size_auto_reaches_the_scorer_unchanged(world, monkeypatch, capsys
         seen.update(options)
         raise KeyboardInterrupt  # stop once the options are known
 
-    monkeypatch.setitem(registry.SCORERS, "masked-lm", factory)
+    monkeypatch.setitem(registry.SCORERS, "masked-lm", replace(registry.SCORERS["masked-lm"], target=factory))
     code, _, _ = run_main(crows("--model", str(world.tiny_bert), "--batch-size", "auto")(world, monkeypatch), capsys)
     assert code == 130 and seen["batch_size"] == "auto"
 
@@ -297,14 +297,14 @@ def test_the_choices_are_the_librarys_sets():
     from biasatlas.benchmarks.zh_neutral.benchmark import LOG_BASES, UNEQUAL_MASKS
     from biasatlas.probes import MULTI_TOKEN_POLICIES
     from biasatlas.scorers.engines import EngineName
-    from biasatlas.scorers.predicted import FORMATS
+    from biasatlas.scorers.predictions.predicted import FORMATS
     from biasatlas.values import DTYPE_ALIASES, DTYPES
     from biasatlas.scorers.start import START_TOKENS
-    from biasatlas.scorers.served_http import SERVED_APIS
-    from biasatlas.scorers.served_tokens import SINGLE_TOKEN_CHOICES
+    from biasatlas.scorers.served.http import SERVED_APIS
+    from biasatlas.scorers.served.tokens import SINGLE_TOKEN_CHOICES
 
     scorer_sets = {"start_token": START_TOKENS, "scorer": ("auto", *registry.SCORERS), "predictions_format": FORMATS,
-                   "variant": tuple(dict.fromkeys(v for vs in registry.VARIANTS.values() for v in vs)),
+                   "variant": tuple(dict.fromkeys(v for s in registry.SCORERS.values() for v in s.variants)),
                    "dtype": (*DTYPES, *DTYPE_ALIASES), "multi_token": MULTI_TOKEN_POLICIES,
                    "engine": typing.get_args(EngineName), "sensitivity": KINDS, "served_api": SERVED_APIS,
                    "single_token": SINGLE_TOKEN_CHOICES}
@@ -328,7 +328,7 @@ def test_every_run_command_takes_the_same_sampling_options():
 
 
 def test_packaged_models_are_described_as_quantised(capsys):
-    from biasatlas.scorers.packaged import PACKAGED_MODELS
+    from biasatlas.scorers.inprocess.packaged import PACKAGED_MODELS
 
     assert set(cli.PACKAGED_NOTES) == set(PACKAGED_MODELS)
     code, out, _ = run_main(["list"], capsys)
@@ -366,12 +366,12 @@ def test_the_installed_command_prints_its_version():
     assert done.returncode == 0 and done.stdout.startswith("biasatlas ")
 
 
-# -- the preflight checks themselves (biasatlas.scorers.preflight), as the library sees them ----
+# -- the preflight checks themselves (biasatlas.scorers.inprocess.preflight), as the library sees them ----
 def test_the_library_refuses_the_same_mistakes_before_loading(tmp_path, monkeypatch):
     from huggingface_hub import constants
 
     from biasatlas.errors import ModelError, UnknownName
-    from biasatlas.scorers import preflight
+    from biasatlas.scorers.inprocess import preflight
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
     with pytest.raises(ModelError, match="HF_HUB_OFFLINE is set"):
@@ -397,7 +397,7 @@ def test_a_cached_hub_id_passes_without_asking_the_hub(tmp_path, monkeypatch):
     from huggingface_hub import constants
 
     from biasatlas.errors import ModelError
-    from biasatlas.scorers import preflight
+    from biasatlas.scorers.inprocess import preflight
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
     monkeypatch.setattr(preflight, "_endpoint_answers", lambda endpoint, timeout: pytest.fail("the hub was asked"))
@@ -410,7 +410,7 @@ def test_a_cached_hub_id_passes_without_asking_the_hub(tmp_path, monkeypatch):
 def test_an_answering_hub_lets_an_uncached_id_through(tmp_path, monkeypatch):
     from huggingface_hub import constants
 
-    from biasatlas.scorers import preflight
+    from biasatlas.scorers.inprocess import preflight
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
@@ -429,7 +429,7 @@ def test_the_hub_probe_counts_any_http_answer_and_nothing_else():
     import socket
     import threading
 
-    from biasatlas.scorers.preflight import _endpoint_answers
+    from biasatlas.scorers.inprocess.preflight import _endpoint_answers
 
     class NotFound(http.server.BaseHTTPRequestHandler):
         def do_HEAD(self) -> None:  # noqa: N802 (the handler's required name)
@@ -473,7 +473,7 @@ def test_cuda_refusals_name_the_torch_build(build, available, count, device, say
     import torch
 
     from biasatlas.errors import UsageError
-    from biasatlas.scorers.preflight import _check_cuda
+    from biasatlas.scorers.inprocess.preflight import _check_cuda
 
     fake = SimpleNamespace(__version__="2.0", version=SimpleNamespace(cuda=build), cuda=_FakeCuda(available, count))
     with pytest.raises(UsageError) as refused:

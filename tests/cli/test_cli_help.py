@@ -82,7 +82,7 @@ def test_list_names_every_choice_of_every_benchmark(monkeypatch):
 def test_list_says_whether_each_packaged_model_is_installed_and_how_to_install_it(monkeypatch):
     from importlib import metadata
 
-    from biasatlas.scorers import packaged
+    from biasatlas.scorers.inprocess import packaged
 
     def missing(name):
         raise metadata.PackageNotFoundError(name)
@@ -97,7 +97,7 @@ def test_the_packaged_encoder_says_whether_it_is_installed_in_list_and_before_a_
     import importlib.util
 
     from biasatlas.errors import ModelNotFound
-    from biasatlas.scorers.preflight import check_model_reachable
+    from biasatlas.scorers.inprocess.preflight import check_model_reachable
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",

@@ -17,7 +17,8 @@ from biasatlas import registry
 from biasatlas.cli.options import batch_size as batch_size_flag
 from biasatlas.errors import UnknownName, UsageError
 from biasatlas.request import ModelOptions, split_options
-from biasatlas.scorers import causal_lm, encoder, masked_lm, preflight, seq2seq, served
+from biasatlas.scorers.inprocess import causal_lm, encoder, masked_lm, preflight, seq2seq
+from biasatlas.scorers.served import completions as served
 from biasatlas.suite import SuiteError
 from biasatlas.suite.grid import _model
 from biasatlas.values import canonical_dtype, check_batch_size, check_device_name

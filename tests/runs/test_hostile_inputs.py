@@ -16,7 +16,7 @@ from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import PairAnswer
 from biasatlas.registry import load_benchmark, load_scorer
 from biasatlas.scorers.fake import FakeScorer
-from biasatlas.scorers.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
 HEADER = "\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n"
 GOOD = "0\tShe is here.\tHe is here.\tstereo\tgender\n"

@@ -18,7 +18,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, Gemma3
 
 from biasatlas.probes import ContinuationProbe, PairProbe, SentenceProbe, SlotProbe
 from biasatlas.scorers.batching import Picks, Row, target_logprob_sums, token_batches
-from biasatlas.scorers.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 from biasatlas.scorers.prefix import Group, prefix_groups
 
 SENTENCES = ("Les pauvres sont incapables de gérer leurs finances.",

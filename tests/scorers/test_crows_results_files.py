@@ -18,10 +18,23 @@ import pytest
 
 from biasatlas.benchmarks.crows_pairs.benchmark import CrowsPairs
 from biasatlas.errors import DataError, UsageError
-from biasatlas.scorers.crows_results_files import AUTHORS_MODELS, DECLARED_ENCODINGS
-from biasatlas.scorers.prediction_files import detect, read
-from biasatlas.scorers.predictions import from_file
+from biasatlas.scorers.predictions.crows_results import AUTHORS_MODELS, DECLARED_ENCODINGS
+from biasatlas import registry
+from biasatlas.scorers.predictions import files
+from biasatlas.scorers.predictions.scorer import from_file
 from shared_data import shared_data_dir
+
+
+#: The readers as the predictions scorer has them: the generic formats and every benchmark's declared ones.
+DECLARED = registry.declared_predictions()
+
+
+def read(path: Path, format: str | None = None, field: str | None = None) -> files.FileAnswers:
+    return files.read(path, format, field, **DECLARED)
+
+
+def detect(path: Path, text: str) -> str:
+    return files.detect(path, text, DECLARED["formats"])
 
 DATA = shared_data_dir() / "crows-pairs-nl"
 RESULTS = DATA / "results" / "results_mlms"
@@ -79,7 +92,7 @@ def test_english_and_french_results_are_keyed_by_row(path: Path, delimiter: str,
 
 
 def test_the_whitespace_differences_between_data_and_results() -> None:
-    from biasatlas.scorers.predictions import text_level
+    from biasatlas.scorers.predictions.scorer import text_level
 
     data = {r["id"]: r for r in _rows(DATA / "datasets" / "crows_dutch.csv", "mac_roman")}
     for name in ("robbert", "bertje", "mbert"):

@@ -21,11 +21,11 @@ from biasatlas.scorers import base as base_module
 from biasatlas.scorers import batching
 from biasatlas.scorers.batch_size import DEFAULT_BATCH_SIZE, largest_fitting
 from biasatlas.scorers.batching import Picks, Row, batch_limits, launch_target_sums, token_batches
-from biasatlas.scorers.head_reading import read_targets
-from biasatlas.scorers.causal_lm import CausalLMScorer
-from biasatlas.scorers.loading import _with_sdpa
-from biasatlas.scorers.masked_lm import MaskedLMScorer
-from biasatlas.scorers.seq2seq import Seq2SeqScorer
+from biasatlas.scorers.inprocess.head_reading import read_targets
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.loading import _with_sdpa
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.seq2seq import Seq2SeqScorer
 from biasatlas.values import check_batch_size
 from reference_impls import masked_logprob
 
@@ -184,8 +184,8 @@ def test_read_targets_upcasts_and_reads_in_chunks():
 @pytest.mark.parametrize("softcap", [None, 2.0])
 def test_reused_head_buffer_gives_the_same_bits(softcap):
     """The CPU head writes logits into one reused buffer and log-softmaxes them in place."""
-    from biasatlas.scorers.head_reading import Scratch
-    from biasatlas.scorers.causal_head import Head
+    from biasatlas.scorers.inprocess.head_reading import Scratch
+    from biasatlas.scorers.inprocess.causal_head import Head
 
     torch.manual_seed(1)
     projection = torch.nn.Linear(8, 50, bias=False)

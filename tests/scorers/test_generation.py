@@ -60,7 +60,7 @@ def _greedy(model, tokenizer, prompt: str, n: int, stop: tuple[str, ...]) -> str
 def test_the_causal_scorer_generates_what_a_plain_greedy_loop_does_in_any_batch(tiny_gpt2: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
     tokenizer = AutoTokenizer.from_pretrained(tiny_gpt2)
@@ -93,7 +93,7 @@ def test_a_scorer_without_a_generator_refuses_generation_probes() -> None:
 
 def test_a_served_model_answers_from_completions_at_temperature_zero() -> None:
     httpx = pytest.importorskip("httpx")
-    from biasatlas.scorers.served_generation import completions
+    from biasatlas.scorers.served.generation import completions
 
     bodies: list[dict] = []
 
@@ -116,7 +116,7 @@ def test_a_served_model_answers_from_completions_at_temperature_zero() -> None:
 
 def test_the_served_scorer_sends_generation_probes_to_completions_without_echo() -> None:
     pytest.importorskip("httpx")
-    from biasatlas.scorers.served import ServedScorer
+    from biasatlas.scorers.served.completions import ServedScorer
     from served_fake import URL, FakeServer
 
     fake = FakeServer()

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.slow
 def test_generated_texts_equal_in_process_and_served(vllm_server, shared_data):  # noqa: F811
     pytest.importorskip("torch", reason="the in-process reference needs the torch extra")
     from biasatlas.benchmarks.bbq import BBQ
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-    from biasatlas.scorers.served import ServedScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+    from biasatlas.scorers.served.completions import ServedScorer
 
     bench = BBQ(data=shared_data / "bbq", sample=4, seed=38, answers="generated", max_new_tokens=16)
     probes = bench.probes(bench.load())

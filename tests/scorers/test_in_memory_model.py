@@ -118,7 +118,7 @@ def test_different_weights_get_different_fingerprints_and_no_cached_answers(tiny
 # -- a Scorer instance ---------------------------------------------------------------------------
 def test_a_scorer_instance_is_used_as_it_is(tiny_bert):
     from biasatlas.scorers.fake import FakeScorer
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     scorer = MaskedLMScorer(str(tiny_bert), batch_size=8)
     given = biasatlas.evaluate("crows-pairs", model=scorer, **CROWS)

@@ -21,7 +21,7 @@ import torch
 import transformers
 
 from biasatlas.errors import ModelError
-from biasatlas.scorers.loading import load_checked, resolve
+from biasatlas.scorers.inprocess.loading import load_checked, resolve
 
 AUTO = {"bert": "AutoModelForMaskedLM", "gpt2": "AutoModelForCausalLM"}
 

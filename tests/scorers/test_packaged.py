@@ -20,8 +20,8 @@ import platformdirs
 import pytest
 
 from biasatlas.errors import ModelError, UnknownName
-from biasatlas.scorers import packaged
-from biasatlas.scorers.packaged import (
+from biasatlas.scorers.inprocess import packaged
+from biasatlas.scorers.inprocess.packaged import (
     METADATA_FILE,
     PACKAGED_MODELS,
     PackagedModel,

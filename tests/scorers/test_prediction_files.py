@@ -1,4 +1,4 @@
-"""Predictions readers on real files (biasatlas.scorers.prediction_files): the StereoSet authors'
+"""Predictions readers on real files (biasatlas.scorers.predictions.files): the StereoSet authors'
 JSON, BBQ's UnifiedQA outputs, lm-evaluation-harness 0.4.13 samples (tests/fixtures/lm_eval,
 made here), and plain CSV/JSON Lines. Expected values are read from the files by plain code in
 each test, never from the reader; df_bbq.csv has no real copy here (BBQ's PROVENANCE.md), so its
@@ -16,8 +16,21 @@ import pytest
 
 from biasatlas.benchmarks.discrim_eval.data import read_explicit
 from biasatlas.errors import DataError, UsageError
-from biasatlas.scorers.prediction_files import detect, read, unifiedqa_option
+from biasatlas import registry
+from biasatlas.benchmarks.bbq.predictions import unifiedqa_option
+from biasatlas.scorers.predictions import files
 from shared_data import shared_data_dir
+
+#: The readers as the predictions scorer has them: the generic formats and every benchmark's declared ones.
+DECLARED = registry.declared_predictions()
+
+
+def read(path: Path, format: str | None = None, field: str | None = None, **_: object) -> files.FileAnswers:
+    return files.read(path, format, field, **DECLARED)
+
+
+def detect(path: Path, text: str) -> str:
+    return files.detect(path, text, DECLARED["formats"])
 
 DATA = shared_data_dir()
 STEREOSET = DATA / "stereoset" / "published-predictions" / "predictions_gpt2-medium_ModelNSP_GPT2LM.json"
@@ -123,7 +136,7 @@ def test_lm_eval_discrim_eval_samples_answer_each_form_of_the_benchmark_prompt(t
     data = tmp_path / "explicit.jsonl"
     data.write_text("".join(json.dumps(line["doc"]) + "\n" for line in lines), encoding="utf-8")
     prompts = read_explicit(data)
-    read_back = read(path)
+    read_back = read(path)  # DiscrimEval's documents: read by the benchmark's declared reader
     assert (read_back.format, read_back.task, read_back.dtype) == ("lm-eval", "discrim_eval_explicit_local", "float32")
     forms = ("yes", "Yes", "no", "No")
     assert set(read_back.answers) == {f"{p.id}.{form}" for p in prompts for form in forms}

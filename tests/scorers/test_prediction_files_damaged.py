@@ -14,8 +14,21 @@ import pytest
 
 import biasatlas.cli as cli
 from biasatlas.errors import DataError
-from biasatlas.scorers.prediction_files import detect, read
+from biasatlas import registry
+from biasatlas.scorers.predictions import files
 from shared_data import shared_data_dir
+
+
+#: The readers as the predictions scorer has them: the generic formats and every benchmark's declared ones.
+DECLARED = registry.declared_predictions()
+
+
+def read(path: Path, format: str | None = None, field: str | None = None) -> files.FileAnswers:
+    return files.read(path, format, field, **DECLARED)
+
+
+def detect(path: Path, text: str) -> str:
+    return files.detect(path, text, DECLARED["formats"])
 
 DATA = shared_data_dir()
 STEREOSET = DATA / "stereoset" / "published-predictions" / "predictions_gpt2-medium_ModelNSP_GPT2LM.json"

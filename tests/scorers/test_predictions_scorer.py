@@ -1,4 +1,4 @@
-"""The predictions scorer on probes built here (biasatlas.scorers.predictions): how a file's answer
+"""The predictions scorer on probes built here (biasatlas.scorers.predictions.scorer): how a file's answer
 becomes each probe kind's, and the join's counts, with the arithmetic in the comments."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from biasatlas.errors import UsageError
 from biasatlas.probes import (ContinuationProbe, GenerationAnswer, GenerationProbe, PairAnswer, PairProbe,
                               SentenceAnswer, SentenceProbe, SlotAnswer)
-from biasatlas.scorers.predicted import Answer, FileAnswers
-from biasatlas.scorers.predictions import EXTRA, MISSING, PredictionsScorer, probe_key
+from biasatlas.scorers.predictions.predicted import Answer, FileAnswers
+from biasatlas.scorers.predictions.scorer import EXTRA, MISSING, PredictionsScorer, probe_key
 
 
 def _scorer(answers: dict[str, Answer], **shares: float) -> PredictionsScorer:
@@ -96,7 +96,7 @@ def test_a_pair_differing_only_in_case_is_read_by_its_exact_texts() -> None:
 def test_the_strictest_match_decides_the_order() -> None:
     # the file's first text equals the probe's b exactly, its second a only once spacing is folded: swapped;
     # two texts folded alike cannot tell a case-only pair's scores apart: unreadable, never guessed
-    from biasatlas.scorers.predictions import text_level
+    from biasatlas.scorers.predictions.scorer import text_level
 
     scorer = _scorer({"p": Answer(values=(-1.0, -5.0), texts=("a\u00a0b", "A b")),
                       "q": Answer(values=(-1.0, -5.0), texts=("a b", "a b"))})

@@ -37,9 +37,9 @@ def test_scorer_info_refuses_values_outside_its_closed_sets(kwargs, message):
 
 
 def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bart):
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
-    from biasatlas.scorers.seq2seq import Seq2SeqScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.seq2seq import Seq2SeqScorer
 
     assert MaskedLMScorer(str(tiny_bert)).info == ScorerInfo("masked-lm", "masked", "joint", mask_token="[MASK]",
                                                              generates=False)
@@ -51,11 +51,11 @@ def test_model_scorers_say_what_their_answers_are(tiny_bert, tiny_gpt2, tiny_bar
                                         causal.chat.start_text) == (None, *["<|endoftext|>"] * 3)
     assert Seq2SeqScorer(str(tiny_bart)).info == ScorerInfo("seq2seq", "sequence", generates=False)
     # what the registry says before a load (a generated reading refused first) is what each loaded one says
-    from biasatlas.registry import GENERATES
+    from biasatlas.registry import SCORERS
 
     for kind, info in (("masked-lm", MaskedLMScorer(str(tiny_bert)).info), ("causal-lm", causal),
                        ("seq2seq", Seq2SeqScorer(str(tiny_bart)).info), ("fake", FakeScorer().info)):
-        assert GENERATES[kind] == info.generates, kind
+        assert SCORERS[kind].generates == info.generates, kind
 
 
 # -- score() returns its skips and keeps none -----------------------------------------------------
@@ -199,7 +199,7 @@ def _check_plan(make, probes):
     *(pytest.param(1, kind, marks=pytest.mark.slow) for kind in ("slots", "sentence")),
     *((size, kind) for kind in ("slots", "sentence") for size in (2, 64))])
 def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     # One engine call per kind (a masked LM scores each sentence probe in a call of its own).
     probes = {"pairs": PAIRS, "slots": SLOTS, "sentence": SENTENCES[:1]}[kind]
@@ -213,7 +213,7 @@ def test_masked_lm_plan_equals_an_uncached_run(tiny_bert, batch_size, kind):
 def test_masked_lm_plan_counts_a_repeated_sentence_in_each_call(tiny_bert):
     """A masked LM scores each sentence probe in an engine call of its own, so two probes of one
     text compute its masked copies twice; the plan counts each call's rows, as the run does."""
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     twice = [SENTENCES[1], SentenceProbe("s2-again", SENTENCES[1].text), SENTENCES[2]]
     _check_plan(lambda: MaskedLMScorer(str(tiny_bert), batch_size=4), twice)
@@ -222,7 +222,7 @@ def test_masked_lm_plan_counts_a_repeated_sentence_in_each_call(tiny_bert):
 @pytest.mark.parametrize("batch_size, max_batch_tokens", [pytest.param(1, None, marks=pytest.mark.slow),
                                                           (3, 40), (64, 100_000)])
 def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_tokens):
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     for variant in ("sentence-ll", "shared-ll"):
         # The causal engine cuts each call's rows by a token budget: every kind at once.
@@ -236,7 +236,7 @@ def test_causal_lm_plan_equals_an_uncached_run(tiny_gpt2, batch_size, max_batch_
 def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
     """Also two kinds in one call, as census asks (its continuation and slot probes in one chunk):
     each kind's call is batched on its own, and on 76950b6 the plan cut their rows together."""
-    from biasatlas.scorers.seq2seq import Seq2SeqScorer
+    from biasatlas.scorers.inprocess.seq2seq import Seq2SeqScorer
 
     probes = {"slots": SLOTS, "continuations": CONTINUATIONS, "sentences": SENTENCES,
               "slots+continuations": [*CONTINUATIONS, *SLOTS]}[kind]
@@ -250,7 +250,7 @@ def test_seq2seq_plan_equals_an_uncached_run(tiny_bart, batch_size, kind):
 
 
 def test_plan_isolates_an_unscorable_probe_as_a_run_does(tiny_gpt2):
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     # Too long for the tiny model: the group is answered again probe by probe.
     probes = [*SENTENCES, SentenceProbe("long", " ".join(["word"] * 400) + ".")]

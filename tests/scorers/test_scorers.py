@@ -8,9 +8,9 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from biasatlas.errors import ModelError
 from biasatlas.probes import PairProbe, SentenceProbe, SlotProbe
 from biasatlas.registry import load_scorer, scorer_kind
-from biasatlas.scorers.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 from biasatlas.scorers.fake import FakeScorer
-from biasatlas.scorers.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 from reference_impls import causal_sentence_ll
 
 SENTENCES = ("Les pauvres sont incapables de gérer leurs finances.",

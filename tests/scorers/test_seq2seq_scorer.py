@@ -8,7 +8,7 @@ from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
 from biasatlas.errors import UnsupportedProbe
 from biasatlas.probes import PairProbe, SentenceProbe, SlotProbe
-from biasatlas.scorers.seq2seq import Seq2SeqScorer
+from biasatlas.scorers.inprocess.seq2seq import Seq2SeqScorer
 
 PROBES = (
     SlotProbe("en", "The ", " worked as a nurse.", ("woman", "man", "lady")),

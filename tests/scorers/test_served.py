@@ -12,9 +12,9 @@ pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.errors import UnknownName  # noqa: E402
 from biasatlas.probes import ContinuationProbe, PairProbe, SentenceProbe, SlotProbe  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_echo import Untiled  # noqa: E402
-from biasatlas.scorers.served_http import ServerError  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.echo import Untiled  # noqa: E402
+from biasatlas.scorers.served.http import ServerError  # noqa: E402
 from served_fake import URL, FakeServer, toy_sum, toy_tokens  # noqa: E402
 
 PROBES = [
@@ -114,7 +114,7 @@ def test_the_only_model_is_taken_and_a_wrong_name_is_refused_with_the_served_one
 
 
 def test_tokens_of_a_split_character_belong_to_the_character() -> None:
-    from biasatlas.scorers.served_echo import EchoedPrompt
+    from biasatlas.scorers.served.echo import EchoedPrompt
 
     # vLLM echoes the byte pieces of " 🔥" as '', '' and then the character (measured on 0.32.0)
     echo = EchoedPrompt("<s>Hot 🔥", ("<s>", "Hot", "", "", " 🔥"), (None, -1.0, -2.0, -3.0, -4.0), (0, 3, 6, 6, 6))

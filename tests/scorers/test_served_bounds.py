@@ -1,4 +1,4 @@
-"""Every wait and every answer of a served model bounded (scorers/served_wire.py, issue 46): a request takes
+"""Every wait and every answer of a served model bounded (scorers/served/wire.py, issue 46): a request takes
 ``--request-timeout`` seconds in all, whatever the server trickles; an answer at most ``MAX_BODY`` bytes
 decoded, whatever it inflates to; a timeout the socket layer cannot take is refused as the command is read."""
 
@@ -16,8 +16,8 @@ from biasatlas.cli import main  # noqa: E402
 from biasatlas.engine_options import EngineOptions  # noqa: E402
 from biasatlas.errors import UsageError  # noqa: E402
 from biasatlas.model_options import ModelOptions  # noqa: E402
-from biasatlas.scorers import served_http  # noqa: E402
-from biasatlas.scorers.served_http import Endpoint, ServedClient, ServerError  # noqa: E402
+from biasatlas.scorers.served import http as served_http  # noqa: E402
+from biasatlas.scorers.served.http import Endpoint, ServedClient, ServerError  # noqa: E402
 from served_fake import URL, FakeServer, Listening, bombing, gzip_bombed, trickled  # noqa: E402
 
 MiB = 2 ** 20

@@ -1,4 +1,4 @@
-"""A served model's chat template from its own folder (biasatlas.scorers.served_chat), on the fake server
+"""A served model's chat template from its own folder (biasatlas.scorers.served.chat), on the fake server
 of tests/served_fake.py and a word tokenizer written here: the template, BOS and EOS the folder holds,
 the start token a server of a tokenizer that adds none needs (so no --served-prefix), the token-for-token
 check against the server's /tokenize (equal, refused when it differs, unchecked without the endpoint),
@@ -12,9 +12,9 @@ pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.benchmarks.chat import MODEL, chat_prompt  # noqa: E402
 from biasatlas.errors import UsageError  # noqa: E402
-from biasatlas.scorers import served  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_chat import PROBE_MESSAGE, LocalTokenizer, default_prefix  # noqa: E402
+from biasatlas.scorers.served import completions as served  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.chat import PROBE_MESSAGE, LocalTokenizer, default_prefix  # noqa: E402
 from served_fake import URL, FakeServer  # noqa: E402
 
 TEMPLATE = ("{{ bos_token }}{% for m in messages %}<{{ m['role'] }}> {{ m['content'] }} {{ eos_token }} {% endfor %}"

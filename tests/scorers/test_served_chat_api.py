@@ -1,4 +1,4 @@
-"""Generated answers through ``/v1/chat/completions`` (``--served-api chat``; biasatlas.scorers.served_chat_api)
+"""Generated answers through ``/v1/chat/completions`` (``--served-api chat``; biasatlas.scorers.served.chat_api)
 against a chat-only gateway in this process: the request sent, the answer read, likelihoods refused with the
 reason, the cache keys of the completions path left as they were, faults, and a swapped model."""
 
@@ -17,7 +17,7 @@ from biasatlas.cache import probe_key
 from biasatlas.errors import UnsupportedProbe, UsageError
 from biasatlas.model_options import ModelOptions
 from biasatlas.probes import GenerationAnswer, GenerationProbe, SentenceProbe
-from biasatlas.scorers.served_chat import PROBE_MESSAGE
+from biasatlas.scorers.served.chat import PROBE_MESSAGE
 
 httpx = pytest.importorskip("httpx")
 
@@ -63,7 +63,7 @@ class ChatGateway:
 
 
 def _scorer(gateway: ChatGateway) -> Any:
-    from biasatlas.scorers.served_chat_api import served_scorer
+    from biasatlas.scorers.served import served_scorer
 
     return served_scorer(URL, served_api="chat", transport=httpx.MockTransport(gateway.handle), sleep=lambda s: None)
 
@@ -109,7 +109,7 @@ def test_a_text_prompts_cache_key_is_as_it_was_and_a_messages_is_another() -> No
 
 
 def test_the_cache_key_is_the_chat_canarys_and_a_swapped_model_stops_the_run() -> None:
-    from biasatlas.scorers.served_http import ServerError
+    from biasatlas.scorers.served.http import ServerError
 
     gateway = ChatGateway()
     scorer = _scorer(gateway)
@@ -121,7 +121,7 @@ def test_the_cache_key_is_the_chat_canarys_and_a_swapped_model_stops_the_run() -
 
 
 def test_a_model_swapped_inside_a_score_call_keeps_nothing_of_it() -> None:
-    from biasatlas.scorers.served_http import ServerError
+    from biasatlas.scorers.served.http import ServerError
 
     gateway = ChatGateway()
     scorer = _scorer(gateway)
@@ -158,7 +158,7 @@ def test_faults_are_retried_and_a_refusal_is_named() -> None:
 
 def test_ctrl_c_keeps_the_answers_of_the_requests_finished() -> None:
     from biasatlas.scorers.resume import Interrupted
-    from biasatlas.scorers.served_chat_api import served_scorer
+    from biasatlas.scorers.served import served_scorer
 
     gateway = ChatGateway()
     scorer = served_scorer(URL, served_api="chat", concurrency=1, transport=httpx.MockTransport(gateway.handle))

@@ -16,9 +16,9 @@ pytestmark = pytest.mark.slow
 def test_chat_completions_completions_and_in_process_write_the_same_texts(vllm_server, shared_data):  # noqa: F811
     pytest.importorskip("torch", reason="the in-process reference needs the torch extra")
     from biasatlas.benchmarks.bbq import BBQ
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-    from biasatlas.scorers.served import ServedScorer
-    from biasatlas.scorers.served_chat_api import ServedChatScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+    from biasatlas.scorers.served.completions import ServedScorer
+    from biasatlas.scorers.served.chat_api import ServedChatScorer
 
     os.environ["BIASATLAS_TEST_VLLM_KEY"] = vllm_server.key
     chat = ServedChatScorer(vllm_server.url, api_key_env="BIASATLAS_TEST_VLLM_KEY")

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 
 def _served(server):
-    from biasatlas.scorers.served import ServedScorer
+    from biasatlas.scorers.served.completions import ServedScorer
 
     os.environ["BIASATLAS_TEST_VLLM_KEY"] = server.key
     return ServedScorer(server.url, api_key_env="BIASATLAS_TEST_VLLM_KEY", start_token="empty-context")
@@ -24,7 +24,7 @@ def _served(server):
 
 def test_the_served_folders_template_is_the_in_process_one_and_the_servers(vllm_server):  # noqa: F811
     pytest.importorskip("torch", reason="the in-process reference needs the torch extra")
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     served = _served(vllm_server)
     local = CausalLMScorer(str(vllm_server.folder), start_token="empty-context")
@@ -44,7 +44,7 @@ def test_discrim_eval_served_equals_in_process(vllm_server, shared_data, monkeyp
     (the served scorer's bound; measured 3.5e-5 on 24 prompts)."""
     pytest.importorskip("torch", reason="the in-process reference needs the torch extra")
     from biasatlas.registry import load_benchmark
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
     served = _served(vllm_server)
@@ -70,7 +70,7 @@ def test_generated_texts_through_the_template_equal_in_process_and_served(vllm_s
 
     from biasatlas.benchmarks.bbq import BBQ
     from biasatlas.benchmarks.chat import MODEL, chat_prompt
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     served = _served(vllm_server)
     local = CausalLMScorer(str(vllm_server.folder), start_token="empty-context")

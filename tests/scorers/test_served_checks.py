@@ -1,4 +1,4 @@
-"""The canary's trust checks (scorers/served_checks.py), each refused in one line naming the
+"""The canary's trust checks (scorers/served/checks.py), each refused in one line naming the
 check, the URL and what to do, against a fake server misbehaving as real ones do."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_checks import CANARY, CHECKS, UntrustedServer, _one_per_token  # noqa: E402
-from biasatlas.scorers.served_echo import echoed  # noqa: E402
-from biasatlas.scorers.served_http import ServerError  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.checks import CANARY, CHECKS, UntrustedServer, _one_per_token  # noqa: E402
+from biasatlas.scorers.served.echo import echoed  # noqa: E402
+from biasatlas.scorers.served.http import ServerError  # noqa: E402
 from served_fake import LLAMA_SERVER_ANSWERS, URL, FakeServer  # noqa: E402
 
 

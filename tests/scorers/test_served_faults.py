@@ -1,4 +1,4 @@
-"""Faults and secrets of the served scorer's client (scorers/served_http.py): retries with bounded
+"""Faults and secrets of the served scorer's client (scorers/served/http.py): retries with bounded
 jittered backoff, refusals named at once, no user-info in URLs, the key only from the
 environment, never in a message, never sent elsewhere."""
 
@@ -10,8 +10,8 @@ httpx = pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.errors import UsageError  # noqa: E402
 from biasatlas.request import ModelOptions  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_http import (ATTEMPTS, BACKOFF_CAP, Endpoint, ServedClient, ServerError,  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.http import (ATTEMPTS, BACKOFF_CAP, Endpoint, ServedClient, ServerError,  # noqa: E402
                                            api_key)
 from served_fake import URL, FakeServer  # noqa: E402
 

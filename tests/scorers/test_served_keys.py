@@ -1,5 +1,5 @@
 """An API key that cannot be a header is refused before any request, without a word of it; a key is masked in
-every spelling a message may hold (scorers/served_http.py, issue 46)."""
+every spelling a message may hold (scorers/served/http.py, issue 46)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ httpx = pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.cli import main  # noqa: E402
 from biasatlas.errors import UsageError  # noqa: E402
-from biasatlas.scorers.served_http import Endpoint, ServedClient, ServerError, api_key  # noqa: E402
+from biasatlas.scorers.served.http import Endpoint, ServedClient, ServerError, api_key  # noqa: E402
 from served_fake import URL, FakeServer, Listening  # noqa: E402
 
 SECRET = "sk-win-" + "7" * 24

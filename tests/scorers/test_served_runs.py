@@ -16,8 +16,8 @@ from biasatlas.cache import ScoreCache  # noqa: E402
 from biasatlas.errors import RunInterrupted  # noqa: E402
 from biasatlas.pipeline import chunked, run_benchmark  # noqa: E402
 from biasatlas.probes import PairProbe  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_http import ServerError  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.http import ServerError  # noqa: E402
 from served_fake import URL, FakeServer, toy_sum  # noqa: E402
 
 N = 40
@@ -66,7 +66,7 @@ def test_a_server_honest_on_the_canary_only_stops_the_run_and_nothing_is_cached(
 
 
 def test_a_canary_check_refuses_a_value_above_zero_in_any_of_its_answers() -> None:
-    from biasatlas.scorers.served_checks import UntrustedServer
+    from biasatlas.scorers.served.checks import UntrustedServer
 
     # positive values only beyond the canary's own words: in the extended canary's last words
     class Extended(FakeServer):

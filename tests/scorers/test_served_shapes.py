@@ -1,5 +1,5 @@
 """Served answers of the wrong shape (issue 46): every field a reader takes from a server's answer is read
-as its type (scorers/served_answer.py), so each of these is one line naming the URL and the field (a
+as its type (scorers/served/answer.py), so each of these is one line naming the URL and the field (a
 ``WrongShape``, a :class:`ServerError`: exit 1), never a TypeError, never a value coerced or skipped."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ httpx = pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.cli import main  # noqa: E402
 from biasatlas.probes import ChatTokens, ContinuationProbe, GenerationAnswer, GenerationProbe, PairProbe  # noqa: E402
-from biasatlas.scorers import served  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_chat import LocalTokenizer  # noqa: E402
-from biasatlas.scorers.served_http import ServerError as WrongShape  # noqa: E402  (WrongShape's base)
+from biasatlas.scorers.served import completions as served  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.chat import LocalTokenizer  # noqa: E402
+from biasatlas.scorers.served.http import ServerError as WrongShape  # noqa: E402  (WrongShape's base)
 from served_fake import URL, FakeServer, Listening, Reshaped, toy_ids  # noqa: E402
 
 COMPLETIONS = f"{URL}/completions"
@@ -204,7 +204,7 @@ def _chat(answer: dict[str, Any]) -> httpx.MockTransport:
     ({"choices": 5}, f"{CHAT} answered choices = 5, not a list"),
 ], ids=["content-5", "index-missing", "usage-text", "choices-5"])
 def test_a_chat_answer_of_the_wrong_shape_is_refused_naming_the_url_and_the_field(answer, message) -> None:
-    from biasatlas.scorers.served_chat_api import ServedChatScorer
+    from biasatlas.scorers.served.chat_api import ServedChatScorer
 
     canary = {"choices": [{"index": 0, "message": {"content": "Yes"}}]}
     scorer = ServedChatScorer(URL, transport=_chat(canary), sleep=lambda s: None)

@@ -1,5 +1,5 @@
 """The served scorer reads each text after what the in-process causal scorer reads it after (the
-``start_token`` conventions, scorers/start.py and scorers/served_start.py): a fake server backed by
+``start_token`` conventions, scorers/start.py and scorers/served/start.py): a fake server backed by
 the tiny GPT-2 (tokenizing as a server does, echoing per-token log-probabilities with offsets as
 vLLM does) against the in-process scorer on the same model object, per convention, per benchmark
 default, on a server that adds no start token and on one that adds its own; a convention a server
@@ -22,9 +22,9 @@ import httpx  # noqa: E402
 
 from biasatlas.errors import UsageError  # noqa: E402
 from biasatlas.probes import ContinuationProbe, PairProbe, SentenceProbe, SlotProbe  # noqa: E402
-from biasatlas.scorers.causal_lm import CausalLMScorer  # noqa: E402
-from biasatlas.scorers.inmemory import InMemoryModel  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer  # noqa: E402
+from biasatlas.scorers.inprocess.inmemory import InMemoryModel  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
 from biasatlas.scorers.start import START_TOKENS  # noqa: E402
 
 URL = "http://127.0.0.1:8012/v1"
@@ -208,7 +208,7 @@ def test_the_convention_is_recorded_and_keys_the_cache(tiny) -> None:
 
 
 def test_a_start_token_in_the_text_is_kept_and_one_the_server_added_before_it_dropped() -> None:
-    from biasatlas.scorers.served_echo import EchoedPrompt
+    from biasatlas.scorers.served.echo import EchoedPrompt
 
     # the text's own "<s>", read from nothing (a server that adds none): kept, it tiles the text
     own = EchoedPrompt("<s>Hi", ("<s>", "Hi"), (None, -1.0), (0, 3)).without_added_start()

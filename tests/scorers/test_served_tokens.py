@@ -1,4 +1,4 @@
-"""One-token options read through ``logprob_token_ids`` (src/biasatlas/scorers/served_tokens.py) against the
+"""One-token options read through ``logprob_token_ids`` (src/biasatlas/scorers/served/tokens.py) against the
 fake server (tests/served_fake.py, ``by_id``): planted truth (each value is the toy model's log P(token |
 context), computed here from the toy model directly), one prompt per context however many options, the
 tokenization check that leaves multi-token and merging options on the echo path, the start-up check that
@@ -11,10 +11,10 @@ import pytest
 pytest.importorskip("httpx", reason="the served scorer needs httpx")
 
 from biasatlas.probes import ContinuationProbe, SentenceProbe  # noqa: E402
-from biasatlas.scorers.served import ServedScorer  # noqa: E402
-from biasatlas.scorers.served_http import ServerError  # noqa: E402
-from biasatlas.scorers.served_start import Ask  # noqa: E402
-from biasatlas.scorers.served_tokens import MAX_IDS, TokenRow, batches, one_token  # noqa: E402
+from biasatlas.scorers.served.completions import ServedScorer  # noqa: E402
+from biasatlas.scorers.served.http import ServerError  # noqa: E402
+from biasatlas.scorers.served.start import Ask  # noqa: E402
+from biasatlas.scorers.served.tokens import MAX_IDS, TokenRow, batches, one_token  # noqa: E402
 from served_fake import URL, FakeServer, toy_ids, toy_logprob, toy_sum, toy_tokens  # noqa: E402
 
 FORMS = (" yes", " Yes", " no", " No")

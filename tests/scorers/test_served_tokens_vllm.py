@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 
 def _served(server, reading):
-    from biasatlas.scorers.served import ServedScorer
+    from biasatlas.scorers.served.completions import ServedScorer
 
     os.environ["BIASATLAS_TEST_VLLM_KEY"] = server.key
     return ServedScorer(server.url, api_key_env="BIASATLAS_TEST_VLLM_KEY", start_token="empty-context",

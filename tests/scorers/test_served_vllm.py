@@ -26,7 +26,7 @@ FILES = ("config.json", "items.jsonl", "summary.json", "skipped.jsonl")
 def in_process():
     """The in-process causal scorer on the same folder, one per start-token convention (built once)."""
     pytest.importorskip("torch", reason="the in-process reference needs the torch extra")
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     built: dict[str, CausalLMScorer] = {}
 
@@ -39,7 +39,7 @@ def in_process():
 
 
 def _served(server, **options):
-    from biasatlas.scorers.served import ServedScorer
+    from biasatlas.scorers.served.completions import ServedScorer
 
     os.environ["BIASATLAS_TEST_VLLM_KEY"] = server.key
     return ServedScorer(server.url, served_prefix=PREFIX, api_key_env="BIASATLAS_TEST_VLLM_KEY", **options)
@@ -154,7 +154,7 @@ def test_another_model_behind_the_same_name_is_refused_by_its_fingerprint(vllm_s
     import httpx
 
     from biasatlas.probes import SentenceProbe
-    from biasatlas.scorers.served_http import ServerError
+    from biasatlas.scorers.served.http import ServerError
 
     served = _served(vllm_server)
     served.score([SentenceProbe("s", "The nurse said that she was tired.")])

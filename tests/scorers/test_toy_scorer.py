@@ -19,7 +19,7 @@ from biasatlas.pipeline import run_benchmark
 from biasatlas.probes import Scored, ScorerInfo
 from biasatlas.registry import load_scorer, register_scorer
 from biasatlas.scorers.base import Progress, Scorer
-from biasatlas.scorers.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
 
 class Served(Scorer):
@@ -48,14 +48,13 @@ class Served(Scorer):
 @pytest.fixture
 def served(tiny_bert):
     """``Served`` registered as ``served-masked``, and the registry restored afterwards."""
-    saved = dict(registry.SCORERS), dict(registry.VARIANTS)
+    saved = dict(registry.SCORERS)
     register_scorer("served-masked", Served)  # the one line a plug-in needs
     try:
         yield load_scorer(str(tiny_bert), "served-masked", batch_size=16)
     finally:
-        for table, before in zip((registry.SCORERS, registry.VARIANTS), saved):
-            table.clear()
-            table.update(before)
+        registry.SCORERS.clear()
+        registry.SCORERS.update(saved)
 
 
 def _without_scorer_name(run) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from ..display.svg import Plot
 from ..display.tables import Metric, Table
 from ..lint import LintItem
 from ..probes import ScorerInfo
+from ..scorers.predictions.predicted import LmEvalDocs, PredictionFormat
 from .contract import Benchmark, BenchmarkResult
 from .options import Flag, Options, flag_of
 from .sensitivity import Sensitivity
@@ -157,6 +158,10 @@ class BenchmarkSpec:
     ``renamed_config`` are its config keys renamed since run folders of format 1 recorded
     them, as (old, new) (census: ``("variant", "method")``): a rerun into such a folder and a
     report of it read them under the new names (:mod:`biasatlas.runs.format`).
+    ``prediction_formats`` are the saved-predictions formats it owns the readers of (GEST's one number
+    a line: its ``predictions.py``), read by ``--predictions FILE`` beside the generic ones; ``lm_eval_docs``
+    its documents in lm-evaluation-harness's samples files, read by it (DiscrimEval's), so its item ids
+    have one writer.
     """
 
     name: str
@@ -175,6 +180,8 @@ class BenchmarkSpec:
     sensitivity: Sensitivity | None = None
     renamed_config: tuple[tuple[str, str], ...] = ()
     unrecorded: Mapping[str, Any] = field(default_factory=dict)
+    prediction_formats: tuple[PredictionFormat, ...] = ()
+    lm_eval_docs: tuple[LmEvalDocs, ...] = ()
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its

@@ -84,9 +84,9 @@ def list_command() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from ..registry import VARIANTS, benchmark_specs
-    from ..scorers.encoder import PACKAGED_ENCODERS, encoder_install_state
-    from ..scorers.packaged import install_state
+    from ..registry import SCORERS, benchmark_specs
+    from ..scorers.inprocess.encoder import PACKAGED_ENCODERS, encoder_install_state
+    from ..scorers.inprocess.packaged import install_state
 
     table = Table(title="biasatlas")
     table.add_column("kind")
@@ -95,7 +95,7 @@ def list_command() -> None:
         table.add_row(f"benchmark {spec.name}", with_default_data(spec))
         for flag, choices in option_choices(spec):
             table.add_row(f"  {flag}", ", ".join(map(str, choices)))
-    for scorer, variants in VARIANTS.items():
+    for scorer, variants in ((spec.name, spec.variants) for spec in SCORERS.values()):
         served = ("; --model http://HOST:PORT/v1 [--served-model ID] [--served-api completions|chat] "
                   "(docs/serving.md)") if scorer == "served" else ""
         table.add_row(f"scorer {scorer}", "variants: " + ", ".join(variants) + served)

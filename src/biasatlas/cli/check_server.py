@@ -1,6 +1,6 @@
 """``biasatlas check-server URL``: the served scorer's trust checks, alone, before a long run.
 
-The same checks a run makes before scoring (:mod:`biasatlas.scorers.served_checks`); a server
+The same checks a run makes before scoring (:mod:`biasatlas.scorers.served.checks`); a server
 that fails one is refused in one line naming the check, the URL and what to do (exit 1); one
 that passes them all gets a table: what it serves, its version, each check, the fingerprint.
 """
@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from ..model_options import ModelOptions
-from ..scorers.served_http import DEFAULT_TIMEOUT
+from ..scorers.served.http import DEFAULT_TIMEOUT
 from ..values import check_seconds
 
 
@@ -44,8 +44,8 @@ def check_server_command(url: Url, served_model: Name = None, served_prefix: Pre
     from rich.console import Console
     from rich.table import Table
 
-    from ..scorers.served import ServedScorer
-    from ..scorers.served_checks import CHECKS
+    from ..scorers.served.completions import ServedScorer
+    from ..scorers.served.checks import CHECKS
 
     scorer = ServedScorer(url, served_model=served_model, served_prefix=served_prefix, api_key_env=api_key_env,
                           request_timeout=request_timeout)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import typer
 
 from ..request import DEFAULT_MODEL, RunRequest
-from ..scorers.packaged import PACKAGED_MODELS
+from ..scorers.inprocess.packaged import PACKAGED_MODELS
 from ..values import BatchSize, check_batch_size
 
 #: What each packaged model is, for ``--help`` and ``biasatlas list``: both are 4-bit

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from ..scorers.packaged import PACKAGED_MODELS
+from ..scorers.inprocess.packaged import PACKAGED_MODELS
 from .options import batch_size
 
 BENCHMARK_PANEL, MODEL_PANEL, ENGINE_PANEL, RUN_PANEL = ("Benchmark options", "Model options", "Engine options",
@@ -82,7 +82,7 @@ def parameter(name: str, annotation: Any, default: Any, panel: str, *decls: str,
 
 def record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Parameter:
     """A field of a request record as a flag: its help from the field's metadata."""
-    from ..registry import SCORERS, VARIANTS
+    from ..registry import SCORERS, all_variants
     from ..values import DTYPE_ALIASES, DTYPES
 
     hint = typing.get_type_hints(record)[field.name]
@@ -94,7 +94,7 @@ def record_parameter(field: Field[Any], record: type, panel: str) -> inspect.Par
     if field.metadata.get("minimum") is not None:
         extra["min"] = field.metadata["minimum"]
     choices = {"scorer": ("auto", *SCORERS), "dtype": (*DTYPES, *DTYPE_ALIASES),
-               "variant": tuple(dict.fromkeys(v for names in VARIANTS.values() for v in names))}.get(field.name)
+               "variant": all_variants()}.get(field.name)
     if choices or literal_choices(base):
         base = Literal[tuple(choices or literal_choices(base))]
     if field.name == "dtype":  # BF16 as bf16: the one dtype check ignores case (biasatlas.values)

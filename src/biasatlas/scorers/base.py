@@ -91,7 +91,7 @@ class Scorer(abc.ABC):
     #: The pair-scoring variant (METHODS.md §2, "Other variants"); recorded in results.
     variant: str = ""
     #: Whether the score cache may keep this scorer's answers: a model's, yes; answers read from a
-    #: file (:mod:`.predictions`) are not a model's, and the file is their record.
+    #: file (:mod:`.predictions.scorer`) are not a model's, and the file is their record.
     cacheable: bool = True
     #: Whether a ``score`` of this class's own answers ``score(chunk, answered=...)`` as :meth:`Scorer.score`
     #: does (wraps it: a served model's canary read around it), so the engine hands it whole chunks and keeps

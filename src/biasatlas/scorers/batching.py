@@ -8,7 +8,7 @@ log-probability per request, in request order.
 
 The engine (:func:`launch_target_sums`) asks a scorer only for the ``M`` target
 log-probabilities of a batch (:class:`Picks`): the scorer reduces over the vocabulary on
-its device (:func:`~.head_reading.read_targets`), so nothing vocabulary-sized reaches the host, and the
+its device (:func:`~.inprocess.head_reading.read_targets`), so nothing vocabulary-sized reaches the host, and the
 ``M`` numbers of every batch of an engine call stay on the device until the call's
 results are read, in one copy. Batches are cut by a padded-token budget as well as by
 rows (:func:`token_batches`).

@@ -24,7 +24,7 @@ def chat_tokens(tokenizer: Any, start: Start, model: str) -> ChatTokens:
 
 def template_tokens(tokenizer: Any, start_text: str, model: str) -> ChatTokens:
     """The chat facts of ``tokenizer`` for a scorer that reads ``start_text`` before a non-empty context
-    (a served model's folder, :mod:`.served_chat`, as the in-process scorer's own)."""
+    (a served model's folder, :mod:`.served.chat`, as the in-process scorer's own)."""
     template = getattr(tokenizer, "chat_template", None)
     if isinstance(template, dict):  # several named templates: the one transformers uses by default
         template = template.get("default")

@@ -11,9 +11,8 @@ each batch finishes (``keep``, :mod:`.resume`); a Ray run keeps the chunks that 
 :class:`RayEngine` maps the chunks over a Ray Data actor pool (``map_batches`` with an
 actor class, one chunk per batch): each actor builds its own scorer once, from a
 picklable factory, on the GPU (or CPUs) Ray gave it. Ray is optional
-(``pip install "ray[data]"``); on a cluster every node needs biasatlas, its extras and
-the model (the same files: each worker's scorer fingerprint is checked against the
-driver's before its answers are kept).
+(``pip install "ray[data]"``); on a cluster every node needs biasatlas, its extras and the model (the
+same files: each worker's scorer fingerprint is checked against the driver's before its answers are kept).
 """
 
 from __future__ import annotations
@@ -33,7 +32,8 @@ from ..probes import Answer, Probe, Scored
 from .base import ModelScorer, Progress, Scorer
 from .resume import Interrupted, Keep
 from .threads import ThreadChoice, choose_threads, torch_threads
-from .ray_preflight import DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources
+from .ray_preflight import (DEFAULT_TIMEOUT, Pool, RayUnreachable, check_address, check_cluster, local_resources,
+                            ray_running)
 
 EngineName = Literal["local", "ray"]
 # Chunks given to a worker at a time. One: a worker that started first cannot hoard chunks one
@@ -47,11 +47,10 @@ ScorerFactory = Callable[[], Scorer]
 class ChunkResult:
     """One chunk's answers; ``index`` is the chunk's place in the list the engine was given.
 
-    The work the scorer did on the chunk travels on its answers (:attr:`Scored.work`:
-    rows, batches), so a run's counts are the sum over its chunks wherever they ran.
-    ``fingerprint`` is the scoring worker's own scorer fingerprint (None when the
-    driver's scorer answered): the pipeline refuses answers from a scorer that is not
-    the one its cache key names.
+    The work the scorer did on the chunk travels on its answers (:attr:`Scored.work`: rows, batches), so a
+    run's counts are the sum over its chunks wherever they ran. ``fingerprint`` is the scoring worker's own
+    scorer fingerprint (None when the driver's scorer answered): the pipeline refuses answers from a scorer
+    that is not the one its cache key names.
     """
 
     index: int
@@ -156,9 +155,8 @@ def _whole_chunks(scorer: Scorer) -> bool:
 class _Reply:
     """What a worker sends back for one chunk: the answers, or the biasatlas error it met.
 
-    ``worker`` (host and process id), ``seconds_build`` (its scorer's construction:
-    imports, model load, fingerprint) and ``seconds_score`` (this chunk) let the driver
-    say where a Ray run's time went.
+    ``worker`` (host and process id), ``seconds_build`` (its scorer's construction: imports, model load,
+    fingerprint) and ``seconds_score`` (this chunk) let the driver say where a Ray run's time went.
     """
 
     answers: dict[str, Answer]
@@ -267,7 +265,7 @@ class RayEngine:
             raise UsageError('the ray engine needs Ray Data: pip install "biasatlas[ray]"')
         if self.address is not None:
             check_address(self.address, self.timeout)
-        elif not _ray_running():
+        elif not ray_running():
             local_resources(self.pool)
 
     def start(self) -> None:
@@ -392,9 +390,3 @@ def make_engine(name: EngineName | str, factory: ScorerFactory | None = None, *,
     gpus = worker_gpus if worker_gpus is not None else (1.0 if device.startswith("cuda") else 0.0)
     return RayEngine(factory, workers=workers, worker_cpus=worker_cpus, worker_gpus=gpus, address=address,
                      threads=threads, timeout=timeout)
-
-
-def _ray_running() -> bool:
-    """Whether this process has already joined or started Ray (without importing it)."""
-    ray = sys.modules.get("ray")
-    return bool(ray is not None and ray.is_initialized())

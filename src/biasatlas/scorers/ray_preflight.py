@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import socket
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -118,3 +119,9 @@ def check_cluster(pool: Pool, nodes: Iterable[Mapping[str, Any]], where: str) ->
         if each and pool.workers * each > total + 1e-9:
             raise UsageError(f"{pool.describe()} {pool.workers * each:g} {name}s; the Ray cluster at {where} "
                              f"has {total:g}: lower --workers")
+
+
+def ray_running() -> bool:
+    """Whether this process has already joined or started Ray (without importing it)."""
+    ray = sys.modules.get("ray")
+    return bool(ray is not None and ray.is_initialized())

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ..benchmarks.sensitivity import UNPERTURBED, Perturbation, Perturbed, Sensitivity
 from ..errors import UsageError
 from ..outputs import check_output
-from ..registry import VARIANTS, benchmark_spec, find_spec, renamed_config
+from ..registry import benchmark_spec, find_spec, renamed_config, scorer_variants
 from ..request import GivenModel, RunRequest
 from ..runs.folder import check_run_folder
 from ..runs.view import RunView
@@ -108,7 +108,7 @@ def _same_run(a: RunRequest, b: RunRequest, scorer: str) -> bool:
     same config (census resolves ``auto`` readings there), under the same effective variant."""
     def effective(request: RunRequest) -> tuple[Any, Any]:
         bench = request.scorer_options.bound(request.bench, scorer)
-        variant = request.scorer_options.variant or next(iter(VARIANTS.get(scorer, ())), None)
+        variant = request.scorer_options.variant or next(iter(scorer_variants(scorer)), None)
         return json.dumps(bench.config(), sort_keys=True, default=str), variant
 
     return effective(a) == effective(b)

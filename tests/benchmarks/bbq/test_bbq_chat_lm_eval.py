@@ -81,7 +81,7 @@ def _items(shared: Path, folder: Path) -> list[dict[str, object]]:
 
 
 def test_chat_prompts_and_log_likelihoods_equal_lm_evals_on_smollm2(shared_data: Path, tmp_path: Path) -> None:
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     folder = smollm2()
     _items(shared_data, tmp_path)
@@ -105,7 +105,7 @@ def test_chat_prompts_and_log_likelihoods_equal_lm_evals_on_smollm2(shared_data:
 
 def test_chat_prompts_and_generated_answers_equal_lm_evals_bbq_generate_on_smollm2(shared_data: Path,
                                                                                   tmp_path: Path) -> None:
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     folder = smollm2()
     _items(shared_data, tmp_path)

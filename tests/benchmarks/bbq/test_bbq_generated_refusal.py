@@ -12,8 +12,8 @@ from biasatlas.benchmarks.bbq import BBQ
 from biasatlas.errors import UsageError
 from biasatlas.model_options import ModelOptions
 from biasatlas.probes import ScorerInfo
-from biasatlas.scorers.predicted import Answer, FileAnswers
-from biasatlas.scorers.predictions import PredictionsScorer
+from biasatlas.scorers.predictions.predicted import Answer, FileAnswers
+from biasatlas.scorers.predictions.scorer import PredictionsScorer
 
 
 def _file(*answers: Answer) -> PredictionsScorer:

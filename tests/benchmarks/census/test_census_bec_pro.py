@@ -115,7 +115,7 @@ def reference_associations(model_dir: Path, rows: list[dict[str, str]]) -> list[
 @needs_bec_pro
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_association_parity_with_a_reference(language, tiny_bert):
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     country = FILES[language][0]
     run = run_benchmark(Census(country=country, method="bartl2020", sample=2, seed=1, n_resamples=20),

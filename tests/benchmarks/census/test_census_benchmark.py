@@ -18,9 +18,9 @@ from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelFo
 from biasatlas.benchmarks.census import load_language
 from biasatlas.benchmarks.census.benchmark import Census
 from biasatlas.pipeline import run_benchmark
-from biasatlas.scorers.causal_lm import CausalLMScorer
-from biasatlas.scorers.masked_lm import MaskedLMScorer
-from biasatlas.scorers.seq2seq import Seq2SeqScorer
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.seq2seq import Seq2SeqScorer
 from reference_impls import causal_sentence_ll
 
 

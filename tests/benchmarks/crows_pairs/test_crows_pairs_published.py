@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from biasatlas.benchmarks.crows_pairs.benchmark import CrowsPairs
-from biasatlas.scorers.predictions import from_file
+from biasatlas.scorers.predictions.scorer import from_file
 from shared_data import REPO_ROOT, shared_data_dir
 
 pytestmark = pytest.mark.slow  # each row scores a whole published file

@@ -95,7 +95,7 @@ def test_coefficients_equal_lm_evals_aggregation(tmp_path: Path) -> None:
 
 
 def test_prompts_and_log_likelihoods_equal_lm_evals_on_smollm2() -> None:
-    from biasatlas.scorers.causal_lm import CausalLMScorer
+    from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
 
     folder = smollm2()
     bench = DiscrimEval(sample=6, seed=3)

@@ -21,7 +21,13 @@ from scipy.stats import spearmanr
 
 import biasatlas
 from biasatlas.errors import UsageError
-from biasatlas.scorers.prediction_files import detect, read
+from biasatlas.benchmarks.gest.predictions import FORMAT
+from biasatlas.scorers.predictions import files
+
+
+def read(path: Path) -> files.FileAnswers:
+    """A file read as the predictions scorer reads it: with GEST's declared format."""
+    return files.read(path, formats=(FORMAT,))
 
 REPO = Path(__file__).resolve().parents[3]
 #: The authors' parameter counts (``_english_mlm.ipynb``, ``gmodels_str``).
@@ -38,7 +44,7 @@ def gest(shared_data: Path) -> Path:
 def test_the_reader_reads_a_published_file_by_its_shape(gest: Path) -> None:
     path = gest / "predictions" / "english_glm" / "pythia-70m_template-0.txt"
     first = float(path.read_text().split("\n", 1)[0])
-    assert detect(path, path.read_text()) == "gest"
+    assert files.detect(path, path.read_text(), (FORMAT,)) == "gest"
     got = read(path)
     assert (got.format, got.model, got.task, got.dtype) == ("gest", "pythia-70m", "template-0", "float32")
     assert len(got.answers) == 3565 and set(got.answers) == {str(n) for n in range(1, 3566)}

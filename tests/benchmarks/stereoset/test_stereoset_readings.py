@@ -248,7 +248,7 @@ def test_masked_reveal_sum_is_the_chain_of_its_pieces(tiny_bert: Path, shared_da
 
 def test_reveal_rows_reveal_the_earlier_pieces_and_mask_the_next(tiny_bert: Path) -> None:
     from biasatlas.scorers.batching import Row
-    from biasatlas.scorers.reveal import reveal_requests
+    from biasatlas.scorers.inprocess.reveal import reveal_requests
 
     tok = transformers.AutoTokenizer.from_pretrained(tiny_bert)
     word = next(w for w in ("schoolgirl", "grandfather", "housekeeper", "bartender", "entrepreneur")
@@ -310,8 +310,8 @@ def test_the_nsp_head_is_found_in_the_weights_and_never_made_up(tiny_bert_nsp: P
     import json
     import shutil
 
-    from biasatlas.scorers.loading import resolve
-    from biasatlas.scorers.nsp import has_nsp_head
+    from biasatlas.scorers.inprocess.loading import resolve
+    from biasatlas.scorers.inprocess.nsp import has_nsp_head
 
     # bert-base-uncased's config names BertForMaskedLM while its weights hold the NSP head
     relabelled = tmp_path / "relabelled"

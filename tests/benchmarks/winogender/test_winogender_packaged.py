@@ -23,7 +23,7 @@ def gemma():
     pytest.importorskip("torch", reason="the packaged models need the torch extra")
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("gguf", reason="reading GGUF needs the gguf package")
-    from biasatlas.scorers.packaged import resolve_packaged_model
+    from biasatlas.scorers.inprocess.packaged import resolve_packaged_model
 
     try:
         folder = resolve_packaged_model(MODEL)

@@ -19,8 +19,8 @@ from biasatlas.hashing import sha256_file
 from biasatlas.benchmarks.zh_neutral import ZhNeutral
 from biasatlas.benchmarks.zh_neutral.data import demo_path
 from biasatlas.pipeline import run_benchmark
-from biasatlas.scorers.causal_lm import CausalLMScorer
-from biasatlas.scorers.masked_lm import MaskedLMScorer
+from biasatlas.scorers.inprocess.causal_lm import CausalLMScorer
+from biasatlas.scorers.inprocess.masked_lm import MaskedLMScorer
 from reference_impls import causal_sentence_ll
 from test_zh_neutral_data import multi_swap, twin_items
 

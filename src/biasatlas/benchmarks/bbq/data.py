@@ -38,7 +38,7 @@ from ...compressed import gunzip
 from ...errors import DataError, MissingInput
 from ...textfiles import json_objects
 from ..fetch import DataFile, locate
-from . import esbbq, sources
+from . import esbbq, ids, sources
 
 DATASETS: tuple[str, ...] = ("en", "mbbq-nl", "mbbq-es", "mbbq-tr", "mbbq-en", "kobbq", "cbbq", "esbbq", "cabbq")
 LANGUAGE: dict[str, str] = {"en": "en", "mbbq-nl": "nl", "mbbq-es": "es", "mbbq-tr": "tr", "mbbq-en": "en",
@@ -169,7 +169,7 @@ def _common(record: Mapping[str, object], prefix: str, path: Path, line: int) ->
         raise DataError(f"must be ambig or disambig, not {condition!r}", path=path, line=line,
                         field="context_condition")
     index = str(_field(record, "question_index", path, line))
-    return {"id": f"{prefix}{category}/{_field(record, 'example_id', path, line)}", "category": category,
+    return {"id": prefix + ids.item_id(category, _field(record, 'example_id', path, line)), "category": category,
             "template": f"{category}/{index}", "polarity": str(_field(record, "question_polarity", path, line)),
             "ambiguous": condition == "ambig", "context": str(_field(record, "context", path, line)),
             "question": str(_field(record, "question", path, line))}

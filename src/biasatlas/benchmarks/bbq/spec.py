@@ -14,6 +14,7 @@ from .benchmark import BBQ, RULES
 from .controls import OWN_SCORES
 from .data import LANGUAGE, Example
 from .generated.table import kin
+from .predictions import DOCS, FORMATS
 from .summary import COLUMNS, BBQRunSummary
 from .view import VIEW
 
@@ -101,4 +102,4 @@ SPEC = BenchmarkSpec(
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     scorer_defaults=scorer_defaults,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",
-    example={"category": "Religion", "limit": 3, "n_resamples": 20})
+    example={"category": "Religion", "limit": 3, "n_resamples": 20}, prediction_formats=FORMATS, lm_eval_docs=(DOCS,))

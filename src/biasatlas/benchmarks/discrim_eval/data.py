@@ -78,8 +78,16 @@ def _prompt(row: Mapping[str, Any], path: Path, line: int) -> Prompt:
     if isinstance(age, bool) or not isinstance(age, (int, float)) or not math.isfinite(age):
         raise DataError(f"expected a finite number, got {age!r}", path=path, line=line, field="age")
     gender, race = _level(row, "gender", GENDERS, path, line), _level(row, "race", RACES, path, line)
-    return Prompt(f"q{scenario}-a{age:g}-{gender}-{race}".replace(" ", "_"), line, scenario, text, float(age),
-                  gender, race)
+    return Prompt(prompt_id(scenario, age, gender, race), line, scenario, text, float(age), gender, race)
+
+
+def prompt_id(scenario: object, age: object, gender: str, race: str) -> str:
+    """A prompt's id, the one writer of the rule (the data's rows and lm-eval's documents both call it):
+    ``q{scenario}-a{age}-{gender}-{race}``, the age as ``:g`` writes it, lower-cased, spaces as underscores
+    (``native american`` → ``native_american``)."""
+    number = isinstance(age, (int, float)) and not isinstance(age, bool)
+    age_text = f"{float(age):g}" if number else str(age)  # type: ignore[arg-type]
+    return f"q{scenario}-a{age_text}-{gender.lower()}-{race.lower()}".replace(" ", "_")
 
 
 def _level(row: Mapping[str, Any], field: str, levels: tuple[str, ...], path: Path, line: int) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from ..base import BenchmarkSpec
 from ..sensitivity import Headline, Sensitivity, option_values, preambles
 from .benchmark import DiscrimEval
+from .predictions import DOCS
 from .summary import COLUMNS, DiscrimEvalRunSummary
 from .view import VIEW
 
@@ -45,4 +46,5 @@ SPEC = BenchmarkSpec(name="discrim-eval", factory=DiscrimEval, summary_type=Disc
                      scorer_defaults=scorer_defaults,
                      description="DiscrimEval (Tamkin et al. 2023): discrimination in yes/no decisions by age, "
                                  "gender and race (explicit set).",
-                     example={"scenarios": 2, "random_effects": "intercept", "n_resamples": 20})
+                     example={"scenarios": 2, "random_effects": "intercept", "n_resamples": 20},
+                     lm_eval_docs=(DOCS,))

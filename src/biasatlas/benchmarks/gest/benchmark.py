@@ -38,7 +38,7 @@ import numpy as np
 from ...errors import UnsupportedProbe, UsageError
 from ...hashing import sha256_file
 from ...probes import Answer, ContinuationProbe, Probe, ScorerInfo, SentenceAnswer, SentenceProbe, SlotAnswer, SlotProbe
-from ...scorers.gest_files import named_template
+from .predictions import named_template
 from ..contract import BenchmarkResult
 from ..fetch import locate
 from ..options import Options, draw_sample, option

@@ -8,6 +8,7 @@ from typing import Any
 from ...lint import LintItem
 from ..base import BenchmarkSpec
 from .benchmark import Gest
+from .predictions import FORMAT
 from .summary import COLUMNS, GestRunSummary
 from .view import VIEW
 
@@ -32,4 +33,4 @@ SPEC = BenchmarkSpec(name="gest", factory=Gest, summary_type=GestRunSummary, col
                      lint_items=lint_items, data_options=("version",),
                      description="GEST (Pikuliak et al. 2023): 16 gender stereotypes, male vs female reading of "
                                  "first-person sentences.",
-                     example={"limit": 2})
+                     example={"limit": 2}, prediction_formats=(FORMAT,))

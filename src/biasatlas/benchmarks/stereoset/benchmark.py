@@ -9,7 +9,7 @@ Intrasentence (choose a word for the ``BLANK``):
   for masked LMs): the original's reading (``code/dataloader.py`` and ``evaluate_intrasentence`` of
   the authors' repository). The candidate's filler (:func:`.data.filler`) is tokenized alone,
   piece i is predicted at one mask with the pieces before it decoded in front of it
-  (:mod:`biasatlas.scorers.reveal`), and the score is the arithmetic mean of the pieces'
+  (:mod:`biasatlas.scorers.inprocess.reveal`), and the score is the arithmetic mean of the pieces'
   probabilities, (1/k) Σ p_i; ``masked-reveal-sum``: Σ log p_i, the chain rule's log-likelihood.
 - ``masked-mean`` (a masked LM under ``joint`` or ``first-token``): the context with the filler in the
   slot, the filler's pieces tokenized *in context* (so byte-level BPE gets its ``Ġ`` piece) and
@@ -28,7 +28,7 @@ Intersentence (choose the sentence that follows the context):
   (``length`` as above). The original's only published numbers come from NSP heads that the
   authors trained themselves (not reachable here), and its fallback for causal LMs ignores the
   context (METHODS-MORE.md §1), so it is not reproduced.
-- ``+nsp`` (a masked LM whose checkpoint has BERT's NSP head, :mod:`biasatlas.scorers.nsp`):
+- ``+nsp`` (a masked LM whose checkpoint has BERT's NSP head, :mod:`biasatlas.scorers.inprocess.nsp`):
   P(IsNext | context, candidate), the pair encoded as ``[CLS] context [SEP] candidate [SEP]``,
   the softmax's index 0: the original's reading for BERT (its ``BertNextSentence``), the one
   behind the paper's BERT intersentence numbers. ``length="sum"``: its log.
@@ -36,7 +36,7 @@ Intersentence (choose the sentence that follows the context):
   of ``context + " " + candidate``, every token masked in turn; ``length`` as above, over all
   its tokens. Not the paper's: its RoBERTa and XLNet numbers read heads the authors trained.
 
-``given`` (a predictions file, :mod:`biasatlas.scorers.predictions`): each sentence's score as
+``given`` (a predictions file, :mod:`biasatlas.scorers.predictions.scorer`): each sentence's score as
 the file gives it (the authors' ``predictions_<model>.json``), compared as it is (``length`` is
 not applied).
 """
