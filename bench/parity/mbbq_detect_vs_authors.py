@@ -4,7 +4,8 @@
     python bench/parity/mbbq_detect_vs_authors.py MBBQ [--per-language 2000] [--seed 38] [RUN ...]
 
 Our rule reads the forms, phrases and prompts from that folder's ``answer_detection.py`` as a run does
-(:mod:`biasatlas.benchmarks.bbq.generated.mbbq_upstream`); this script (never the package) also runs the file to get theirs.
+(:mod:`biasatlas.benchmarks.bbq.generated.mbbq_upstream`); this script (never the package) also runs
+the file to get theirs.
 Runs their ``detect_answer`` and ``score_answer`` (``mbbq.py``: only those functions and the two helpers they
 call, taken from the file by ``ast``, so the script needs none of its model imports) beside ours
 (:func:`biasatlas.benchmarks.bbq.generated.mbbq.detect`, :func:`~.mbbq.author_score`) on

@@ -68,7 +68,7 @@ average in brackets):
     1 thread, passive                 1.9           3.3                 3.9           16.3
     2 threads, passive                1.3           6.8                 3.8            7.6
 
-The spinning wait is most of the loss. bench/bench_threads.py measures the default against
+The spinning wait is most of the loss. bench/speed/bench_threads.py measures the default against
 pinned counts in one run: on a quiet machine, just after a busy minute, and under busy loops.
 """
 

@@ -19,7 +19,7 @@ benchmarks normalise over their candidate fillers. Continuation probes are answe
 continuation's tokens only. What every text is read after (the start token, or not) is the
 ``start_token`` convention (:mod:`..start`), recorded in :meth:`CausalLMScorer.describe`.
 
-Engine (why it is shaped so: bench/bench_causal.py, and the profile in its docstring):
+Engine (why it is shaped so: bench/speed/bench_causal.py, and the profile in its docstring):
 rows are cut into batches by a padded-token budget over length-sorted rows, with
 ``batch_size`` as the cap on rows; the decoder stack runs once per batch; the vocabulary
 projection runs only at the positions a request reads, and each read is reduced on the
@@ -28,7 +28,7 @@ vocabulary-sized row, reaches the host, in one copy per engine call
 (:func:`..batching.launch_target_sums`). Architectures whose head we have not checked get
 the model's own full forward and the same on-device reduction. On a CPU the head's logits
 go to one reused buffer (:class:`.head_reading.Scratch`: 44 → 51 % of the matmul peak on 12
-CrowS-Pairs pairs with Gemma-3-270m, bench/bench_cpu_fraction.py); on a GPU the weights
+CrowS-Pairs pairs with Gemma-3-270m, bench/speed/bench_cpu_fraction.py); on a GPU the weights
 load in ``dtype`` with SDPA attention, inputs are copied without waiting
 (:func:`..batching.to_device`), and ``batch_size="auto"`` sizes batches to the device.
 """
@@ -65,7 +65,7 @@ PAIR_VARIANTS = ("sentence-ll", "shared-ll")
 
 # Batch cutting (batching.token_batches): at most this many padded tokens per forward,
 # and a forward's fixed cost counted as this many tokens. Measured on a 2-core CPU with
-# SmolLM2-135M and Gemma-3-270m (bench/bench_causal.py): 512–1024 tokens keep each
+# SmolLM2-135M and Gemma-3-270m (bench/speed/bench_causal.py): 512–1024 tokens keep each
 # layer's activations in cache while its matrix products stay large; an overhead of 32
 # tokens beat 16, 64 and 128 on CrowS-Pairs (4.9 s against 5.0–5.3 s in the pipeline's
 # 10-pair chunks; 6.2 s cutting by rows). The GPU values are not measured: there a

@@ -65,7 +65,7 @@ VARIANT_REVISIONS = {"modified-tokens": 2}
 
 # Batch cutting (batching.token_batches): at most this many padded tokens per forward and a
 # forward's fixed cost counted as this many tokens. CPU: measured on 2 cores with a
-# BERT-base-sized model on CrowS-Pairs (bench/bench_crows.py); GPU: a forward's kernel
+# BERT-base-sized model on CrowS-Pairs (bench/speed/bench_crows.py); GPU: a forward's kernel
 # launches cost thousands of tokens' arithmetic.
 CPU_BATCH_TOKENS, CPU_FORWARD_OVERHEAD = 1024, 32
 GPU_BATCH_TOKENS, GPU_FORWARD_OVERHEAD = 16384, 2048
