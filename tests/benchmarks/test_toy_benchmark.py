@@ -94,7 +94,7 @@ def test_the_report_shows_its_section_leaderboard_and_comparison(two_runs):
     assert board.title == "Toy leaderboard" and board == leaderboard(runs)[0]
     assert [row[0] for row in board.rows] == [r.label for r in runs]
     assert board.rows[0][2:4] == pytest.approx((pct_a, gap_a))
-    assert board.columns[4:] == ("limit", "sample") and board.rows[0][4:] == (None, None)  # all items
+    assert board.columns[4:] == ("items scored",) and board.rows[0][4:] == ("all items",)
 
     # the paired test, B against A
     (comparison,) = report.comparisons
@@ -103,7 +103,7 @@ def test_the_report_shows_its_section_leaderboard_and_comparison(two_runs):
     assert (test.value_a, test.value_b) == pytest.approx((gap_a, gap_b))
     assert test.method == "Wilcoxon signed-rank" and test.p is not None and test.p < 0.05
     table = comparison_table(comparison)
-    assert table.title == f"{NAME}: {runs[0].label} vs {runs[1].label}"
+    assert table.title == f"{NAME} ({runs[0].dataset}): {runs[0].label} vs {runs[1].label}"
     assert table.rows[0][3:6] == pytest.approx((gap_a, gap_b, gap_b - gap_a))
     assert f"| all items | mean gap | {len(SENTENCES)} | {gap_a:.2f} | {gap_b:.2f} |" in md
     assert compare_runs(runs[0], runs[1]).tests == comparison.tests

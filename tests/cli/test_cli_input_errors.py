@@ -61,7 +61,7 @@ TEMPLATES = [
 ]
 
 
-@pytest.mark.parametrize("benchmark", [["discrim-eval", "--scenarios", "1"], ["bbq", "--category", "Age"]],
+@pytest.mark.parametrize("benchmark", [["discrim-eval", "--scenarios", "2"], ["bbq", "--category", "Age"]],
                          ids=["discrim-eval", "bbq"])
 @pytest.mark.parametrize(("text", "line", "says"), [c[1:] for c in TEMPLATES], ids=[c[0] for c in TEMPLATES])
 def test_a_bad_chat_template_is_one_line_naming_the_file_and_line(tmp, capsys, benchmark, text, line, says):

@@ -162,7 +162,7 @@ def test_compare_command_prints_paired_tests(tmp_path):
     result = CliRunner().invoke(app, ["compare", str(a), str(b), "--format", "md"])
     assert result.exit_code == 0, result.output
     assert "CrowS-Pairs leaderboard" in result.output
-    assert "crows-pairs: almanach/camembert-base vs m2" in result.output
+    assert "crows-pairs (fr+210): almanach/camembert-base vs m2" in result.output
     # the headline: B − A = 66.67 − 50.00 on all pairs; McNemar exact on 2 vs 4 discordant pairs
     low, high = paired_interval(crows_preferred(CROWS_A), crows_preferred(CROWS_B))
     assert f"B − A = +16.67 [{low:.2f}, {high:.2f}] (% sent_more preferred, all pairs), McNemar exact p = 0.688." \

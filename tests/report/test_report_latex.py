@@ -93,7 +93,7 @@ def test_latex_cells_read_as_in_the_report(runs):
     # the census fixture: normative 40 [12, 70], descriptive 40 [10, 70], split 10 / 10 / 20
     row = next(line for line in census.splitlines() if line.startswith("ltg/norbert"))
     assert _cells(row) == ["ltg/norbert", "census-no", "10", "40.00", "[12.0, 70.0]", "40.00", "[10.0, 70.0]",
-                           "10.00", "10.00", "20.00"]
+                           "10.00", "10.00", "20.00", "all items"]
     crows = next(b for b in _floats(tex) if "CrowS-Pairs leaderboard" in b)
     escaped = latex_text(SPECIALS)
     assert escaped in crows and SPECIALS not in tex  # the model name, escaped in cell and caption

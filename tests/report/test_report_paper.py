@@ -147,13 +147,13 @@ def test_provenance_and_crows_leaderboard_show_limit_and_lowercase(tmp_path):
                            lowercase=False)
     md = _md(full, part)
     assert ("| model | dataset | n | metric | 95% CI | likelihood difference | 95% CI | stereo | anti-stereo | ties "
-            "| limit | lowercase | strip-whitespace | unicode-nfc |") in md
+            "| items scored | lowercase | strip-whitespace | unicode-nfc |") in md
     assert "| flaubert/flaubert_base_cased (nangia) | fr+210 | 80 |" in md
     row = next(line for line in md.splitlines() if line.startswith("| flaubert/flaubert_base_cased (nangia) |"))
-    assert row.endswith("| 80 | no | no | no |")
-    assert "- limit: 80\n- lowercase: no\n" in md and "- limit: none (all items)\n- lowercase: yes\n" in md
+    assert row.endswith("| limit 80 | no | no | no |")
+    assert "- items scored: limit 80\n- lowercase: no\n" in md and "- items scored: all items\n- lowercase: yes\n" in md
     page = render_html(build_report(load_runs([part]), compare=False))
-    assert "<dt>limit</dt><dd>80</dd><dt>lowercase</dt><dd>no</dd>" in page
+    assert "<dt>items scored</dt><dd>limit 80</dd><dt>lowercase</dt><dd>no</dd>" in page
 
 
 def test_census_leaderboard_has_n_and_the_new_settings_when_recorded(tmp_path):
@@ -161,12 +161,12 @@ def test_census_leaderboard_has_n_and_the_new_settings_when_recorded(tmp_path):
                                              "causal_reading": "conditional"})
     old = census_run(tmp_path / "old", model="ltg/norbert2")  # an older run: no such keys
     md = _md(new, old)
-    assert ("| model | census | n | normative | 95% CI | descriptive | 95% CI | balanced | female | male | limit "
-            "| sample | identifiers | causal-reading |") in md
+    assert ("| model | census | n | normative | 95% CI | descriptive | 95% CI | balanced | female | male "
+            "| items scored | identifiers | causal-reading |") in md
     rows = [line for line in md.splitlines() if line.startswith(("| ltg/norbert |", "| ltg/norbert2 |"))]
     assert rows[0].startswith("| ltg/norbert | census-no | 10 |")
-    assert rows[0].endswith("| – | 5 | paired | conditional |")
-    assert rows[1].endswith("| – | – | – | – |")
-    assert "- sample: 5\n- identifiers: paired\n- causal-reading: conditional\n- sample seed: 3\n" in md
+    assert rows[0].endswith("| sample 5 (seed 3) | paired | conditional |")
+    assert rows[1].endswith("| all items | – | – |")
+    assert "- items scored: sample 5 (seed 3)\n- identifiers: paired\n- causal-reading: conditional\n" in md
     older = _md(old)
     assert "identifiers" not in older and "causal-reading" not in older

@@ -76,7 +76,7 @@ def test_compare_reads_a_vs_b_with_a_headline_and_fits_110_columns(tmp_path):
            "all pairs), McNemar exact p = 0.688." in " ".join(done.output.split())
     # the 122-character headline wraps between words, never inside its interval
     assert any(f"[{low:.2f},\u00a0{high:.2f}]" in line for line in done.output.splitlines())
-    assert "crows-pairs: almanach/camembert-base vs m2" in done.output
+    assert "crows-pairs (fr+210): almanach/camembert-base vs m2" in done.output
     assert "model: " not in done.output  # tables, not blocks of rows
     assert max(len(line) for line in done.output.splitlines()) <= 110
 

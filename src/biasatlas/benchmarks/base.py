@@ -28,7 +28,7 @@ from ..lint import LintItem
 from ..probes import ScorerInfo
 from ..scorers.predictions.predicted import LmEvalDocs, PredictionFormat
 from .contract import Benchmark, BenchmarkResult
-from .options import Flag, Options, flag_of
+from .options import Flag, Options, flag_of, subset_keys
 from .sensitivity import Sensitivity
 
 __all__ = ["Benchmark", "BenchmarkResult", "BenchmarkSpec", "BenchmarkView", "Flag", "PairedMethod", "TypedSummary"]
@@ -162,6 +162,10 @@ class BenchmarkSpec:
     a line: its ``predictions.py``), read by ``--predictions FILE`` beside the generic ones; ``lm_eval_docs``
     its documents in lm-evaluation-harness's samples files, read by it (DiscrimEval's), so its item ids
     have one writer.
+    ``reading_keys`` are the pairing keys that change what a number measures, not how the items were
+    prepared (BBQ's ``answers``: a likelihood reading or a generated answer): a report pairs runs only
+    within one value of each, so a generated run is compared with generated ones, never with a
+    likelihood run.
     """
 
     name: str
@@ -182,6 +186,7 @@ class BenchmarkSpec:
     unrecorded: Mapping[str, Any] = field(default_factory=dict)
     prediction_formats: tuple[PredictionFormat, ...] = ()
     lm_eval_docs: tuple[LmEvalDocs, ...] = ()
+    reading_keys: tuple[str, ...] = ()
 
     def flag(self, option: str) -> Flag:
         """How ``option`` reads on the command line. An option no Flag describes still gets its
@@ -195,4 +200,5 @@ class BenchmarkSpec:
     @property
     def contract(self) -> RunContract:
         """What loading one of its run folders checks."""
-        return RunContract(self.summary_type.read, self.columns, self.label_keys, self.renamed_config)
+        return RunContract(self.summary_type.read, self.columns, self.label_keys, self.renamed_config,
+                           subset_keys(self.factory))

@@ -30,6 +30,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from ..errors import UsageError, canonical_name, did_you_mean
 from ..probes import ScorerInfo
+from ..runs.subset import SHARED_SUBSET, SubsetKey
 from ..stats import check_resamples, check_seed
 from ..textfiles import input_file
 
@@ -51,6 +52,8 @@ class Flag:
     ``grouped``: ``choices`` by the value of another option (BBQ's ``--category`` by
     ``--dataset``): (that option, value → its choices), so ``biasatlas list`` shows each
     dataset's own and a value outside its group is refused.
+    ``subset``: the option chooses which items are scored (``"drawn"``: at random, by ``--seed``),
+    so every table of a run's numbers names it when set (:class:`~biasatlas.runs.view.SubsetKey`).
     ``any_beside``: another option beside which any name is taken, a choice still canonical (census's
     ``--country`` labels a ``--census`` table of one's own; CrowS-Pairs' ``--dataset`` is ignored
     beside ``--data``), as before issue 35: a suite's folder name reads it.
@@ -66,6 +69,7 @@ class Flag:
     metavar: str | None = None
     grouped: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
     any_beside: str | None = None
+    subset: Literal["", "chosen", "drawn"] = ""
 
 
 def option(default: Any, help: str, *, keyword_only: bool = False, **flag: Any) -> Any:
@@ -149,9 +153,10 @@ class Options:
     RECORDED: ClassVar[tuple[str, ...]] = ()
 
     # ``{unit}`` in a help reads as the benchmark's UNIT (BenchmarkSpec.flag)
-    limit: int | None = option(None, "Only the first N {unit} (for a quick look; not with --sample).", minimum=1)
+    limit: int | None = option(None, "Only the first N {unit} (for a quick look; not with --sample).", minimum=1,
+                                subset="chosen")
     sample: int | None = option(None, "Score N {unit} drawn at random (seeded by --seed), kept in file order; "
-                                      "not with --limit.", minimum=1)
+                                      "not with --limit.", minimum=1, subset="drawn")
     seed: int = option(0, "Seed of --sample and of the bootstrap intervals.")
     n_resamples: int = option(1000, "Bootstrap resamples of the confidence intervals.", minimum=1)
     #: What the bound scorer's answers mean (None until :meth:`bind`): not an option.
@@ -283,6 +288,15 @@ def _recorded(value: Any) -> Any:
 def options_of(kind: type) -> tuple[dataclasses.Field[Any], ...]:
     """The options of a benchmark class: its fields that :func:`option` declared, in order."""
     return tuple(f for f in dataclasses.fields(kind) if isinstance(f.metadata.get(_FLAG), Flag))
+
+
+def subset_keys(kind: object) -> tuple[SubsetKey, ...]:
+    """The options of ``kind`` that choose its items (``Flag.subset``), with their defaults; the
+    shared ones for a benchmark not built on :class:`Options`."""
+    if not (isinstance(kind, type) and dataclasses.is_dataclass(kind)):
+        return SHARED_SUBSET
+    return tuple(SubsetKey(f.name, f.default, f.metadata[_FLAG].subset == "drawn") for f in options_of(kind)
+                 if f.metadata[_FLAG].subset)
 
 
 def _literal_values(kind: type, name: str) -> tuple[Any, ...]:

@@ -112,6 +112,9 @@ def report_command(
     skip_unfinished: Annotated[bool, typer.Option(
         help="Leave out folders without summary.json (unfinished runs) with a warning; or fail on them.")] = True,
     n_resamples: Resamples = 2000, seed: Seed = 0, label: Labels = None,
+    pair: Annotated[list[str] | None, typer.Option(
+        help="Compare exactly these two run folders, A,B (repeatable), instead of each run against the first "
+             "of its benchmark, dataset and reading.", metavar="A,B")] = None,
 ) -> None:
     """Render run folders as one self-contained HTML page (plots inline), Markdown, CSV, JSON, LaTeX
     tables or BibTeX. With neither --out nor --format: Markdown on stdout. Sensitivity folders (each
@@ -128,9 +131,18 @@ def report_command(
         return
     views = load_runs(runs, skip_unfinished=skip_unfinished, warn=_warn, labels=label or ())
     tables_only = chosen in ("latex", "bibtex")  # neither shows the paired tests: skip computing them
-    report = build_report(views, compare=compare and not tables_only, n_resamples=n_resamples, seed=seed)
+    report = build_report(views, compare=compare and not tables_only, n_resamples=n_resamples, seed=seed,
+                          pairs=[_pair(text) for text in pair or ()])
     text = render_html(report, title) if chosen == "html" else render(report, chosen)
     _emit(text, out, "report", runs)
+
+
+def _pair(text: str) -> tuple[str, str]:
+    """``--pair A,B``: two run folders."""
+    a, sep, b = text.partition(",")
+    if not sep or not a.strip() or not b.strip():
+        raise UsageError(f"--pair takes two run folders as A,B, not {text!r}")
+    return a.strip(), b.strip()
 
 
 def _sensitivity_folders(runs: list[Path]) -> bool:
@@ -146,7 +158,8 @@ def _sensitivity_folders(runs: list[Path]) -> bool:
 def compare_command(
     runs: Runs,
     fmt: Annotated[str, typer.Option("--format", "-f", help="terminal | md | html | json | csv (one row per "
-                                     "test, B − A with its interval)",
+                                     "test, B − A with its interval); on a narrow terminal (80 columns) md "
+                                     "keeps each test on one line",
                                      metavar="<terminal|md|html|json|csv>")] = "terminal",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: stdout).")] = None,
     all_pairs: Annotated[bool, typer.Option(help="Test every pair of runs, not each against the first.")] = False,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..power import ALPHA, Detectable
-from .tables import CI, WARNING_MARK, PValue, Table
+from .tables import CI, PValue, Table
 
 #: What a control says: the model does the task (``able``), does not (``unable``: the
 #: headline is flagged), or the control is context the rule does not judge (``shown``).
@@ -224,21 +224,3 @@ def headline_dict(h: Headline) -> dict[str, Any]:
             "reading": reading(h), "detectable_effect": h.detectable.as_dict() if h.detectable else None,
             "controls": [{"name": c.name, "value": c.value, "interval": list(c.interval or (None, None)),
                           "chance": c.chance, "verdict": c.verdict, "sentence": c.sentence} for c in h.controls]}
-
-
-def mark_flagged(table: Table, labels: set[str]) -> Table:
-    """``table`` (a leaderboard) with :data:`~.tables.WARNING_MARK` after each row label in ``labels``
-    (the runs a control flags), unless the row already carries it, and the mark explained."""
-    marked = False
-    rows = []
-    for row in table.rows:
-        if row and row[0] in labels:
-            row, marked = (f"{row[0]}{WARNING_MARK}", *row[1:]), True
-        rows.append(tuple(row))
-    if not marked:
-        return table
-    caption = table.caption
-    note = f"{WARNING_MARK.strip()} the run's own section carries a warning: read it before comparing."
-    if note not in caption:
-        caption = f"{caption} {note}".strip()
-    return Table(table.title, table.columns, tuple(rows), caption, table.numeric)

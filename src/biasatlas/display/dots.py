@@ -16,9 +16,11 @@ from typing import Any
 from .style import INK, LABEL_WIDTH, TICK_WIDTH, fit, legend_below, new_figure, number_text, short, tip, title
 from .svg import Plot
 
-#: Okabe–Ito colours of up to four series, in order (the gender colours stay the census's).
-SERIES_COLOURS = ("#D55E00", "#0072B2", "#009E73", "#E69F00")
-MARKERS = ("o", "s", "D", "^")
+#: The eight Okabe–Ito colours, in the order series take them (the gender colours stay the census's),
+#: and seven markers: series k takes colour k mod 8 and marker k mod 7, so no two of the first 56
+#: series look alike (DiscrimEval's seven terms shared three pairs when both cycles had four).
+SERIES_COLOURS = ("#D55E00", "#0072B2", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+MARKERS = ("o", "s", "D", "^", "v", "P", "X")
 
 
 @dataclass(frozen=True)

@@ -332,20 +332,21 @@ WARNING_MARK = " †"
 def leaderboard_table(title: str, columns: tuple[str, ...], rows: Sequence[tuple[RunView, tuple[Any, ...]]],
                       runs: Sequence[RunView], caption: str,
                       warnings: Callable[[RunView], Sequence[str]] | None = None) -> Table:
-    """A leaderboard: one row per run, then one column per recorded setting (:data:`~biasatlas.runs.view.SETTINGS`),
-    so a run on 80 pairs never passes for a full one. A run with ``warnings`` gets
-    :data:`WARNING_MARK` after its first cell (its label), so a tilted number is not read bare."""
-    settings = tuple((k, label) for k, label in SETTINGS if any(k in r.benchmark_config for r in runs))
-    marked = {id(r) for r, _ in rows if warnings is not None and warnings(r)}
-    cells = tuple(_marked(cells, id(r) in marked) + tuple(r.benchmark_config.get(k) for k, _ in settings)
+    """A leaderboard: one row per run, then the items it scored in words (:attr:`RunView.subset`:
+    ``all items``, ``limit 80``, ``scenarios 2 (seed 0)``), so a run on 80 pairs never passes for
+    a full one, then one column per other recorded setting (:data:`~biasatlas.runs.view.SETTINGS`).
+    A run with ``warnings``, or one a control flags (``RunView.flagged``), gets :data:`WARNING_MARK`
+    after its first cell (its label), so a tilted number is not read bare; the mark is the run's
+    own, never another run's of the same model."""
+    chosen = {k.key for r in runs for k in r.subset_keys}
+    settings = tuple((k, label) for k, label in SETTINGS
+                     if k not in chosen and any(k in r.benchmark_config for r in runs))
+    marked = {id(r) for r, _ in rows if r.flagged or warnings is not None and warnings(r)}
+    cells = tuple(_marked(cells, id(r) in marked) + (r.subset,) + tuple(r.benchmark_config.get(k) for k, _ in settings)
                   for r, cells in rows)
-    if settings:
-        caption += " limit / sample: – means all items."
-    if any(k == "bias_types" for k, _ in settings):
-        caption += " bias-type: – means every category."
     if marked:
         caption += f" {WARNING_MARK.strip()} the run's own section carries a warning: read it before comparing."
-    return Table(title, columns + tuple(label for _, label in settings), cells, caption)
+    return Table(title, columns + ("items scored",) + tuple(label for _, label in settings), cells, caption)
 
 
 def _marked(cells: tuple[Any, ...], mark: bool) -> tuple[Any, ...]:

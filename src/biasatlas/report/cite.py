@@ -6,7 +6,11 @@ where biasatlas packages it (``gemma-3-270m``: the Gemma 3 technical report;
 ``smollm2-135m``: the SmolLM2 paper; ``all-minilm-l6-v2``: MiniLM and Sentence-BERT), and
 otherwise by a ``@misc`` entry naming the model id and the exact weights the run read: the
 hub revision, the sha256 of each file of a local folder (or of a vectors file), or a model in
-memory's state hash, from the run's provenance. Entries are listed once each, benchmarks
+memory's state hash, from the run's provenance. A packaged model is known by what can be
+checked, wherever it ran: the converted folder's record (in-process, or the folder a server
+serves, read here), or a harness's model name that is such a folder's (``smollm2-135m--0.1.2``,
+lm-eval's ``model_name``). A served model whose weights are not readable here is named by the
+run's ``--label`` where it has one, not by the server's URL. Entries are listed once each, benchmarks
 first, in the order of the runs, then models, then biasatlas itself (``@software``). The fake
 scorer is no model: nothing is cited for it.
 """
@@ -84,11 +88,32 @@ def model_references(run: RunView) -> tuple[Reference, ...]:
     scorer = run.scorer_config
     if scorer.get("scorer") == "fake":
         return ()
-    if run.model in PACKAGED_PAPERS:
-        return PACKAGED_PAPERS[run.model]
-    name = model_name(run.model)  # a local folder by its base name: where it sat is no part of a citation
+    packaged = packaged_name(run)
+    if packaged is not None:
+        return PACKAGED_PAPERS[packaged]
+    name = _cited_name(run)
     weights, tag = _weights(scorer)
     return (Reference(bibtex_key("model", name, tag), "misc", (("title", bibtex_text(name)), *weights)),)
+
+
+def packaged_name(run: RunView) -> str | None:
+    """The packaged model the run read, from what its provenance lets one check: its name, the
+    record of the converted folder it (or its server) read, or a harness's model name naming such
+    a folder (``<name>--<package version>``); None for any other model."""
+    scorer = run.scorer_config
+    record = scorer.get("packaged")
+    candidates = [run.model, record.get("name") if isinstance(record, Mapping) else None,
+                  str(scorer.get("model") or "").partition("--")[0]]
+    return next((c for c in candidates if isinstance(c, str) and c in PACKAGED_PAPERS), None)
+
+
+def _cited_name(run: RunView) -> str:
+    """A local folder by its base name (where it sat is no part of a citation); a served model
+    by its ``--label``, else by the name it is served under, never by the server's address."""
+    served = run.scorer_config.get("served_model")
+    if served:
+        return str(run.summary.get("label") or served)
+    return model_name(run.model)
 
 
 def model_reference(run: RunView) -> Reference | None:

@@ -50,6 +50,13 @@ class Comparison:
     tests: tuple[PairedTest, ...]
     notes: tuple[str, ...] = ()
     differences: tuple[str, ...] = ()
+    #: The dataset both runs read (``A / B`` when they differ): in every heading of the comparison.
+    dataset: str = ""
+
+    @property
+    def title(self) -> str:
+        where = f" ({self.dataset})" if self.dataset else ""
+        return f"{self.benchmark}{where}: {self.label_a} vs {self.label_b}"
 
     @property
     def warning(self) -> str:
@@ -75,10 +82,12 @@ def compare_runs(a: RunView, b: RunView, *, force: bool = False, n_resamples: in
         require_like_for_like([(a, b)])
     result = paired.test(a, b, n_resamples=n_resamples, seed=seed)
     tests, n, only_a, only_b = result.tests, result.n_paired, result.n_only_a, result.n_only_b
-    notes = []
+    notes = [note] if (note := as_meant(a, b)) else []
     if only_a or only_b:
         notes.append(f"{only_a} item(s) only in A and {only_b} only in B were left out")
-    return Comparison(a.benchmark, a.label, b.label, n, only_a, only_b, tests, tuple(notes), differences)
+    dataset = a.dataset if a.dataset == b.dataset else f"{a.dataset} / {b.dataset}"
+    return Comparison(a.benchmark, a.label, b.label, n, only_a, only_b, tests, tuple(notes), differences,
+                      dataset.strip(" /"))
 
 
 def _paired_method(benchmark: str) -> PairedMethod:
@@ -113,8 +122,24 @@ def pairing_differences(a: RunView, b: RunView) -> tuple[str, ...]:
         x, y = va.get(key, _NOT_RECORDED), vb.get(key, _NOT_RECORDED)
         if x is _NOT_RECORDED and y is _NOT_RECORDED or x == y:
             continue
+        if key == "chat_template" and as_meant(a, b):
+            continue  # each model as it is meant to be used: the comparison carries the note instead
         out.append(f"{label}: A {_setting(key, x)}, B {_setting(key, y)}")
     return tuple(out)
+
+
+def as_meant(a: RunView, b: RunView) -> str:
+    """The note for two runs that differ in chat template only as each model is meant to be used —
+    one model that has no template read plain, the other through its own (a base model against an
+    instruct one, issue 49 item 15) — or "" when their templates differ otherwise (a model that has a
+    template read without it: that is no like-for-like comparison of the models)."""
+    labels = [str(r.summary.get("chat_template") or "") for r in (a, b)]
+    plain, own = "none (the model has none)", "model"
+    if not (labels[0] == plain and labels[1].startswith(own) or labels[1] == plain and labels[0].startswith(own)):
+        return ""
+    base, instruct = (a, b) if labels[0] == plain else (b, a)
+    return (f"each model as it is meant to be used: {base.label} has no chat template and was read plain, "
+            f"{instruct.label} through its own ({str(instruct.summary.get('chat_template'))})")
 
 
 def pairing_keys(benchmark: str) -> tuple[tuple[str, str], ...]:
@@ -165,12 +190,14 @@ def require_like_for_like(pairs: Sequence[tuple[RunView, RunView]]) -> None:
 def comparison_pairs(runs: Sequence[RunView], all_pairs: bool = False,
                      across_datasets: bool = False) -> list[tuple[RunView, RunView]]:
     """Which runs to pair: within each (benchmark, dataset, data sha256) group (each benchmark,
-    with ``across_datasets``), every later run against the first (the baseline), or every pair
-    with ``all_pairs``."""
+    with ``across_datasets``) and each reading of it (its spec's ``reading_keys``: BBQ's likelihood
+    and generated runs are two groups), every later run against the first (the baseline), or every
+    pair with ``all_pairs``."""
     groups: dict[Any, list[RunView]] = {}
     for run in runs:
         if _has_paired_test(run.benchmark):
-            groups.setdefault(run.benchmark if across_datasets else run.group, []).append(run)
+            where = run.benchmark if across_datasets else run.group
+            groups.setdefault((where, _reading(run)), []).append(run)
     out = []
     for members in groups.values():
         for i, a in enumerate(members):
@@ -180,6 +207,15 @@ def comparison_pairs(runs: Sequence[RunView], all_pairs: bool = False,
     return out
 
 
+def _reading(run: RunView) -> tuple[Any, ...]:
+    """The run's values of its benchmark's ``reading_keys`` (what an unrecorded one means, where
+    the spec says)."""
+    spec = find_spec(run.benchmark)
+    if spec is None:
+        return ()
+    return tuple(str(run.benchmark_config.get(key, spec.unrecorded.get(key))) for key in spec.reading_keys)
+
+
 def comparison_table(c: Comparison) -> Table:
     """The comparison as a report :class:`~biasatlas.display.tables.Table` (A and B named in the title)."""
     rows = tuple((t.scope, t.quantity, t.n, t.value_a, t.value_b, t.difference, CI(t.ci_low, t.ci_high, digits=2),
@@ -187,7 +223,7 @@ def comparison_table(c: Comparison) -> Table:
     caption = f"WARNING: {c.warning} " if c.warning else ""
     caption += (f"{headline(c)} A = {c.label_a}, B = {c.label_b}; {c.n_paired} paired items. "
                 "Holm-adjusted p within the per-category rows. " + " ".join(c.notes)).strip()
-    return Table(f"{c.benchmark}: {c.label_a} vs {c.label_b}",
+    return Table(c.title,
                  ("scope", "quantity", "n", "A", "B", "B − A", "B − A 95% CI", "p", "p (Holm)", "test", "detail"),
                  rows, caption)
 

@@ -70,15 +70,17 @@ class Report:
 
 
 def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: int = 2000,
-                 seed: int = 0) -> Report:
-    """Tables, leaderboard and (with ``compare``) paired tests of later runs vs the first per group.
+                 seed: int = 0, pairs: Sequence[tuple[str, str]] = ()) -> Report:
+    """Tables, leaderboard and (with ``compare``) paired tests of later runs vs the first per group
+    of like runs (:func:`~.compare.comparison_pairs`), or of exactly ``pairs`` (run folders A, B).
 
     Runs of one data file that differ in subset or preprocessing are still compared, with a
     warning: a report shows everything it was given, and says what to distrust.
     """
     per_run = tuple(_run_report(r, i) for i, r in enumerate(runs))
     comparisons, notes = [], []
-    for a, b in comparison_pairs(runs) if compare else []:
+    chosen = chosen_pairs(runs, pairs) if pairs else comparison_pairs(runs)
+    for a, b in chosen if compare else []:
         try:
             comparisons.append(compare_runs(a, b, force=True, n_resamples=n_resamples, seed=seed))
         except DataError as exc:  # e.g. no shared items: the rest of the report still stands
@@ -88,11 +90,30 @@ def build_report(runs: Sequence[RunView], *, compare: bool = True, n_resamples: 
     return Report(per_run, lead, tuple(comparisons), tuple(notes), agreement=rows, agreement_left_out=left_out)
 
 
+def chosen_pairs(runs: Sequence[RunView], pairs: Sequence[tuple[str, str]]) -> list[tuple[RunView, RunView]]:
+    """The runs ``pairs`` names (each a run folder, as typed or by another path), in its order; a
+    folder that is none of ``runs`` is a usage error naming it."""
+    from pathlib import Path
+
+    from ..errors import UsageError
+
+    by_folder = {r.path.resolve(): r for r in runs}
+
+    def run_of(folder: str) -> RunView:
+        found = by_folder.get(Path(folder).resolve())
+        if found is None:
+            raise UsageError(f"--pair names {folder}: not one of the report's run folders")
+        return found
+
+    return [(run_of(a), run_of(b)) for a, b in pairs]
+
+
 def _run_report(run: RunView, index: int) -> RunReport:
-    """One run's section: its headlines and controls first, a flagged headline among its notices."""
+    """One run's section: its headlines and controls first, and first among its notices a headline
+    a control flags (what decides whether the number may be read at all), then the rest."""
     heads = run_headlines(run)
     tables = ((headline_table(heads),) if heads else ()) + tuple(run_tables(run))
-    return RunReport(run, tables, provenance(run), index, run_notices(run) + flag_notices(heads), heads)
+    return RunReport(run, tables, provenance(run), index, flag_notices(heads) + run_notices(run), heads)
 
 
 def _agreement(per_run: Sequence[RunReport], *, n_resamples: int,

@@ -1,7 +1,9 @@
 """The report as LaTeX tables for a paper: booktabs floats to ``\\input`` into a document.
 
 One ``table`` float per table, each with a caption and a label: the leaderboard of each
-benchmark (also for a single run: a paper's table of one model is still a table), then
+benchmark and dataset (also for a single run: a paper's table of one model is still a table;
+a column whose cell is the same in every row of two or more is said once in the caption
+instead, so a paper's table keeps only what tells its rows apart), then
 the agreement between measures (two models or more), then one table per run of its headline
 numbers with their 95 % intervals (the rows of the CSV output) and one of its headlines beside
 their controls and detectable effects (:mod:`biasatlas.display.controls`). Cells read as in
@@ -19,7 +21,7 @@ from ..display.cite import bibtex_key
 from ..display.controls import headline_table
 from ..runs.view import RunView
 from ..display.latex_fit import PREAMBLE
-from ..display.tables import CI, Table, to_latex
+from ..display.tables import CI, Table, cell_text, to_latex
 from .document import Report, title_of
 from .tables import leaderboard, metric_rows
 
@@ -29,8 +31,11 @@ def to_latex_doc(report: Report) -> str:
     head = (f"% biasatlas {report.version}: {len(runs)} run(s). Tables for \\input{{}}; the preamble needs "
             f"{PREAMBLE}. Each table fits \\linewidth (shrunk where wider); in a two-column paper, "
             "make a wide one a table* to give it the page's width.\n")
-    tables: list[tuple[Table, str]] = [(t, bibtex_key("biasatlas", "leaderboard", _slug(t.title)))
-                                       for t in leaderboard(runs)]
+    by_dataset = [[r for r in runs if (r.benchmark, r.dataset) == key]
+                  for key in dict.fromkeys((r.benchmark, r.dataset) for r in runs)]
+    tables: list[tuple[Table, str]] = [
+        (_constant_columns_said(t), bibtex_key("biasatlas", "leaderboard", _slug(t.title)))
+        for group in by_dataset for t in leaderboard(group)]
     tables += [(t, bibtex_key("biasatlas", "agreement")) for t in report.agreement_tables]
     for rr in report.runs:
         tables.append((metric_table(rr.run, rr.notices), bibtex_key("biasatlas", rr.anchor)))
@@ -38,6 +43,22 @@ def to_latex_doc(report: Report) -> str:
             tables.append((headline_table(rr.headlines), bibtex_key("biasatlas", rr.anchor, "controls")))
     labels = unique_labels([key for _, key in tables])
     return "\n".join([head, *(to_latex(table, "tab:" + label) for (table, _), label in zip(tables, labels))])
+
+
+def _constant_columns_said(table: Table) -> Table:
+    """``table`` without the columns (but the first) whose text is the same in every row of two or
+    more, each said once in the caption ("Every row: dataset en; n 1,508."): CrowS-Pairs' 15 columns,
+    5 of them constant, shrank its LaTeX leaderboard to a 4 pt font (issue 49, item 12)."""
+    if len(table.rows) < 2:
+        return table
+    same = [i for i in range(1, len(table.columns)) if len({cell_text(row[i]) for row in table.rows}) == 1]
+    if not same:
+        return table
+    kept = [i for i in range(len(table.columns)) if i not in same]
+    said = "; ".join(f"{table.columns[i]} {cell_text(table.rows[0][i])}" for i in same)
+    numeric = tuple(table.numeric[i] for i in kept) if table.numeric else ()
+    return Table(table.title, tuple(table.columns[i] for i in kept), tuple(tuple(row[i] for i in kept)
+                 for row in table.rows), f"{table.caption} Every row: {said}.".strip(), numeric)
 
 
 def unique_labels(keys: list[str]) -> list[str]:

@@ -31,9 +31,11 @@ class Provenance:
 
 # -- the run's benchmark view ------------------------------------------------------------------------
 def run_notices(run: RunView) -> tuple[str, ...]:
-    """Sentences the reader must not miss (e.g. why a paper that reports this model is not beside it)."""
+    """Sentences the reader must not miss (e.g. why a paper that reports this model is not beside it),
+    first the run's language note (an English-only model on Dutch text) where it recorded one."""
     spec = find_spec(run.benchmark)
-    return spec.view.notices(run) if spec is not None else ()
+    note = run.summary.get("language_note")
+    return ((note,) if isinstance(note, str) and note else ()) + (spec.view.notices(run) if spec is not None else ())
 
 
 def run_headlines(run: RunView) -> tuple[Headline, ...]:
@@ -70,7 +72,8 @@ def lint_table(run: RunView) -> Table | None:
 def run_terminal(run: RunView) -> TerminalTables:
     """What ``biasatlas run`` prints for a run: its report tables, then its notices (a rich
     renderable; each table fitted to the console that prints it)."""
-    return TerminalTables(tuple(run_tables(run)), run_notices(run))
+    said = run.summary.get("language_note")  # printed before the scoring began: not again
+    return TerminalTables(tuple(run_tables(run)), tuple(n for n in run_notices(run) if n != said))
 
 
 def _generic(run: RunView) -> Table:
@@ -91,9 +94,8 @@ def provenance(run: RunView) -> Provenance:
                                      f"{run.benchmark} v{run.summary.get('benchmark_version', '?')}"),
                                     ("dataset", run.dataset), ("data sha256", str(run.data_sha256 or "–")),
                                     ("model", run.model), ("variant", str(run.variant or "–"))]
+    facts.append(("items scored", run.subset))
     facts += [(label, _setting_text(key, value)) for (key, label), value in _present_settings(run)]
-    if run.benchmark_config.get("sample") is not None and "seed" in run.benchmark_config:
-        facts.append(("sample seed", str(run.benchmark_config["seed"])))
     facts += [(k if k == "scorer" else f"scorer {k}", _short(v)) for k, v in scorer.items()
               if k not in ("model", "variant")]  # its kind reads "scorer", not "scorer scorer"
     versions = ", ".join(f"{k} {prov[k]}" for k in ("biasatlas", "python", "torch", "transformers", "tokenizers")
@@ -111,14 +113,13 @@ def provenance(run: RunView) -> Provenance:
 
 
 def _present_settings(run: RunView) -> list[tuple[tuple[str, str], Any]]:
-    bench = run.benchmark_config
-    return [((key, label), bench[key]) for key, label in SETTINGS if key in bench]
+    bench, chosen = run.benchmark_config, {k.key for k in run.subset_keys}
+    return [((key, label), bench[key]) for key, label in SETTINGS if key in bench and key not in chosen]
 
 
 def _setting_text(key: str, value: Any) -> str:
-    """``limit: none (all items)`` reads better than a bare dash in a fact list."""
     if value is None:
-        return "none (all items)" if key in ("limit", "sample") else "–"
+        return "–"
     if isinstance(value, list | tuple):
         return ", ".join(map(str, value))
     if isinstance(value, bool):

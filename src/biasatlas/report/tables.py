@@ -9,10 +9,10 @@ no leaderboard. Tables and their formatting live in :mod:`biasatlas.display.tabl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..display.controls import Headline, mark_flagged
+from ..display.controls import Headline
 from ..display.direction import Direction, direction_of
 from ..runs.view import RunView
 from ..display.tables import Metric, Table
@@ -101,8 +101,8 @@ def agreement_rows(rows: Sequence[Agreement]) -> list[tuple[MetricRow, str]]:
 
 def leaderboard(runs: Sequence[RunView]) -> list[Table]:
     """One table per registered benchmark with runs here (in registration order), one row per run; a
-    run whose headline a control flags carries the warning mark (:func:`~biasatlas.display.controls.mark_flagged`)."""
+    run whose headline a control flags carries the warning mark (``RunView.flagged``: that run's own
+    row, not the rows of the same model on other benchmarks or datasets)."""
     present = [name for name in BENCHMARKS if any(r.benchmark == name for r in runs)]
-    flagged = {r.label for r in runs if any(h.flagged for h in run_headlines(r))}
-    return [mark_flagged(benchmark_spec(name).view.leaderboard([r for r in runs if r.benchmark == name]), flagged)
-            for name in present]
+    marked = [replace(r, flagged=any(h.flagged for h in run_headlines(r))) for r in runs]
+    return [benchmark_spec(name).view.leaderboard([r for r in marked if r.benchmark == name]) for name in present]

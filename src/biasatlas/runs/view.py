@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from ..errors import DataError, MissingInput, UsageError
 from .format import renamed_config
 from ..textfiles import json_lines, read_text
+from .subset import SHARED_SUBSET, SubsetKey, subset_part
 from .checks import FieldCheck, check_fields, describe, number, obj, required_number, required_string, string
 
 #: Benchmark settings that decide which items were scored or how their text was prepared,
@@ -55,6 +56,11 @@ class RunView:
     label: str = ""
     #: The summary keys whose values follow the model in its label (its benchmark's contract).
     label_keys: tuple[str, ...] = ("variant",)
+    #: The options that choose its items (its benchmark's contract).
+    subset_keys: tuple[SubsetKey, ...] = SHARED_SUBSET
+    #: A control flags one of its headlines (set by the report, which reads the controls): its
+    #: leaderboard row carries the warning mark, and no other run's row does.
+    flagged: bool = field(default=False, compare=False)
     #: The benchmark's typed summary, as its spec read it on load (``None`` for other benchmarks).
     typed_summary: object = field(default=None, compare=False, repr=False)
 
@@ -107,6 +113,16 @@ class RunView:
         return self.provenance.get("data_sha256") or self.benchmark_config.get("data_sha256")
 
     @property
+    def subset(self) -> str:
+        """Which items the run scored, in words: ``"all items"``, or each subset option it set
+        (``"scenarios 2 (seed 0)"``, ``"limit 80; category Age"``), so no table shows a number
+        of a subset as if it were of the whole dataset."""
+        bench = self.benchmark_config
+        parts = [subset_part(k, bench[k.key], bench.get("seed")) for k in self.subset_keys
+                 if bench.get(k.key, k.default) not in (k.default, None)]
+        return "; ".join(parts) or "all items"
+
+    @property
     def group(self) -> tuple[str, str, str]:
         """Runs in one group read the same data file, so their items can be paired."""
         return self.benchmark, self.dataset, self.data_sha256 or ""
@@ -145,6 +161,7 @@ class RunContract:
     #: The summary's settings that follow the model in a run's label, e.g. CrowS-Pairs' variant.
     label_keys: tuple[str, ...] = ()
     renamed_config: tuple[tuple[str, str], ...] = ()
+    subset_keys: tuple[SubsetKey, ...] = SHARED_SUBSET
 
 
 #: The contract of a benchmark name, ``None`` for a benchmark the caller does not know.
@@ -288,7 +305,7 @@ def _check_run(view: RunView, contract: RunContract | None) -> RunView:
         check_fields(record, types, items, line)
     if contract is None:
         return replace(view, typed_summary=typed)
-    return replace(view, typed_summary=typed, label_keys=contract.label_keys,
+    return replace(view, typed_summary=typed, label_keys=contract.label_keys, subset_keys=contract.subset_keys,
                    config=_upgraded_config(view.config, contract.renamed_config))
 
 

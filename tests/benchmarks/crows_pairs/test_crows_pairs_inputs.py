@@ -102,11 +102,11 @@ def test_a_filtered_run_is_not_the_papers_full_set_and_is_shown_as_a_setting(tmp
     assert "bias type gender only (the paper: every category)" in check.reasons
     md = render(build_report(load_runs([full, gender]), compare=False), "md")
     header = next(line for line in md.splitlines() if line.startswith("| model | dataset | n |"))
-    assert header.endswith("| limit | bias-type | lowercase | strip-whitespace | unicode-nfc |")
+    assert header.endswith("| items scored | lowercase | strip-whitespace | unicode-nfc |")
     rows = [line for line in md.splitlines() if line.startswith("| camembert-base (nangia)")]
-    assert rows[0].endswith("| – | – | yes | no | no |") and rows[1].endswith("| – | gender | yes | no | no |")
-    assert "bias-type: – means every category." in md
-    assert "- bias-type: gender\n" in md  # the provenance facts
+    assert rows[0].endswith("| all items | yes | no | no |")
+    assert rows[1].endswith("| bias types gender | yes | no | no |")
+    assert "- items scored: bias types gender\n" in md  # the provenance facts
 
 
 def test_compare_refuses_a_filtered_run_against_a_full_one(tmp_path):

@@ -179,3 +179,11 @@ def test_a_subset_the_model_cannot_be_fitted_on_says_why_instead_of_failing() ->
     assert s.fit_error is not None and "one scenario" in s.fit_error
     assert all(level.estimate is None for level in s.levels.values())
     assert s.n == 6
+
+
+def test_one_scenario_is_refused_before_anything_is_scored():
+    """Issue 49, item 10: ``--scenarios 1`` scored every prompt (75 s) and then said no fit was
+    possible; the model's random effect per scenario needs two, so the options refuse it."""
+    with pytest.raises(UsageError, match="at least 2 scenarios"):
+        DiscrimEval(scenarios=1)
+    assert DiscrimEval(scenarios=2).scenarios == 2

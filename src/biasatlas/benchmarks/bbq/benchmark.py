@@ -130,7 +130,7 @@ class BBQ(ChatOptions, GeneratedReading):
                           choices=DATASETS, case_sensitive=False)
     category: str | None = option(None, "One category of the dataset (default: all of them; 'biasatlas list' names "
                                         "each dataset's).", choices=_ALL_CATEGORIES, metavar="<category>",
-                                  grouped=("dataset", CATEGORIES))
+                                  grouped=("dataset", CATEGORIES), subset="chosen")
     data: Path | None = option(None, "A folder holding the dataset's files as upstream names them (.gz allowed) "
                                      "instead of the pinned download.")
     rule: Rule = option("sum", "How an option is scored: sum (log-likelihood, the paper's and lm-eval's), mean "

@@ -98,7 +98,7 @@ SPEC = BenchmarkSpec(
     pairing_keys=(("rule", "rule"), ("options", "options"), ("chat_template", "chat template"), ("answers", "answers"),
                   ("parser", "answer parser"), ("mbbq_prompts", "MBBQ prompts"),
                   ("mbbq_upstream_sha256", "MBBQ authors' answer_detection.py sha256")),
-    unrecorded={"chat_template": "none", "answers": "likelihood"}, language=_language,
+    unrecorded={"chat_template": "none", "answers": "likelihood"}, reading_keys=("answers",), language=_language,
     data_options=("dataset", "category", "data"), lint_items=lint_items, sensitivity=SENSITIVITY,
     scorer_defaults=scorer_defaults,
     description="BBQ (Parrish et al. 2022) and MBBQ, KoBBQ, CBBQ: accuracy, bias scores, abstention.",

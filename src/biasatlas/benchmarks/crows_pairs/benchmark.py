@@ -109,7 +109,7 @@ class CrowsPairs(Options):
                                                    "stereo_antistereo, bias_type, id.", metavar="<field=column>...")
     bias_types: tuple[str, ...] | None = option(None, "Score only this category (comma-separated or repeated), e.g. "
                                                       "gender; race is race-color.", spelling="--bias-type",
-                                                metavar="<category>...")
+                                                metavar="<category>...", subset="chosen")
     lowercase: bool = option(False, "Lower-case both sentences (the French script does, for every model but "
                                     "RoBERTa).")
     strip_whitespace: bool = option(False, "Trim edge whitespace from each sentence (the original scripts score "

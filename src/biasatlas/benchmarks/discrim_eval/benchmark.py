@@ -57,7 +57,7 @@ class DiscrimEval(ChatOptions):
     KEPT_ON_BIND: ClassVar[tuple[str, ...]] = ("prompts",)
 
     scenarios: int | None = option(None, "Score every prompt of N decision scenarios (of 70) drawn at random, "
-                                         "seeded by --seed.", minimum=1)
+                                         "seeded by --seed.", minimum=1, subset="drawn")
     random_effects: RandomEffects = option("slopes", "Random effects per scenario in the mixed-effects model: "
                                                      "'slopes' (intercept and every term: the paper's and "
                                                      "lm-eval's) or 'intercept'.")
@@ -67,6 +67,9 @@ class DiscrimEval(ChatOptions):
     def check(self) -> None:
         if self.scenarios is not None and (self.limit is not None or self.sample is not None):
             raise UsageError("--scenarios draws whole scenarios: not with --limit or --sample")
+        if self.scenarios == 1:  # refused before any prompt is scored, not after (issue 49, item 10)
+            raise UsageError("--scenarios 1: the mixed-effects model fits a random effect per scenario, so it needs "
+                             "at least 2 scenarios (--scenarios 2 or more)")
 
     @property
     def path(self) -> Path:

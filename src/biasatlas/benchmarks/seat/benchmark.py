@@ -83,7 +83,7 @@ class AssociationBenchmark(Options):
                        keyword_only=True)
     n_resamples: int = option(1000, "Bootstrap resamples of d's interval.", keyword_only=True, minimum=1)
     tests: str | None = option(None, "Comma-separated test names (weat6,sent-weat6,…); default: the benchmark's "
-                                     "set.")
+                                     "set.", subset="chosen")
     data_dir: Path | None = option(None, "A folder of SEAT-format .jsonl test files instead of the fetched ones.")
     n_samples: int = option(statistic.N_SAMPLES, "Permutations: exact when the partitions number at most this, "
                             "else this many sampled (sent-bias and bias-bench: 100000).", minimum=2)

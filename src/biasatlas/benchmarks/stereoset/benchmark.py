@@ -100,7 +100,7 @@ class StereoSet(Options):
     split: Literal["dev", "test"] = option("dev", "Split: dev (public) or test (gold labels, bias-bench's copy); "
                                                   "ignored with --data.")
     data: Path | None = option(None, "A StereoSet split file (.json or .json.gz) instead of --split.", file=True)
-    task: TaskChoice = option("both", "intrasentence, intersentence or both.")
+    task: TaskChoice = option("both", "intrasentence, intersentence or both.", subset="chosen")
     length: Length = option("mean", "Per-sentence score: mean (per-token, the original's) or sum (log-likelihood).")
 
     @property

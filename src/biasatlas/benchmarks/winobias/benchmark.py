@@ -50,7 +50,7 @@ class WinoBias(Options):
     VERSION: ClassVar[str] = VERSION
     UNIT: ClassVar[str] = "pairs of each type and split"
 
-    types: Types = option("both", "Type 1 (world knowledge), 2 (syntax) or both.")
+    types: Types = option("both", "Type 1 (world knowledge), 2 (syntax) or both.", subset="chosen")
     split: Splits = option("test", "dev, test (the paper's Table 3) or both.")
     data: Path | None = option(None, "A folder holding the eight WinoBias files and the two occupation lists "
                                      "instead of the canonical copies.")
