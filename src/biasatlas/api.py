@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import BiasAtlasError
 from .request import GivenModel, ModelOptions, RunRequest, check_label, split_options
 from .evaluation import EvaluationRun, as_saved
 
@@ -84,13 +85,18 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
     """
     from .pipeline import run_benchmark
     from .registry import renamed_config
-    from .runs.folder import claim_run_folder, write_run
+    from .runs.folder import OWNER_FILE, claim_run_folder, unclaim_run_folder, write_run
 
     bench = request.bench
     request.scored_benchmark.load()  # bad data or options fail here, before any model
     request.engine.check_threads()  # --threads or OMP_NUM_THREADS past the ceiling: before the folder is claimed
     model = request.scorer_options
     folder = None if out is None else Path(out)
+    # a claim this call makes and a refusal undoes (unclaim_run_folder); a folder someone's earlier
+    # run claimed (an interrupted one, to resume) keeps its record whatever happens here
+    fresh_claim = folder is not None and not (folder / OWNER_FILE).exists()
+    created = folder is not None and not folder.exists()
+    refused = False
     lock = None if folder is None else claim_run_folder(folder, request.recorded(), force=force,
                                                         renamed=renamed_config(bench.name))
     store, opened, runner = None, False, None
@@ -99,15 +105,19 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
         model.preflight(bench)  # a bad device, model or scorer is one line, before any weights load
         runner = request.engine.build(model)
         runner.preflight()  # Ray's address and resources: one line now, not a wait after the load
-        _say_language(log, request)
         announce = None if log is None else (lambda planned: log(start_line(planned, request, folder)))
         scorer = _scorer(model, scorers, log, bench.name)
+        note = _language_note(request, scorer)
+        if note is not None:
+            _say(log, note)
         if folder is not None and not force:
             _same_served_model(folder, scorer)
         run = run_benchmark(request.scored_benchmark, scorer, progress=progress, cache=store, refresh=refresh,
                            engine=runner, announce=announce)
         if label is not None:
             run = replace(run, summary={**run.summary, "label": check_label(label)})
+        if note is not None:  # recorded only when it applies: every other run folder keeps its bytes
+            run = replace(run, summary={**run.summary, "language_note": note})
         run = replace(run, summary=with_detectable(run.summary, run.config, run.records))
         if isinstance(run.summary.get("predictions"), dict):
             from .scorers.predictions.scorer import join_line
@@ -117,6 +127,9 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             _say(log, f"reused {run.timing['cache_hits']} cached answers; scored {run.timing['scored']}")
         if folder is not None:
             write_run(run, folder)
+    except BiasAtlasError:
+        refused = True
+        raise
     finally:
         if runner is not None:
             runner.close()
@@ -124,19 +137,26 @@ def execute(request: RunRequest, *, out: Path | str | None = None, force: bool =
             store.close()
         if lock is not None:
             lock.release()
+            if refused and fresh_claim and folder is not None:
+                unclaim_run_folder(folder, created=created)
     return EvaluationRun.of(bench.name, run.summary, run.records, run.skipped, run.config, run.timing,
                             path=folder)
 
 
-def _say_language(log: Log | None, request: RunRequest) -> None:
-    """A note when a packaged model reads data in a language it was not trained for (SmolLM2 on French)."""
+def _language_note(request: RunRequest, scorer: Any) -> str | None:
+    """A note when a packaged model reads data in a language it was not trained for (SmolLM2 on
+    Dutch): the model named by its packaged name, or served from its packaged folder (the record
+    the served scorer read in the folder its server serves)."""
     from .registry import find_spec
     from .scorers.inprocess.model_languages import language_note
 
     spec = find_spec(request.bench.name)
-    note = language_note(request.model.model, spec.language(request.bench) if spec is not None else None)
-    if note is not None:
-        _say(log, note)
+    language = spec.language(request.bench) if spec is not None else None
+    if isinstance(request.model.model, str) and (note := language_note(request.model.model, language)):
+        return note
+    record = scorer.describe().get("packaged") if hasattr(scorer, "describe") else None
+    served = record.get("name") if isinstance(record, Mapping) else None
+    return language_note(served, language) if isinstance(served, str) else None
 
 
 def _scorer(model: ModelOptions, scorers: dict[ModelOptions, Any] | None, log: Log | None, name: str) -> Any:
@@ -255,4 +275,6 @@ def _passes(planned: Planned) -> str:
     generated = f"{texts:,} texts to generate" if texts else ""
     if texts and not rows:
         return generated
-    return f"{rows:,} rows in {batches:,} forward passes" + (f" and {generated}" if texts else "")
+    # a server's batches are requests: what its own engine runs of them is the server's business
+    unit = "requests" if planned.scorer.get("endpoint") else "forward passes"
+    return f"{rows:,} rows in {batches:,} {unit}" + (f" and {generated}" if texts else "")

@@ -107,3 +107,16 @@ def test_the_packaged_encoder_says_whether_it_is_installed_in_list_and_before_a_
     assert f"not installed: {pip}" in " ".join(row.split())  # COLUMNS=400: the row is one line
     with pytest.raises(ModelNotFound, match=f"all-minilm-l6-v2 is not installed: {pip}"):
         check_model_reachable("all-minilm-l6-v2")
+
+
+def test_model_folder_prints_a_packaged_models_folder(monkeypatch, capsys, tmp_path):
+    """Issue 49, item 16: docs/serving.md's vLLM command needs the converted folder, which existed only
+    after an in-process run; ``biasatlas model-folder NAME`` makes and prints it."""
+    from biasatlas.scorers.inprocess import packaged
+
+    asked = []
+    monkeypatch.setattr(packaged, "resolve_packaged_model", lambda name: asked.append(name) or tmp_path / name)
+    with pytest.raises(SystemExit) as done:
+        main(["model-folder", "smollm2-135m"])
+    assert done.value.code == 0 and asked == ["smollm2-135m"]
+    assert capsys.readouterr().out.strip() == str(tmp_path / "smollm2-135m")

@@ -159,3 +159,15 @@ def test_generated_answers_are_planned_as_texts_to_generate(tiny_gpt2):
     assert len(run.records) == 3
     again = _start(_lines("bbq", **options)[0], "bbq")
     assert again[4] == "nothing left to score"
+
+
+def test_a_served_run_counts_requests_not_forward_passes():
+    """Issue 49 (severity 1): a served run's banner said "forward passes" of a model it never runs."""
+    from biasatlas.api import _passes
+    from biasatlas.pipeline import Planned
+
+    work = {"rows_computed": 40, "batches": 3}
+    served = Planned("crows-pairs", {}, 20, 20, {"scorer": "served", "endpoint": "http://127.0.0.1:9/v1"}, 0, work)
+    local = Planned("crows-pairs", {}, 20, 20, {"scorer": "causal-lm"}, 0, work)
+    assert _passes(served) == "40 rows in 3 requests"
+    assert _passes(local) == "40 rows in 3 forward passes"

@@ -350,3 +350,17 @@ def test_an_answer_read_but_unusable_is_refused_and_listed_with_its_reason(tmp_p
         assert [(r["id"], r["predictions"], r["reason"]) for r in skipped] == [
             ("1", "unreadable", f"unreadable in the predictions file: {why}")]
         assert [r["id"] for r in run.records] == ["0", "2"]
+
+
+def test_a_refused_run_leaves_no_claim_and_promises_no_file(tmp_path: Path) -> None:
+    """Issue 49, item 6: the refusal claimed the folder (the corrected command needed --force) and
+    said every id was in a skipped.jsonl it never wrote."""
+    out = tmp_path / "run"
+    with pytest.raises(UsageError) as refused:
+        biasatlas.evaluate("crows-pairs", predictions=_file(tmp_path), out=out, cache=False, **RUN)
+    assert "skipped.jsonl" not in str(refused.value) and "nothing was written" in str(refused.value)
+    assert not out.exists()
+    biasatlas.evaluate("crows-pairs", predictions=_file(tmp_path), max_missing=0.34, max_extra=0.3, out=out,
+                       cache=False, **RUN)  # the corrected command, without --force
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (out / "skipped.jsonl").is_file() and summary["predictions"]["n_matched"] == 4

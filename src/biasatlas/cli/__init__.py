@@ -108,6 +108,17 @@ def list_command() -> None:
     Console().print(table)
 
 
+@app.command("model-folder")
+def model_folder_command(
+    name: Annotated[str, typer.Argument(help="A packaged model (biasatlas list names them).")],
+) -> None:
+    """Print the folder a packaged model is converted into, converting it first if it is not yet
+    (once, about a minute): the folder to serve with vLLM (docs/serving.md) or to give lm-eval."""
+    from ..scorers.inprocess.packaged import resolve_packaged_model
+
+    print(resolve_packaged_model(name))
+
+
 def main(argv: list[str] | None = None) -> NoReturn:
     """Entry point: run the app; every failure becomes one line and an exit status."""
     args = list(sys.argv[1:] if argv is None else argv)

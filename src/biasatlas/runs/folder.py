@@ -21,6 +21,8 @@ the whole run, so a second writer fails at once instead of interleaving files.
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import math
 from dataclasses import dataclass, field
@@ -161,6 +163,25 @@ def claim_run_folder(out: Path, request: dict[str, Any], *, force: bool = False,
         lock.release()
         raise RunFolderError(f"cannot write run folder {out}: {exc.strerror or exc}") from exc
     return lock
+
+
+def unclaim_run_folder(out: Path, *, created: bool) -> None:
+    """Undo :func:`claim_run_folder` for a run refused before it wrote anything (a predictions file
+    that does not answer the run's items, a model that does not load): the owner record and the lock
+    go, and the folder too where the claim ``created`` it, so the corrected command runs without
+    ``--force``. A folder holding anything else is left as it is. Call after releasing the lock."""
+    out = Path(out)
+    try:
+        entries = {p.name for p in out.iterdir()}
+    except OSError:
+        return
+    if not entries <= {OWNER_FILE, LOCK_FILE}:
+        return
+    for name in entries:
+        (out / name).unlink(missing_ok=True)
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()
 
 
 def check_run_folder(out: Path, request: dict[str, Any], *, force: bool = False, renamed: Renames = ()) -> None:

@@ -17,7 +17,6 @@ masked-LM load) are no such layer and still load, as in transformers.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
 from collections.abc import Iterator
@@ -27,14 +26,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from ...errors import ModelError
-from ...hashing import sha256_file
+from ...hashing import file_hashes
 from ...values import canonical_dtype
 from .inmemory import IN_MEMORY, InMemoryModel
 from .packaged import PACKAGED_MODELS, is_packaged_model, resolve_packaged_model
 from .progress_bars import no_progress_bars
-
-_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".gguf", ".model", ".json", ".txt")
-
 
 @dataclass(frozen=True)
 class ResolvedModel:
@@ -186,25 +182,6 @@ def check_vocabulary_fits(name: str, model: Any, tokenizer: Any) -> None:
     if len(tokenizer) > rows:
         raise ModelError(f"{name}'s tokenizer has {len(tokenizer)} tokens but its embedding only "
                          f"{rows} rows (vocab_size in config.json): the tokenizer is not this model's")
-
-
-def file_hashes(location: str) -> dict[str, str]:
-    """sha256 of every weight, config and tokenizer file in a local model folder."""
-    folder = Path(location)
-    if not folder.is_dir():
-        return {}
-    return {
-        p.name: _sha256_unchanged(str(p), p.stat().st_size, p.stat().st_mtime_ns)
-        for p in sorted(folder.iterdir())
-        if p.is_file() and p.suffix in _WEIGHT_SUFFIXES and p.name != "biasatlas-packaged.json"
-    }
-
-
-@functools.lru_cache(maxsize=256)
-def _sha256_unchanged(path: str, size: int, mtime_ns: int) -> str:
-    """A file's sha256, computed once per (path, size, mtime): ``describe()`` and the cache
-    fingerprint both ask for the hashes, and a gigabyte of weights takes seconds to read."""
-    return sha256_file(path)
 
 
 def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) -> dict[str, Any]:

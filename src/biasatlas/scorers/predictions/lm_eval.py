@@ -27,6 +27,7 @@ the ``winogender_*`` tasks are refused with the reason (:data:`WINOGENDER_ASKS_A
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -91,7 +92,21 @@ def _results(path: Path, date: str | None, task: str | None) -> dict[str, Any]:
     dtype = str(config.get("model_dtype") or "").removeprefix("torch.")
     model = document.get("model_name") or config.get("model_args")
     return {**about, "harness_version": document.get("lm_eval_version"),
-            "model": Path(str(model)).name if model else None, "dtype": dtype or "unknown"}
+            "model": Path(str(model)).name if model else None, "dtype": dtype or "unknown",
+            "harness_printed": _printed(document, task)}
+
+
+def _printed(document: Mapping[str, Any], task: str | None) -> dict[str, float] | None:
+    """The task's numbers as the harness printed them (``results[task]``: ``amb_bias_score,none`` →
+    ``amb_bias_score``), finite ones only, standard errors left out; None where there are none."""
+    results = document.get("results")
+    numbers = results.get(task) if isinstance(results, dict) and task else None
+    if not isinstance(numbers, dict):
+        return None
+    out = {key.split(",")[0]: float(value) for key, value in numbers.items()
+           if isinstance(value, (int, float)) and not isinstance(value, bool) and "_stderr" not in key
+           and key != "sample_len" and math.isfinite(value)}
+    return out or None
 
 
 def choices(record: Mapping[str, Any]) -> tuple[list[str], list[float]] | str:

@@ -75,12 +75,16 @@ class FileAnswers:
     dtype: str = "unknown"
     task: str | None = None
     keys: Literal["id", "row"] = "id"
+    #: The numbers the harness printed for the task (its results file's, stderr left out), so a run
+    #: that computes another number from the same answers shows the harness's beside its own.
+    harness_printed: Mapping[str, float] | None = None
 
     def describe(self) -> dict[str, Any]:
-        """Provenance as the run records it."""
+        """Provenance as the run records it (``harness_printed`` where the harness's results file gave any)."""
         return {"predictions": str(self.path), "predictions_sha256": self.sha256, "predictions_format": self.format,
                 "predictions_field": self.field, "model": self.model, "harness": self.harness,
-                "harness_version": self.harness_version, "task": self.task, "dtype": self.dtype}
+                "harness_version": self.harness_version, "task": self.task, "dtype": self.dtype,
+                **({"harness_printed": dict(self.harness_printed)} if self.harness_printed else {})}
 
 
 class Collect:

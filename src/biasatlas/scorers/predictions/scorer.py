@@ -69,9 +69,10 @@ class Join:
                 "unreadable": [{"id": k, "why": why} for k, why in self.unreadable[:SHOWN]],
                 "extra": list(self.extra[:SHOWN])}
 
-    def line(self) -> str:
-        """The terminal's lines: the counts, and the first ids of each list that is not empty."""
-        return join_line(self.summary())
+    def line(self, *, written: bool = True) -> str:
+        """The terminal's lines: the counts, and the first ids of each list that is not empty
+        (``written``: the run goes on and writes every id to skipped.jsonl; else it is refused)."""
+        return join_line(self.summary(), written=written)
 
     def skipped(self, from_benchmark: Sequence[dict[str, Any]], unscorable: dict[str, str]) -> list[dict[str, Any]]:
         """The run folder's ``skipped.jsonl``: the benchmark's skips (an item whose id the file lacks
@@ -93,13 +94,15 @@ class Join:
         return rows
 
 
-def join_line(summary: Any) -> str:
+def join_line(summary: Any, *, written: bool = True) -> str:
     """What a predictions run prints about its file (from :meth:`Join.summary`'s record): the
-    counts, then up to :data:`SHOWN` ids of each list that is not empty."""
+    counts, then up to :data:`SHOWN` ids of each list that is not empty. A refused run writes no
+    skipped.jsonl (``written`` false), so the line promises none."""
     answered, asked = summary["n_matched"], summary["n_asked"]
+    where = "every id in skipped.jsonl" if written else "the run is refused: nothing was written"
     parts = [f"predictions: {answered:,} of {asked:,} ids answered; {summary['n_missing']:,} missing, "
              f"{summary['n_unreadable']:,} unreadable, {summary['n_extra']:,} extra (of {summary['n_in_file']:,} "
-             "in the file; every id in skipped.jsonl)"]
+             f"in the file; {where})"]
     for name in ("missing", "unreadable", "extra"):
         ids = [r["id"] if isinstance(r, dict) else r for r in summary[name]]
         if ids:
@@ -181,7 +184,7 @@ class PredictionsScorer(Scorer):
                             "no id of the run has a readable answer: is this the file of another benchmark or dataset?")
         if too_many:
             raise UsageError(f"{self.file.path} does not answer this run's items: " + "; ".join(too_many)
-                             + "\n" + join.line())
+                             + "\n" + join.line(written=False))
 
     def score(self, probes: Sequence[Probe], progress: Progress | None = None, *,
               answered: Any = frozenset()) -> Any:

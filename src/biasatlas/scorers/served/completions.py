@@ -50,7 +50,7 @@ from .generation import completions
 from .chat import cross_check, default_prefix, local_tokenizer, served_chat
 from .checks import CANARY, Canary, checked_canary, same_model
 from .echo import EchoedPrompt, NotLogprob, Untiled, echoed
-from .facts import served_facts
+from .facts import served_facts, served_weights
 from .http import (DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Endpoint, ServedClient, ServerError, api_key,
                           checked_concurrency)
 from .jobs import ServedJobs
@@ -326,7 +326,8 @@ class ServedScorer(ServedJobs):
                 "server_adds_start": self.server_adds_start, "single_token_reading": self.single_token,
                 "single_token_echo_because": self.single_token_why,
                 "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
-                "batch_size": self.batch_size, "concurrency": self.concurrency}
+                "batch_size": self.batch_size, "concurrency": self.concurrency,
+                **served_weights(self.facts.root)}
 
     def fingerprint(self) -> str:
         """The cache key: what the answers are (the canary's fingerprint, the prefix, the variant,

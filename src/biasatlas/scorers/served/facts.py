@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import UsageError, did_you_mean
+from ...hashing import file_hashes, packaged_record
 from .answer import Field
 from .http import ServedClient, ServerError
 
@@ -50,3 +51,17 @@ def _version(client: ServedClient) -> str | None:
     except ServerError:
         return None
     return Field(said, client.url(path)).key("version").maybe_text() if isinstance(said, dict) else None
+
+
+def served_weights(root: str | None) -> dict[str, object]:
+    """What identifies a served model's weights, where its server's ``root`` (the folder vLLM
+    serves) is a folder readable here: the sha256 of its files, as an in-process run of that folder
+    records them, and, for a packaged model's converted folder, its record (which packaged model).
+    Empty for a server elsewhere: then only the served name and the canary say what answered."""
+    if not root:
+        return {}
+    hashes = file_hashes(root)
+    if not hashes:
+        return {}
+    record = packaged_record(root)
+    return {"file_sha256": hashes, **({"packaged": record} if record is not None else {})}
