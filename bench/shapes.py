@@ -51,9 +51,11 @@ LLAMA_7B = {
 
 
 def data_file(relative: Path) -> Path:
-    """A shared data file: under ``$BIASATLAS_DATA``, the repository's ``shared/data``, or
+    """A shared data file: under ``$BIASATLAS_SHARED_DATA``, the repository's ``shared/data``, or
     the ``shared/data`` beside the repository (the development layout)."""
-    roots = [Path(os.environ["BIASATLAS_DATA"])] if os.environ.get("BIASATLAS_DATA") else []
+    # the tests' name for the shared copies; BIASATLAS_DATA, this script's name before issue 49, still read
+    named = os.environ.get("BIASATLAS_SHARED_DATA") or os.environ.get("BIASATLAS_DATA")
+    roots = [Path(named)] if named else []
     roots += [ROOT / "shared" / "data", ROOT.parent / "shared" / "data"]
     for root in roots:
         if (root / relative).is_file():

@@ -228,7 +228,7 @@ def test_atlas_crows_and_zh_probes_are_the_benchmarks(shared_data, monkeypatch):
     from biasatlas.benchmarks.zh_neutral.benchmark import ZhNeutral
 
     monkeypatch.setenv("BIASATLAS_DATA_DIR", str(shared_data))
-    monkeypatch.setenv("BIASATLAS_DATA", str(shared_data))
+    monkeypatch.setenv("BIASATLAS_SHARED_DATA", str(shared_data))
     workloads = _bench("workloads")
     for dataset in ("en", "fr+210"):
         benchmark = CrowsPairs(dataset=dataset)
@@ -254,7 +254,7 @@ def test_gpu_script_runs_in_smoke_mode(bare_python, shared_data):
     """bench/gpu.sh end to end on the CPU with tiny models: every section prints its numbers,
     they agree with each other, and the goals block judges the values the sections measured."""
     command, env = bare_python
-    env = {**env, "PYTHON": " ".join(command), "BIASATLAS_DATA": str(shared_data)}
+    env = {**env, "PYTHON": " ".join(command), "BIASATLAS_SHARED_DATA": str(shared_data)}
     out = subprocess.run(["bash", str(BENCH / "gpu.sh"), "--smoke"], env=env, capture_output=True, text=True,
                          cwd=ROOT, timeout=1500)
     assert out.returncode == 0, (out.stdout[-3000:], out.stderr[-3000:])

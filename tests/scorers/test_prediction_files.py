@@ -242,3 +242,22 @@ def test_lm_eval_bbq_best_of_exactly_zero_is_kept(tmp_path: Path) -> None:
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     got = read(path).answers[f"{doc['category']}/{doc['example_id']}"]
     assert got.values == (-1.0, 0.0, -1.0)
+
+
+def test_lm_eval_bbq_keeps_the_numbers_the_harness_printed() -> None:
+    """Issue 49, item 18: a BBQ run re-scored from lm-eval's samples shows the harness's printed bias
+    beside its own. The expected values are the fixture's results file, read here with json alone."""
+    from biasatlas.benchmarks.bbq.view import _harness_notice
+    from biasatlas.runs.view import RunView
+
+    path = _only("bbq", "samples_bbq_*.jsonl")
+    (results,) = path.parent.glob("results_*.json")
+    printed = json.loads(results.read_text(encoding="utf-8"))["results"]["bbq"]
+    described = read(path).describe()
+    assert described["harness_printed"]["amb_bias_score"] == printed["amb_bias_score,none"]
+    assert described["harness_printed"]["disamb_bias_score"] == printed["disamb_bias_score,none"]
+    assert not any("stderr" in key for key in described["harness_printed"])
+    view = RunView(Path("r"), {"scorer": described}, {"benchmark": "bbq", "model": "m"}, ())
+    (notice,) = _harness_notice(view)
+    amb, dis = 100 * printed["amb_bias_score,none"], 100 * printed["disamb_bias_score,none"]
+    assert f"printed bias amb {amb:.2f}, dis {dis:.2f}" in notice and "target_loc" in notice

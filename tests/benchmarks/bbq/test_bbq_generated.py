@@ -188,3 +188,41 @@ def test_a_generated_run_is_cached_and_a_rerun_reads_every_text_back(shared_data
     assert first.asked == len(items) and again.asked == 0  # the rerun generated nothing: every text from the cache
     assert one.records == two.records and one.summary["bias_amb"] == 100.0
     assert [r["generated"] for r in two.records] == [f" {e.options[e.target]}." for e in items]
+
+
+@pytest.mark.parametrize(("text", "want"), [(" Dan Huynh.", 0), ("brian   wagner", 2), ("Not known", 1),
+                                            ("Dan Huynh, not Brian Wagner", None), (" hmm", None)])
+def test_an_option_written_word_for_word_is_named(text: str, want: int | None) -> None:
+    """Issue 49, item 8: lm-eval's rule compares a several-word option with single words, so
+    "Dan Huynh." named no option; ``named_option`` finds exactly one option's whole text, or none."""
+    from biasatlas.benchmarks.bbq.generated.lm_eval_parse import named_option, option_text_option
+
+    assert named_option(NAMES, text) == want
+    if want is None:  # nothing named word for word: the harness's reading decides
+        assert option_text_option(NAMES, text) == lm_eval_option(NAMES, text)
+    else:
+        assert option_text_option(NAMES, text) == want
+
+
+def test_option_text_reads_what_lm_eval_leaves_unparsed_and_the_count_says_so(shared_data) -> None:
+    """A generator that writes each person's name with a full stop after it, and one that adds words:
+    under lm-eval's rule the planted share of names is counted as unparsed-but-naming, and
+    ``--parser option-text`` parses exactly those."""
+    def bench(**options) -> BBQ:
+        return BBQ(data=shared_data / "bbq", category="Race_ethnicity", limit=80, answers="generated",
+                   n_resamples=20, **options)
+
+    harness = bench()
+    items = [e for e in harness.load() if e.target is not None]
+    people = [e for e in items if e.label != e.unknown]
+
+    def say(e: Example) -> str:
+        return f" {e.options[e.label]}." if e.label != e.unknown else " Can't be determined"
+
+    answers = _generated(items, say)
+    lm = harness.score(items, answers).summary
+    missed = [e for e in people if lm_eval_option(e, say(e)) is None]
+    assert missed, "the plant needs names lm-eval's rule leaves unparsed"
+    assert lm.unparsed == len(missed) and lm.unparsed_naming_option == len(missed)
+    mine = bench(parser="option-text").score(items, answers).summary
+    assert mine.parser == "option-text" and not mine.unparsed and mine.unparsed_naming_option is None

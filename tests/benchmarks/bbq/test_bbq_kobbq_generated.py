@@ -222,4 +222,6 @@ def test_the_parser_sensitivity_tries_only_rules_the_dataset_takes(shared_data) 
     kobbq, _ = _bench(shared_data)
     english = BBQ(data=shared_data / "bbq", answers="generated")
     assert [p.name for p in SENSITIVITY.kinds["rules"](kobbq, None)] == ["parser-kobbq"]
-    assert [p.name for p in SENSITIVITY.kinds["rules"](english, None)] == ["parser-lm-eval-0.4.13"]
+    # lm-eval's prompts are read by two rules: the harness's and option-text (issue 49)
+    assert [p.name for p in SENSITIVITY.kinds["rules"](english, None)] == ["parser-lm-eval-0.4.13",
+                                                                          "parser-option-text"]

@@ -298,7 +298,7 @@ def test_a_parser_sensitivity_run_stays_within_its_protocol() -> None:
     mbbq, _ = _bench("nl")
     plain = BBQ(data=MBBQ, dataset="mbbq-en", answers="generated")
     assert [p.options for p in rules(mbbq, "causal")] == [{"parser": "mbbq"}]
-    assert [p.options for p in rules(plain, "causal")] == [{"parser": "lm-eval-0.4.13"}]
+    assert [p.options for p in rules(plain, "causal")] == [{"parser": "lm-eval-0.4.13"}, {"parser": "option-text"}]
 
 
 @pytest.mark.slow  # config() hashes the data files (seconds)

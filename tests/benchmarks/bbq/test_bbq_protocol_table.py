@@ -14,7 +14,8 @@ from biasatlas.benchmarks.bbq.generated.table import AUTO, DEFAULT, PARSE_RULES,
 def test_the_parser_option_takes_auto_and_every_row_of_the_table() -> None:
     assert (AUTO, *PROTOCOLS) == PARSE_RULES and len(set(PARSE_RULES)) == len(PARSE_RULES)
     assert typing.get_args(typing.get_type_hints(BBQ)["parser"]) == PARSE_RULES  # the Literal the checks read
-    assert list(PROTOCOLS.values()) == [lm_eval.PROTOCOL, kobbq.PROTOCOL, mbbq.PROTOCOL] and DEFAULT is lm_eval.PROTOCOL
+    assert list(PROTOCOLS.values()) == [lm_eval.PROTOCOL, kobbq.PROTOCOL, mbbq.PROTOCOL, lm_eval.OPTION_TEXT]
+    assert DEFAULT is lm_eval.PROTOCOL
 
 
 def test_auto_gives_each_dataset_a_rule_that_reads_it_or_the_default() -> None:
@@ -26,4 +27,6 @@ def test_auto_gives_each_dataset_a_rule_that_reads_it_or_the_default() -> None:
 
 
 def test_each_rule_is_its_own_parser_sensitivity() -> None:
-    assert [kin(p) for p in PROTOCOLS.values()] == [(p.name,) for p in PROTOCOLS.values()]
+    # rules asking the same prompts are each other's perturbations: lm-eval's and option-text (issue 49)
+    both = (lm_eval.PROTOCOL.name, lm_eval.OPTION_TEXT.name)
+    assert [kin(p) for p in PROTOCOLS.values()] == [both, (kobbq.PROTOCOL.name,), (mbbq.PROTOCOL.name,), both]

@@ -103,7 +103,8 @@ def degenerate(totals: Sequence[float]) -> str | None:
     choice) or that always answers it (no answer names a person: nothing to score)."""
     amb, dis = _by_context(totals)
     if amb["n"] and not amb["unknown"]:
-        return (f"never answers 'unknown' ({amb['n']:g} ambiguous items): ambiguous accuracy is 0 and both "
+        items = "item" if amb["n"] == 1 else "items"
+        return (f"never answers 'unknown' ({amb['n']:g} ambiguous {items}): ambiguous accuracy is 0 and both "
                 "bias scores read forced choices only")
     n = amb["n"] + dis["n"]
     if n and amb["unknown"] + dis["unknown"] == n:

@@ -72,6 +72,8 @@ class BBQRunSummary(Summary):
     #: map (left out of every score, kept in items.jsonl); absent from a likelihood run's summary.
     parser: str | None = when_set()
     unparsed: float | None = when_set()
+    #: Of those, the answers that write one option's whole text word for word (``--parser option-text`` reads them).
+    unparsed_naming_option: float | None = when_set()
     #: How the prompt reached the model (:meth:`..chat.ChatOptions.chat_label`): ``none (the model has one)``,
     #: ``none (the model has none)``, ``model (sha256 …)``, …; absent where the scorer says nothing of a template.
     chat_template: str | None = when_set()

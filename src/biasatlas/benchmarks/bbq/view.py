@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -85,11 +87,42 @@ def tables(run: RunView) -> list[Table]:
 
 def notices(run: RunView) -> tuple[str, ...]:
     s = run.typed(BBQRunSummary)
-    found = [(f"control {k}" if c else k, v.degenerate) for c, sets in ((False, s.sets), (True, s.control))
+    found = [(f"control {k}" if c else k, v.degenerate) for c, sets in ((True, s.control), (False, s.sets))
              for k, v in sets.items() if v.degenerate]
+    naming = (f" {s.unparsed_naming_option:g} of them write an option's text word for word: --parser option-text "
+              "reads those." if s.unparsed_naming_option else "")
     unparsed = (f"BBQ: {s.unparsed:g} generated answers could not be mapped to an option by {s.parser}: left out "
-                "of every score and kept in items.jsonl (answer null, parsed false).",) if s.unparsed else ()
-    return (*unparsed, *(f"BBQ {name}: bias score degenerate: {why}." for name, why in found))
+                f"of every score and kept in items.jsonl (answer null, parsed false).{naming}",) if s.unparsed else ()
+    return (*_harness_notice(run), *unparsed, *_degenerate_notices(found))
+
+
+def _harness_notice(run: RunView) -> tuple[str, ...]:
+    """For answers re-scored from lm-evaluation-harness's samples: the bias scores the harness printed
+    for them, and why ours differ (issue 49, item 18; docs/published.md, "BBQ")."""
+    scorer = run.scorer_config
+    printed = scorer.get("harness_printed")
+    if scorer.get("harness") != "lm-evaluation-harness" or not isinstance(printed, Mapping):
+        return ()
+    amb, dis = printed.get("amb_bias_score"), printed.get("disamb_bias_score")
+    if not isinstance(amb, (int, float)) or not isinstance(dis, (int, float)):
+        return ()
+    return (f"lm-evaluation-harness printed bias amb {100 * amb:.2f}, dis {100 * dis:.2f} for these answers; the "
+            "scores here are the BBQ authors' (their R script): the harness derives the biased option from "
+            "stereotyped_groups where the script reads target_loc, and writes 0 for a category where no answer "
+            "is the biased one (docs/published.md, BBQ).",)
+
+
+def _degenerate_notices(found: Sequence[tuple[str, str]]) -> list[str]:
+    """One notice per reason, naming every set it holds for (control sets first), rather than a box
+    per category: 24 items in 10 categories gave 10 boxes of the same sentence (issue 49, item 14)."""
+    by_reason: dict[str, list[str]] = {}
+    for name, why in found:
+        by_reason.setdefault(re.sub(r" \(\d[\d,]* (?:ambiguous )?items?\)", "", why), []).append(name)
+    out = []
+    for why, names in by_reason.items():
+        where = names[0] if len(names) == 1 else f"{len(names)} sets ({', '.join(names)})"
+        out.append(f"BBQ {where}: bias score degenerate: {why}.")
+    return out
 
 
 def metrics(run: RunView) -> list[Metric]:
@@ -100,14 +133,33 @@ def metrics(run: RunView) -> list[Metric]:
 def leaderboard(runs: Sequence[RunView]) -> Table:
     rows = []
     for r in runs:
-        s = r.typed(BBQRunSummary).overall
-        rows.append((r, (r.label, s.n, s.accuracy_amb, s.accuracy_dis, bias_cell(s, "bias_amb"),
-                         CI(*s.interval("bias_amb")), bias_cell(s, "bias_dis"), CI(*s.interval("bias_dis")),
-                         s.abstain_amb)))
-    return leaderboard_table("BBQ", ("model", "examples", "acc amb", "acc dis", "bias amb", "95% CI", "bias dis",
-                                     "95% CI", "unknown amb %"), rows, runs,
-                             "Overall set (all categories pooled). Ideal: accuracy 100, bias 0.",
+        run = r.typed(BBQRunSummary)
+        s = run.overall
+        rows.append((r, (r.label, reading_cell(run), examples_cell(run), s.accuracy_amb, s.accuracy_dis,
+                         bias_cell(s, "bias_amb"), CI(*s.interval("bias_amb")), bias_cell(s, "bias_dis"),
+                         CI(*s.interval("bias_dis")), s.abstain_amb)))
+    return leaderboard_table("BBQ", ("model", "reading", "examples", "acc amb", "acc dis", "bias amb", "95% CI",
+                                     "bias dis", "95% CI", "unknown amb %"), rows, runs,
+                             "Overall set (all categories pooled). Ideal: accuracy 100, bias 0. Reading: the "
+                             "option likelihoods, or generated answers and the rule that parsed them; the chat "
+                             "template where one was applied. A generated run's examples are those parsed.",
                              warnings=lambda r: notices(r))
+
+
+def reading_cell(s: BBQRunSummary) -> str:
+    """How the run read its answers, in a leaderboard cell: ``likelihood`` or ``generated (lm-eval)``,
+    with ``, chat template`` where the prompt went through one (issue 49, item 13)."""
+    how = f"generated ({s.parser})" if s.parser is not None else "likelihood"
+    applied = s.chat_template is not None and not s.chat_template.startswith("none")
+    return how + (", chat template" if applied else "")
+
+
+def examples_cell(s: BBQRunSummary) -> str | float | None:
+    """The examples scored: ``6 of 24 parsed`` for a generated run that left some unparsed, else the count."""
+    n = s.overall.n
+    if not s.unparsed or n is None:
+        return n
+    return f"{n:g} of {n + s.unparsed:g} parsed"
 
 
 def compare(a: RunView, b: RunView, *, n_resamples: int, seed: int) -> Paired:

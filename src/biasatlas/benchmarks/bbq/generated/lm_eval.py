@@ -25,7 +25,7 @@ from ....probes import Answer, GenerationAnswer, GenerationProbe, Probe
 from ...contract import BenchmarkResult
 from ..data import Example
 from ..evaluation import Outcome, summarise
-from .lm_eval_parse import lm_eval_option
+from .lm_eval_parse import lm_eval_option, named_option, option_text_option
 from .protocol import Asking, GeneratedProtocol, record, skip
 
 #: lm-eval's ``until`` for ``bbq_generate`` (its few-shot delimiter; the yaml sets no generation_kwargs).
@@ -78,14 +78,39 @@ class LmEvalProtocol(GeneratedProtocol):
     def probes(self, bench: Asking, items: Sequence[Example], render: Callable[[str], str]) -> list[Probe]:
         return probes(items, bench.new_tokens, render)
 
+    def parse(self, example: Example, text: str) -> int | None:
+        """The option ``text`` names under this rule (:mod:`.lm_eval_parse`)."""
+        return lm_eval_option(example, text)
+
     def score(self, bench: Asking, items: Sequence[Example], answers: Mapping[str, Answer]) -> BenchmarkResult:
-        """The parsed answers scored by the likelihood path's own code (:func:`..evaluation.summarise`)."""
-        outcomes, records, skipped, unparsed = parsed(items, answers)
+        """The parsed answers scored by the likelihood path's own code (:func:`..evaluation.summarise`), and
+        how many unparsed answers write an option's text word for word (what ``option-text`` reads)."""
+        outcomes, records, skipped, unparsed = parsed(items, answers, self.parse)
         summary = summarise(outcomes, n_resamples=bench.n_resamples, seed=bench.seed, n_skipped=len(skipped),
                             rule=bench.rule, reading=bench.reading, dataset=bench.dataset, options=bench.options)
-        return BenchmarkResult(replace(summary, unparsed=unparsed, parser=self.name, chat_template=bench.labelled()),
-                               records, skipped)
+        naming = _unparsed_naming(items, answers, self.parse)
+        summary = replace(summary, unparsed=unparsed, parser=self.name, chat_template=bench.labelled())
+        if naming:  # recorded only when some are: a run without any keeps its summary's bytes
+            summary = replace(summary, unparsed_naming_option=naming)
+        return BenchmarkResult(summary, records, skipped)
+
+
+def _unparsed_naming(items: Sequence[Example], answers: Mapping[str, Answer],
+                     rule: Callable[[Example, str], int | None]) -> int:
+    """Answers ``rule`` leaves unparsed that write exactly one option's whole text ("David Li." for "David Li")."""
+    return sum(1 for e in items if isinstance(a := answers.get(e.id), GenerationAnswer) and e.target is not None
+               and rule(e, a.text) is None and named_option(e, a.text) is not None)
+
+
+@dataclass(frozen=True)
+class OptionTextProtocol(LmEvalProtocol):
+    """``option-text``: lm-eval's prompt and decoding, an option written word for word read first."""
+
+    def parse(self, example: Example, text: str) -> int | None:
+        return option_text_option(example, text)
 
 
 PROTOCOL = LmEvalProtocol("lm-eval-0.4.13", reads=("en", "mbbq-en"), owns=("en", "mbbq-en"),
                           max_new_tokens=MAX_NEW_TOKENS, stop=STOP, asks="the likelihood reading's prompt")
+OPTION_TEXT = OptionTextProtocol("option-text", reads=("en", "mbbq-en"), owns=(), max_new_tokens=MAX_NEW_TOKENS,
+                                 stop=STOP, asks="the likelihood reading's prompt")

@@ -14,7 +14,8 @@ from . import kobbq, lm_eval, mbbq
 from .protocol import GeneratedProtocol
 
 #: Every rule of ``--parser``, by name; the first is the fallback of ``auto``.
-PROTOCOLS: Mapping[str, GeneratedProtocol] = {p.name: p for p in (lm_eval.PROTOCOL, kobbq.PROTOCOL, mbbq.PROTOCOL)}
+PROTOCOLS: Mapping[str, GeneratedProtocol] = {p.name: p for p in (lm_eval.PROTOCOL, kobbq.PROTOCOL, mbbq.PROTOCOL,
+                                                                  lm_eval.OPTION_TEXT)}
 DEFAULT = next(iter(PROTOCOLS.values()))
 AUTO = "auto"
 #: ``--parser``'s choices, in the order ``--help`` lists them.
