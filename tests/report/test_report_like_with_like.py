@@ -224,3 +224,10 @@ def test_base_plain_against_instruct_through_its_own_template_is_compared_with_a
     stripped = run("smollm2", "none", "none (the model has one)")  # an instruct model asked without its own
     assert as_meant(stripped, instruct) == ""
     assert any(d.startswith("chat template") for d in pairing_differences(stripped, instruct))
+
+
+def test_a_served_model_is_labelled_by_its_served_name_not_its_address() -> None:
+    from biasatlas.runs.view import model_name
+
+    assert model_name("smollm2 @ http://127.0.0.1:8000/v1") == "smollm2 (served)"
+    assert model_name("/models/bert") == "bert" and model_name("org/model @ home") == "org/model @ home"

@@ -381,7 +381,12 @@ def run_label(view: RunView) -> str:
 
 def model_name(model: str) -> str:
     """A model as a table shows it: a hub id as written, a local folder by its base name (an
-    absolute path in every table, plot and BibTeX key says where it was, not what it is)."""
+    absolute path in every table, plot and BibTeX key says where it was, not what it is); a served
+    model by its served name (``smollm2 @ http://127.0.0.1:8000/v1`` → ``smollm2 (served)``: the
+    address is the run's provenance, not the model's name)."""
+    served, at, url = model.partition(" @ ")
+    if at and url.startswith(("http://", "https://")) and served:
+        return f"{served} (served)"
     if model.startswith(("/", "./", "../", "~")) or Path(model).is_absolute():
         return Path(model).name or model
     if re.match(r"[A-Za-z]:[\\/]", model):  # a Windows folder, read anywhere: C:\models\bert
