@@ -154,7 +154,7 @@ def _language_note(request: RunRequest, scorer: Any) -> str | None:
     language = spec.language(request.bench) if spec is not None else None
     if isinstance(request.model.model, str) and (note := language_note(request.model.model, language)):
         return note
-    record = scorer.describe().get("packaged") if hasattr(scorer, "describe") else None
+    record = scorer.describe().get("packaged")
     served = record.get("name") if isinstance(record, Mapping) else None
     return language_note(served, language) if isinstance(served, str) else None
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ...errors import ModelError
-from ...hashing import file_hashes
+from ...hashing import PACKAGED_RECORD, file_hashes
 from ...values import canonical_dtype
 from .inmemory import IN_MEMORY, InMemoryModel
 from .packaged import PACKAGED_MODELS, is_packaged_model, resolve_packaged_model
@@ -191,7 +191,7 @@ def model_provenance(resolved: ResolvedModel, model: Any, revision: str | None) 
                            "architecture": type(model).__name__}
     if resolved.held is not None:
         return {**out, "in_memory": resolved.held.identity()}
-    packaged = Path(resolved.location) / "biasatlas-packaged.json"
+    packaged = Path(resolved.location) / PACKAGED_RECORD
     if packaged.is_file():
         out["packaged"] = _packaged_record(resolved.name, json.loads(packaged.read_text()))
     if Path(resolved.location).is_dir():

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from filelock import FileLock
 
 from biasatlas.errors import ModelError, UnknownName
-from biasatlas.hashing import sha256_file
+from biasatlas.hashing import PACKAGED_RECORD, packaged_record, sha256_file
 from biasatlas.paths import models_dir
 
 from .progress_bars import quiet_progress
@@ -47,7 +47,7 @@ from .progress_bars import quiet_progress
 if TYPE_CHECKING:  # torch and transformers are the optional extra, imported on use
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-METADATA_FILE = "biasatlas-packaged.json"
+METADATA_FILE = PACKAGED_RECORD
 METADATA_FORMAT = 1
 # The conversion refuses its own output unless the reloaded folder reproduces the
 # GGUF-loaded model's logits on this sentence (both float32: the same weights, so only
@@ -247,12 +247,9 @@ def _locate_gguf(spec: PackagedModel, distribution: metadata.Distribution,
 
 
 def read_packaged_metadata(folder: Path) -> dict[str, object] | None:
-    """The provenance record of a converted folder, or None if it is not a finished one."""
-    try:
-        record = json.loads((folder / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) else None
+    """The provenance record of a converted folder, or None if it is not a finished one
+    (:func:`biasatlas.hashing.packaged_record`, which the served wing reads too)."""
+    return packaged_record(folder)
 
 
 def resolve_packaged_model(name: str, cache_dir: Path | None = None) -> Path:

@@ -42,7 +42,6 @@ from .completions import ServedScorer
 from .answer import Field, ordered_choices
 from .chat import PROBE_MESSAGE, served_chat
 from .checks import ModelChanged
-from .facts import served_weights
 from .generation import finish
 from ..start import StartToken
 from .http import checked_concurrency
@@ -145,8 +144,7 @@ class ServedChatScorer(ServedScorer):
                 "server": self.facts.owned_by, "server_version": self.facts.version,
                 "chat_template": "server", "chat_template_from": None if self.local is None else self.local.folder,
                 "chat_template_check": self.chat_check, "chat_canary": self.chat_canary, "dtype": self.dtype,
-                "batch_size": self.batch_size, "concurrency": self.concurrency,
-                **served_weights(self.facts.root)}
+                "batch_size": self.batch_size, "concurrency": self.concurrency, **self.weights}
 
     def fingerprint(self) -> str:
         """The cache key: the API and the chat canary (never a completions-path answer's key)."""

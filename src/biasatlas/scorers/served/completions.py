@@ -126,6 +126,7 @@ class ServedScorer(ServedJobs):
         self.client = ServedClient(self.endpoint, api_key(api_key_env), timeout=request_timeout,
                                    transport=transport, **extra)
         self.facts = served_facts(self.client, served_model)
+        self.weights = served_weights(self.facts.root)  # hashed once here: describe() is asked per chunk
         self.local = local_tokenizer(self.facts.root)  # the served folder's tokenizer, where it is here
 
     def _check_chat(self) -> str:
@@ -326,8 +327,7 @@ class ServedScorer(ServedJobs):
                 "server_adds_start": self.server_adds_start, "single_token_reading": self.single_token,
                 "single_token_echo_because": self.single_token_why,
                 "dtype": self.dtype, "canary_fingerprint": self.canary.fingerprint,
-                "batch_size": self.batch_size, "concurrency": self.concurrency,
-                **served_weights(self.facts.root)}
+                "batch_size": self.batch_size, "concurrency": self.concurrency, **self.weights}
 
     def fingerprint(self) -> str:
         """The cache key: what the answers are (the canary's fingerprint, the prefix, the variant,

@@ -88,18 +88,18 @@ class LmEvalProtocol(GeneratedProtocol):
         outcomes, records, skipped, unparsed = parsed(items, answers, self.parse)
         summary = summarise(outcomes, n_resamples=bench.n_resamples, seed=bench.seed, n_skipped=len(skipped),
                             rule=bench.rule, reading=bench.reading, dataset=bench.dataset, options=bench.options)
-        naming = _unparsed_naming(items, answers, self.parse)
+        naming = _unparsed_naming(items, records)
         summary = replace(summary, unparsed=unparsed, parser=self.name, chat_template=bench.labelled())
         if naming:  # recorded only when some are: a run without any keeps its summary's bytes
             summary = replace(summary, unparsed_naming_option=naming)
         return BenchmarkResult(summary, records, skipped)
 
 
-def _unparsed_naming(items: Sequence[Example], answers: Mapping[str, Answer],
-                     rule: Callable[[Example, str], int | None]) -> int:
-    """Answers ``rule`` leaves unparsed that write exactly one option's whole text ("David Li." for "David Li")."""
-    return sum(1 for e in items if isinstance(a := answers.get(e.id), GenerationAnswer) and e.target is not None
-               and rule(e, a.text) is None and named_option(e, a.text) is not None)
+def _unparsed_naming(items: Sequence[Example], records: Sequence[Mapping[str, Any]]) -> int:
+    """The unparsed answers (``records`` whose rule found no option) that write exactly one option's
+    whole text ("David Li." for "David Li")."""
+    unparsed = {r["id"]: r["generated"] for r in records if not r["parsed"]}
+    return sum(1 for e in items if e.id in unparsed and named_option(e, unparsed[e.id]) is not None)
 
 
 @dataclass(frozen=True)
